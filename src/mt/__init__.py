@@ -1,0 +1,3 @@
+"""mt: English-to-Spanish neural machine translation from the command line."""
+
+__version__ = "0.1.0"

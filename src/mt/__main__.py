@@ -1,0 +1,3 @@
+from mt.cli import app
+
+app(prog_name="mt")

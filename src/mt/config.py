@@ -1,0 +1,224 @@
+"""Frozen configurations for the model, training and decoding: the only home of defaults and presets.
+
+Each config validates itself in ``__post_init__`` and round-trips through plain dicts, so it can be
+stored as JSON inside a run directory and a model rebuilds from its files alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, fields
+from typing import Any, Literal, Self
+
+from mt.errors import MtError
+
+FORMAT_VERSION = 1
+"""Version of the run-directory layout; a run written by another version is refused with a message."""
+
+
+class ConfigError(MtError, ValueError):
+    """An option or stored configuration that cannot be used; the message names it."""
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigError(message)
+
+
+class _DictMixin:
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        unknown = sorted(set(data) - known)
+        _check(not unknown, f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
+        return cls(**data)
+
+
+Arch = Literal["transformer", "rnn"]
+
+
+@dataclass(frozen=True)
+class ModelConfig(_DictMixin):
+    """Architecture of one model; the vocabulary sizes come from the prepared tokenizers."""
+
+    src_vocab: int
+    tgt_vocab: int
+    arch: Arch = "transformer"
+    d_model: int = 256
+    ff: int = 512
+    heads: int = 8
+    layers: int = 2
+    dropout: float = 0.1
+    pre_norm: bool = False
+    tie_embeddings: bool = False
+    max_positions: int = 512
+    # recurrent baseline only
+    cell: Literal["lstm", "gru"] = "lstm"
+    attention: Literal["bahdanau", "luong"] = "bahdanau"
+
+    def __post_init__(self) -> None:
+        _check(self.arch in ("transformer", "rnn"), f"unknown architecture {self.arch!r}")
+        _check(self.src_vocab > 4 and self.tgt_vocab > 4, "vocabularies need more than 4 labels")
+        _check(self.d_model > 0, f"--d-model must be positive, got {self.d_model}")
+        _check(self.ff > 0, f"--ff must be positive, got {self.ff}")
+        _check(self.heads > 0, f"--heads must be positive, got {self.heads}")
+        _check(self.layers > 0, f"--layers must be positive, got {self.layers}")
+        if self.arch == "transformer":
+            _check(
+                self.d_model % self.heads == 0,
+                f"--d-model {self.d_model} is not divisible by --heads {self.heads}",
+            )
+        _check(0.0 <= self.dropout < 1.0, f"--dropout must be in [0, 1), got {self.dropout}")
+        _check(
+            not self.tie_embeddings or self.src_vocab == self.tgt_vocab,
+            "tied embeddings need a shared vocabulary (prepare with --shared-vocab N)",
+        )
+        _check(self.cell in ("lstm", "gru"), f"unknown --cell {self.cell!r}")
+        _check(self.attention in ("bahdanau", "luong"), f"unknown --attention {self.attention!r}")
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The size part of a model config, as a preset or the size flags give it."""
+
+    d_model: int
+    ff: int
+    heads: int
+    layers: int
+    arch: Arch = "transformer"
+    pre_norm: bool = False
+    tie_embeddings: bool = False
+    dropout: float = 0.1
+
+
+PRESETS: dict[str, ModelShape] = {
+    # The reference thesis: post-norm, separate embeddings, untied output projection.
+    "thesis-small": ModelShape(d_model=64, ff=128, heads=4, layers=1),
+    "thesis-medium": ModelShape(d_model=128, ff=256, heads=4, layers=2),
+    "thesis-large": ModelShape(d_model=256, ff=512, heads=8, layers=2),
+    # Recurrent baselines sized near thesis-small / thesis-large (d_model = hidden size).
+    "rnn-small": ModelShape(d_model=64, ff=64, heads=1, layers=1, arch="rnn"),
+    "rnn-large": ModelShape(d_model=192, ff=192, heads=1, layers=1, arch="rnn"),
+}
+
+
+@dataclass(frozen=True)
+class TrainConfig(_DictMixin):
+    """How to train; defaults follow the thesis where it is explicit."""
+
+    lr: float = 0.001
+    warmup: int = 4000
+    beta1: float = 0.9
+    beta2: float = 0.999
+    batch_size: int = 64
+    batch_tokens: int = 0  # 0: batches of batch_size sentences; else about this many target tokens
+    label_smoothing: float = 0.0
+    max_src_len: int = 56
+    max_tgt_len: int = 53
+    accuracy_goal: float = 0.90
+    max_epochs: int = 1000
+    max_steps: int = 0  # 0: no limit
+    time_budget: float = 0.0  # seconds, 0: no limit
+    patience: int = 0  # epochs without selection-loss improvement, 0: no limit
+    eval_every: int = 0  # steps between extra selection evaluations, 0: once per epoch
+    clip_norm: float = 0.0  # 0: no clipping
+    grad_accum: int = 1
+    precision: Literal["fp32", "bf16", "fp16"] = "fp32"
+    compile: bool = False
+    average_last: int = 0  # average this many last evaluation snapshots into the final weights
+    skip_nonfinite: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _check(self.lr > 0, f"--lr must be positive, got {self.lr}")
+        _check(self.warmup > 0, f"--warmup must be positive, got {self.warmup}")
+        _check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
+        _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
+        _check(self.batch_tokens >= 0, f"--batch-tokens must be >= 0, got {self.batch_tokens}")
+        _check(
+            0 <= self.label_smoothing < 1,
+            f"--label-smoothing must be in [0, 1), got {self.label_smoothing}",
+        )
+        _check(self.max_src_len >= 3, f"--max-src-len must be >= 3, got {self.max_src_len}")
+        _check(self.max_tgt_len >= 3, f"--max-tgt-len must be >= 3, got {self.max_tgt_len}")
+        _check(0 < self.accuracy_goal <= 1, f"--accuracy-goal must be in (0, 1], got {self.accuracy_goal}")
+        _check(self.max_epochs > 0, f"--max-epochs must be positive, got {self.max_epochs}")
+        _check(self.max_steps >= 0, f"--max-steps must be >= 0, got {self.max_steps}")
+        _check(self.time_budget >= 0, f"--time-budget must be >= 0, got {self.time_budget}")
+        _check(self.patience >= 0, f"--patience must be >= 0, got {self.patience}")
+        _check(self.eval_every >= 0, f"--eval-every must be >= 0, got {self.eval_every}")
+        _check(self.clip_norm >= 0, f"--clip-norm must be >= 0, got {self.clip_norm}")
+        _check(self.grad_accum > 0, f"--grad-accum must be positive, got {self.grad_accum}")
+        _check(self.precision in ("fp32", "bf16", "fp16"), f"unknown --precision {self.precision!r}")
+        _check(self.average_last >= 0, f"--average-last must be >= 0, got {self.average_last}")
+        _check(self.skip_nonfinite >= 0, f"--skip-nonfinite must be >= 0, got {self.skip_nonfinite}")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A named bundle of model shape and training settings; `default` is what `mt train` uses."""
+
+    shape: ModelShape
+    train: TrainConfig
+
+
+THESIS_TRAIN = TrainConfig()
+
+RECIPES: dict[str, Recipe] = {
+    **{name: Recipe(shape, THESIS_TRAIN) for name, shape in PRESETS.items()},
+    # Chosen by measurement on the selection part (docs/recipe.md).
+    "default": Recipe(
+        ModelShape(d_model=256, ff=1024, heads=4, layers=3, pre_norm=True, dropout=0.1),
+        TrainConfig(
+            lr=0.03,
+            warmup=1000,
+            beta2=0.98,
+            batch_tokens=4096,
+            label_smoothing=0.1,
+            max_src_len=64,
+            max_tgt_len=64,
+            accuracy_goal=1.0,
+            clip_norm=1.0,
+            average_last=3,
+        ),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class DecodeConfig(_DictMixin):
+    """Search settings shared by `translate` and `evaluate`."""
+
+    beam_size: int = 5
+    n_best: int = 1
+    length_penalty: float = 1.0
+    max_len_a: float = 1.5
+    max_len_b: int = 10
+    batch_size: int = 64
+
+    def __post_init__(self) -> None:
+        _check(self.beam_size > 0, f"--beam-size must be positive, got {self.beam_size}")
+        _check(
+            0 < self.n_best <= self.beam_size,
+            f"--n-best must be between 1 and --beam-size ({self.beam_size}), got {self.n_best}",
+        )
+        _check(self.length_penalty >= 0, f"--length-penalty must be >= 0, got {self.length_penalty}")
+        _check(self.max_len_a >= 0, f"--max-len-a must be >= 0, got {self.max_len_a}")
+        _check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
+        _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in `90`, `90s`, `30m`, `1.5h`; a clear error for anything else."""
+    match = _DURATION.match(text)
+    _check(match is not None, f"cannot read duration {text!r} (use e.g. 90s, 30m, 2h)")
+    assert match is not None
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
