@@ -273,8 +273,15 @@ class Transformer(nn.Module):
         # (B, T) -> logits (B, T, V)
         return self.projection(self.decode_features(tgt_in, memory, src_mask))
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor) -> Tensor:
-        return self.decode(tgt_in, self.encode(src, src_mask), src_mask)
+    def forward(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_mask: Tensor | None = None
+    ) -> Tensor:
+        """Teacher-forced logits (B, T, V); with ``output_mask`` (B, T) only for its True positions
+        (N, V), which spares the largest matrix product the padded positions."""
+        features = self.decode_features(tgt_in, self.encode(src, src_mask), src_mask)
+        if output_mask is not None:
+            features = features[output_mask]
+        return self.projection(features)
 
     def start_state(self, memory: Tensor, src_mask: Tensor) -> TransformerState:
         return TransformerState(

@@ -1,0 +1,229 @@
+"""Start or resume a training run: check the inputs, lay out the run directory, train, summarise."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from mt.config import RECIPES, ModelConfig, ModelShape, TrainConfig
+from mt.plots import plot_curves
+from mt.distributed import Distributed, setup_distributed
+from mt.errors import MtError
+from mt.model import count_parameters, make_model
+from mt.prepare import load_prepared
+from mt.progress import Reporter, SilentReporter
+from mt.rundir import (
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    read_model_config,
+    read_train_config,
+    write_configs,
+)
+from mt.train import Trainer, average_snapshots, encode_parts, resolve_device, train_loop
+
+
+@dataclass(frozen=True)
+class SizeFlags:
+    """Explicit size flags from the command line; None means "not given"."""
+
+    d_model: int | None = None
+    ff: int | None = None
+    heads: int | None = None
+    layers: int | None = None
+    dropout: float | None = None
+    pre_norm: bool | None = None
+    tie_embeddings: bool | None = None
+    arch: str | None = None
+    cell: str | None = None
+    attention: str | None = None
+
+
+def choose_recipe(name: str | None) -> tuple[ModelShape, TrainConfig]:
+    recipe_name = name or "default"
+    if recipe_name not in RECIPES:
+        known = ", ".join(sorted(RECIPES))
+        raise MtError(f"--preset: unknown preset {recipe_name!r} (known: {known})")
+    recipe = RECIPES[recipe_name]
+    return recipe.shape, recipe.train
+
+
+def model_config_for(
+    shape: ModelShape, flags: SizeFlags, src_vocab: int, tgt_vocab: int
+) -> ModelConfig:
+    values = dataclasses.asdict(shape)
+    values.update({k: v for k, v in dataclasses.asdict(flags).items() if v is not None})
+    return ModelConfig(src_vocab=src_vocab, tgt_vocab=tgt_vocab, **values)
+
+
+@dataclass(frozen=True)
+class TrainSummary:
+    run_dir: Path
+    parameters: int
+    steps: int
+    epochs: float
+    stop_reason: str
+    best_selection_loss: float
+    elapsed: float
+    notes: tuple[str, ...]
+
+
+def dry_run(prepared_dir: Path, preset: str | None, flags: SizeFlags) -> tuple[ModelConfig, int]:
+    prepared = load_prepared(prepared_dir)
+    shape, _ = choose_recipe(preset)
+    config = model_config_for(shape, flags, prepared.source.vocab_size, prepared.target.vocab_size)
+    return config, count_parameters(make_model(config))
+
+
+def start_training(
+    *,
+    prepared_dir: Path,
+    run_dir: Path,
+    preset: str | None,
+    flags: SizeFlags,
+    overrides: dict[str, object],
+    device_name: str,
+    threads: int | None,
+    force: bool,
+    reporter: Reporter,
+) -> TrainSummary:
+    """A new run: model from preset/flags, training settings from the recipe plus overrides."""
+    dist, device_name = setup_distributed(device_name)
+    prepared = load_prepared(prepared_dir)
+    shape, recipe_train = choose_recipe(preset)
+    model_config = model_config_for(
+        shape, flags, prepared.source.vocab_size, prepared.target.vocab_size
+    )
+    train_config = TrainConfig.from_dict({**recipe_train.to_dict(), **overrides})
+    if dist.is_main:
+        _claim_run_dir(run_dir, force)
+        write_configs(run_dir, model_config, train_config, prepared_dir.resolve())
+        shutil.copyfile(prepared.source_path, run_dir / SOURCE_TOKENIZER)
+        shutil.copyfile(prepared.target_path, run_dir / TARGET_TOKENIZER)
+    dist.barrier()
+    return _run(
+        prepared,
+        run_dir,
+        model_config,
+        train_config,
+        device_name,
+        threads,
+        dist,
+        reporter,
+        resume=False,
+    )
+
+
+def resume_training(
+    *,
+    run_dir: Path,
+    overrides: dict[str, object],
+    device_name: str,
+    threads: int | None,
+    reporter: Reporter,
+) -> TrainSummary:
+    """Continue a run where its newest good checkpoint stopped; only stopping limits may change."""
+    dist, device_name = setup_distributed(device_name)
+    if not run_dir.is_dir():
+        raise MtError(f"--resume {run_dir}: no such run directory")
+    model_config = read_model_config(run_dir)
+    train_config, prepared_dir = read_train_config(run_dir)
+    train_config = TrainConfig.from_dict({**train_config.to_dict(), **overrides})
+    prepared = load_prepared(prepared_dir)
+    sizes = (prepared.source.vocab_size, prepared.target.vocab_size)
+    if sizes != (model_config.src_vocab, model_config.tgt_vocab):
+        raise MtError(
+            f"--resume {run_dir}: prepared data {prepared_dir} has vocabularies {sizes[0]}/{sizes[1]},"
+            f" the run was trained with {model_config.src_vocab}/{model_config.tgt_vocab}"
+        )
+    return _run(
+        prepared,
+        run_dir,
+        model_config,
+        train_config,
+        device_name,
+        threads,
+        dist,
+        reporter,
+        resume=True,
+    )
+
+
+def _claim_run_dir(run_dir: Path, force: bool) -> None:
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if not force:
+            raise MtError(
+                f"--out {run_dir}: directory exists; use --resume {run_dir} to continue it or "
+                "--force to start over"
+            )
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+def _run(
+    prepared,
+    run_dir: Path,
+    model_config: ModelConfig,
+    train_config: TrainConfig,
+    device_name: str,
+    threads: int | None,
+    dist: Distributed,
+    reporter: Reporter,
+    *,
+    resume: bool,
+) -> TrainSummary:
+    if threads:
+        torch.set_num_threads(threads)
+    device = resolve_device(device_name)
+    if not dist.is_main:
+        reporter = SilentReporter()
+    data = encode_parts(
+        prepared.read_part("train"),
+        prepared.read_part("selection"),
+        prepared.source,
+        prepared.target,
+        train_config,
+    )
+    trainer = Trainer(
+        model_config=model_config,
+        config=train_config,
+        data=data,
+        run_dir=run_dir,
+        device=device,
+        reporter=reporter,
+        dist=dist,
+    )
+    notes = []
+    if resume:
+        notes.extend(trainer.restore())
+        reporter.message(f"resuming {run_dir} at step {trainer.progress.step}")
+    reporter.message(
+        f"parameters: {trainer.parameters:,}  device: {device}  threads: {torch.get_num_threads()}"
+        f"  world size: {dist.world_size}  training pairs: {len(data.train):,}"
+    )
+    started = time.monotonic()
+    try:
+        reason = train_loop(trainer, train_config.max_epochs)
+        note = average_snapshots(trainer)
+        if note:
+            notes.append(note)
+    finally:
+        reporter.close()
+        dist.close()
+    if dist.is_main:
+        plot_curves(trainer.progress.history, run_dir / "curves.png")
+    progress = trainer.progress
+    return TrainSummary(
+        run_dir=run_dir,
+        parameters=trainer.parameters,
+        steps=progress.step,
+        epochs=progress.epoch + progress.batch_in_epoch / max(trainer.steps_in_epoch, 1),
+        stop_reason=reason,
+        best_selection_loss=progress.best_loss,
+        elapsed=time.monotonic() - started,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,90 @@
+"""The thesis' masked cross-entropy and accuracy, and the field's corpus metrics via sacrebleu."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch.nn.functional as F
+from torch import Tensor
+
+
+@dataclass
+class TokenStats:
+    """Sums over non-padding target positions; divide at the end, never average averages."""
+
+    loss_sum: float = 0.0
+    correct: int = 0
+    count: int = 0
+
+    def add(self, loss_sum: float, correct: int, count: int) -> None:
+        self.loss_sum += loss_sum
+        self.correct += correct
+        self.count += count
+
+    @property
+    def loss(self) -> float:
+        return self.loss_sum / self.count if self.count else float("nan")
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.count if self.count else float("nan")
+
+
+def masked_loss_terms(
+    logits: Tensor, target: Tensor, label_smoothing: float = 0.0
+) -> tuple[Tensor, Tensor]:
+    """Summed cross-entropy and number of argmax hits over already-selected real positions.
+
+    logits (N, V) and target (N,) hold only non-padding positions, so the mean loss is
+    ``loss_sum / N`` exactly as the thesis defines it.
+    """
+    loss_sum = F.cross_entropy(
+        logits.float(), target, reduction="sum", label_smoothing=label_smoothing
+    )
+    correct = (logits.argmax(dim=-1) == target).sum()
+    return loss_sum, correct
+
+
+def masked_cross_entropy_accuracy(
+    logits: Tensor, target: Tensor, pad_id: int
+) -> tuple[float, float]:
+    """Mean cross-entropy and accuracy over positions whose target is not padding.
+
+    logits (B, T, V), target (B, T).
+    """
+    mask = target != pad_id
+    loss_sum, correct = masked_loss_terms(logits[mask], target[mask])
+    count = int(mask.sum())
+    return float(loss_sum) / count, int(correct) / count
+
+
+@dataclass(frozen=True)
+class CorpusScores:
+    bleu: float
+    chrf: float
+    ter: float
+    bleu_signature: str
+    chrf_signature: str
+    ter_signature: str
+
+
+def corpus_scores(hypotheses: list[str], references: list[list[str]]) -> CorpusScores:
+    """BLEU, chrF and TER on detokenized text; ``references[i]`` are all references of line i.
+
+    Lines may have different numbers of references; sacrebleu wants reference streams, so
+    shorter lists are padded with None.
+    """
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    width = max((len(refs) for refs in references), default=1)
+    streams = [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
+    bleu, chrf, ter = BLEU(), CHRF(), TER()
+    return CorpusScores(
+        bleu=bleu.corpus_score(hypotheses, streams).score,
+        chrf=chrf.corpus_score(hypotheses, streams).score,
+        ter=ter.corpus_score(hypotheses, streams).score,
+        bleu_signature=str(bleu.get_signature()),
+        chrf_signature=str(chrf.get_signature()),
+        ter_signature=str(ter.get_signature()),
+    )
+

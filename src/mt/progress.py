@@ -1,0 +1,111 @@
+"""How training reports itself: a rich bar per epoch and a table row per evaluation, or nothing."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+class Reporter(Protocol):
+    tokens_per_second: float
+
+    def start_epoch(self, epoch: int, steps: int, done: int) -> None: ...
+    def advance(
+        self, done: int, loss: float, accuracy: float, lr: float, tokens_per_second: float
+    ) -> None: ...
+    def evaluation(self, row: dict[str, float]) -> None: ...
+    def message(self, text: str) -> None: ...
+    def close(self) -> None: ...
+
+
+class SilentReporter:
+    """For tests and for non-zero ranks."""
+
+    def __init__(self) -> None:
+        self.tokens_per_second = 0.0
+        self.messages: list[str] = []
+
+    def start_epoch(self, epoch: int, steps: int, done: int) -> None:
+        pass
+
+    def advance(
+        self, done: int, loss: float, accuracy: float, lr: float, tokens_per_second: float
+    ) -> None:
+        self.tokens_per_second = tokens_per_second
+
+    def evaluation(self, row: dict[str, float]) -> None:
+        pass
+
+    def message(self, text: str) -> None:
+        self.messages.append(text)
+
+    def close(self) -> None:
+        pass
+
+
+class RichReporter:
+    """Progress bar with running loss, accuracy, learning rate and target tokens/s."""
+
+    HEADER = "  step  epoch  train loss  train acc  sel. loss  sel. acc    tok/s  elapsed"
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.tokens_per_second = 0.0
+        self.bar = Progress(
+            TextColumn("epoch {task.fields[epoch]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "loss {task.fields[loss]:.3f} acc {task.fields[acc]:.3f} lr {task.fields[lr]:.2e} {task.fields[tps]:,.0f} tok/s"
+            ),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self.task = None
+        self.header_shown = False
+
+    def start_epoch(self, epoch: int, steps: int, done: int) -> None:
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task(
+                "train",
+                total=steps,
+                completed=done,
+                epoch=epoch,
+                loss=0.0,
+                acc=0.0,
+                lr=0.0,
+                tps=0.0,
+            )
+        else:
+            self.bar.reset(self.task, total=steps, completed=done, epoch=epoch)
+
+    def advance(
+        self, done: int, loss: float, accuracy: float, lr: float, tokens_per_second: float
+    ) -> None:
+        self.tokens_per_second = tokens_per_second
+        if self.task is not None:
+            self.bar.update(
+                self.task, completed=done, loss=loss, acc=accuracy, lr=lr, tps=tokens_per_second
+            )
+
+    def evaluation(self, row: dict[str, float]) -> None:
+        if not self.header_shown:
+            self.bar.console.print(self.HEADER, style="bold")
+            self.header_shown = True
+        self.bar.console.print(
+            f"{row['step']:>6.0f} {row['epoch']:>6.2f} {row['train_loss']:>11.4f} {row['train_accuracy']:>10.4f}"
+            f" {row['selection_loss']:>10.4f} {row['selection_accuracy']:>9.4f} {row['tokens_per_second']:>8,.0f}"
+            f" {row['elapsed']:>7.0f}s",
+            highlight=False,
+        )
+
+    def message(self, text: str) -> None:
+        self.bar.console.print(text, highlight=False)
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.bar.stop()

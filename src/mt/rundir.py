@@ -1,0 +1,192 @@
+"""The run directory: everything needed to translate, resume or inspect one trained model.
+
+RUN/model.json            format version + model config
+RUN/train.json            training config + where the prepared data was
+RUN/source-tokenizer.json, RUN/target-tokenizer.json
+RUN/last.safetensors, RUN/best.safetensors   weights (best = lowest selection loss)
+RUN/checkpoints/step-N.safetensors + step-N.json   resumable state, the two newest kept
+RUN/metrics.csv, RUN/curves.png
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from mt.checkpoint import atomic_write_text, load_tensors, read_json, save_tensors, write_json
+from mt.config import FORMAT_VERSION, ModelConfig, TrainConfig
+from mt.errors import MtError
+from mt.model import make_model
+from mt.tokenization import WordPieceCodec
+
+MODEL_JSON = "model.json"
+TRAIN_JSON = "train.json"
+SOURCE_TOKENIZER = "source-tokenizer.json"
+TARGET_TOKENIZER = "target-tokenizer.json"
+METRICS_CSV = "metrics.csv"
+CHECKPOINTS = "checkpoints"
+KEEP_CHECKPOINTS = 2
+METRICS_FIELDS = (
+    "step",
+    "epoch",
+    "lr",
+    "train_loss",
+    "train_accuracy",
+    "selection_loss",
+    "selection_accuracy",
+    "tokens_per_second",
+    "elapsed",
+)
+
+
+def write_configs(run_dir: Path, model: ModelConfig, train: TrainConfig, prepared: Path) -> None:
+    write_json(run_dir / MODEL_JSON, {"format_version": FORMAT_VERSION, "model": model.to_dict()})
+    write_json(
+        run_dir / TRAIN_JSON,
+        {"format_version": FORMAT_VERSION, "prepared": str(prepared), "train": train.to_dict()},
+    )
+
+
+def read_model_config(run_dir: Path) -> ModelConfig:
+    data = read_json(run_dir / MODEL_JSON)
+    version = data.get("format_version") if isinstance(data, dict) else None
+    if version != FORMAT_VERSION:
+        raise MtError(
+            f"{run_dir / MODEL_JSON}: run format version {version!r}, this mt reads version "
+            f"{FORMAT_VERSION}; retrain or use the mt version that wrote it"
+        )
+    return ModelConfig.from_dict(data["model"])
+
+
+def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
+    data = read_json(run_dir / TRAIN_JSON)
+    return TrainConfig.from_dict(data["train"]), Path(data["prepared"])
+
+
+def save_weights(path: Path, model: nn.Module) -> None:
+    save_tensors(path, model.state_dict(), metadata={"format_version": str(FORMAT_VERSION)})
+
+
+def load_weights_into(model: nn.Module, path: Path) -> None:
+    tensors, _ = load_tensors(path)
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(tensors))
+    if missing:
+        raise MtError(f"{path}: weights do not match model.json: missing {missing[0]}")
+    for name, value in tensors.items():
+        if name not in expected:
+            raise MtError(f"{path}: weights do not match model.json: unexpected tensor {name}")
+        if tuple(value.shape) != tuple(expected[name].shape):
+            raise MtError(
+                f"{path}: weights do not match model.json: {name} has shape "
+                f"{tuple(value.shape)}, the config needs {tuple(expected[name].shape)}"
+            )
+    model.load_state_dict(tensors)
+
+
+@dataclass
+class LoadedRun:
+    """A trained model ready for search, with its tokenizers and configs."""
+
+    directory: Path
+    model: nn.Module
+    config: ModelConfig
+    source: WordPieceCodec
+    target: WordPieceCodec
+    max_src_len: int
+
+
+def load_run(
+    run_dir: Path, checkpoint: str = "best", device: torch.device | None = None
+) -> LoadedRun:
+    """Rebuild a model from its run directory alone; any missing or mismatched part is an MtError."""
+    if not run_dir.is_dir():
+        raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
+    if checkpoint not in ("best", "last"):
+        raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
+    config = read_model_config(run_dir)
+    train_config, _ = read_train_config(run_dir)
+    source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
+    target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
+    for codec, size, side in (
+        (source, config.src_vocab, "source"),
+        (target, config.tgt_vocab, "target"),
+    ):
+        if codec.vocab_size != size:
+            raise MtError(
+                f"{run_dir}: {side} tokenizer has {codec.vocab_size} labels, model.json says {size}"
+            )
+    weights = run_dir / f"{checkpoint}.safetensors"
+    if not weights.exists():
+        raise MtError(f"{run_dir}: run directory is incomplete: missing {weights.name}")
+    model = make_model(config)
+    load_weights_into(model, weights)
+    model.eval()
+    if device is not None:
+        model.to(device)
+    return LoadedRun(run_dir, model, config, source, target, train_config.max_src_len)
+
+
+# ----- resumable checkpoints -------------------------------------------------------------------
+
+_STEP_FILE = re.compile(r"^step-(\d+)\.json$")
+
+
+def save_checkpoint(
+    run_dir: Path, step: int, tensors: dict[str, Tensor], state: dict[str, Any]
+) -> None:
+    """Write the tensor file, then the JSON that names it, then drop all but the newest few."""
+    folder = run_dir / CHECKPOINTS
+    save_tensors(folder / f"step-{step:08d}.safetensors", tensors)
+    write_json(folder / f"step-{step:08d}.json", {"format_version": FORMAT_VERSION, **state})
+    for old in sorted(_checkpoint_steps(folder))[:-KEEP_CHECKPOINTS]:
+        (folder / f"step-{old:08d}.json").unlink(missing_ok=True)
+        (folder / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
+
+
+def _checkpoint_steps(folder: Path) -> list[int]:
+    if not folder.is_dir():
+        return []
+    return [int(m.group(1)) for p in folder.iterdir() if (m := _STEP_FILE.match(p.name))]
+
+
+def load_latest_checkpoint(run_dir: Path) -> tuple[dict[str, Tensor], dict[str, Any], list[str]]:
+    """Newest checkpoint that loads and verifies; the warnings name any newer one that did not."""
+    folder = run_dir / CHECKPOINTS
+    warnings: list[str] = []
+    for step in sorted(_checkpoint_steps(folder), reverse=True):
+        try:
+            state = read_json(folder / f"step-{step:08d}.json")
+            tensors, _ = load_tensors(folder / f"step-{step:08d}.safetensors")
+            return tensors, state, warnings
+        except MtError as error:
+            warnings.append(f"skipping damaged checkpoint: {error}")
+    detail = f" ({warnings[-1]})" if warnings else ""
+    raise MtError(f"{run_dir}: no resumable checkpoint found{detail}")
+
+
+# ----- metrics -----------------------------------------------------------------------------------
+
+
+def write_metrics(run_dir: Path, rows: list[dict[str, float]]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=METRICS_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: row.get(key, "") for key in METRICS_FIELDS})
+    atomic_write_text(run_dir / METRICS_CSV, buffer.getvalue())
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, float]]:
+    path = run_dir / METRICS_CSV
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as stream:
+        return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(stream)]

@@ -1,0 +1,437 @@
+"""The training loop: warmup Adam, masked cross-entropy/accuracy, selection, stopping, resume.
+
+One optimizer step consumes ``world_size * grad_accum`` consecutive batches of the epoch's
+deterministic batch list (rank r takes its ``grad_accum`` share), and every micro-batch's loss is
+divided by the target-token count of the whole step. So a step means the same update whether it
+runs on one process with accumulation or on several with DistributedDataParallel.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from mt.batching import Batch, EncodedPairs, batch_indices, collate, encode_pairs, lengths
+from mt.checkpoint import optimizer_from_tensors, optimizer_to_tensors
+from mt.config import ModelConfig, TrainConfig
+from mt.distributed import Distributed
+from mt.errors import MtError
+from mt.metrics import TokenStats, masked_loss_terms
+from mt.model import count_parameters, make_model
+from mt.progress import Reporter
+from mt.rundir import load_latest_checkpoint, save_checkpoint, save_weights, write_metrics
+
+
+def learning_rate(step: int, lr: float, warmup: int) -> float:
+    """η_t = η0 · min(t^-0.5, t · t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay."""
+    step = max(step, 1)
+    return lr * min(step**-0.5, step * warmup**-1.5)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise MtError("--device cuda: no CUDA device is available (use --device cpu or auto)")
+    if name not in ("cpu", "cuda") and not name.startswith("cuda:"):
+        raise MtError(f"--device must be auto, cpu or cuda, got {name!r}")
+    return torch.device(name)
+
+
+@dataclass
+class Progress:
+    """Counters that, with the weights, optimizer and RNG, make a run resumable exactly."""
+
+    step: int = 0
+    epoch: int = 0  # completed epochs
+    batch_in_epoch: int = 0  # optimizer steps done in the current epoch
+    elapsed: float = 0.0
+    best_loss: float = math.inf
+    bad_epochs: int = 0
+    epoch_loss_sum: float = 0.0
+    epoch_correct: int = 0
+    epoch_count: int = 0
+    history: list[dict[str, float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TrainData:
+    train: EncodedPairs
+    selection: EncodedPairs
+
+
+def encode_parts(
+    train_pairs: list[tuple[str, str]],
+    selection_pairs: list[tuple[str, str]],
+    source_codec,
+    target_codec,
+    config: TrainConfig,
+) -> TrainData:
+    def encode(pairs: list[tuple[str, str]]) -> EncodedPairs:
+        return encode_pairs(
+            source_codec.encode_batch([en for en, _ in pairs]),
+            target_codec.encode_batch([es for _, es in pairs]),
+            max_src_len=config.max_src_len,
+            max_tgt_len=config.max_tgt_len,
+        )
+
+    return TrainData(train=encode(train_pairs), selection=encode(selection_pairs))
+
+
+def epoch_batches(
+    data: EncodedPairs, config: TrainConfig, epoch: int, shuffle: bool = True
+) -> list:
+    src_len, tgt_len = lengths(data)
+    return batch_indices(
+        src_len,
+        tgt_len,
+        batch_size=config.batch_size,
+        batch_tokens=config.batch_tokens,
+        seed=config.seed,
+        epoch=epoch,
+        shuffle=shuffle,
+    )
+
+
+@torch.inference_mode()
+def evaluate_teacher_forced(
+    model: nn.Module, data: EncodedPairs, config: TrainConfig, device: torch.device
+) -> TokenStats:
+    """The thesis' selection metrics: masked cross-entropy (no smoothing) and accuracy."""
+    was_training = model.training
+    model.eval()
+    totals = [torch.zeros((), device=device, dtype=torch.float64), torch.zeros((), device=device)]
+    count = 0
+    tokens = max(config.batch_tokens, 64 * 24) * 2
+    for indices in batch_indices(
+        *lengths(data), batch_size=128, batch_tokens=tokens, seed=0, epoch=0, shuffle=False
+    ):
+        batch = collate(data, indices).to(device)
+        with _autocast(device, config.precision):
+            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
+        loss_sum, correct = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+        totals[0] += loss_sum
+        totals[1] += correct
+        count += int(batch.tgt_mask.sum())
+    model.train(was_training)
+    return TokenStats(float(totals[0]), int(totals[1]), count)
+
+
+def _autocast(device: torch.device, precision: str):
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
+
+
+class Trainer:
+    """Holds the model, optimizer and progress of one run and advances them step by step."""
+
+    def __init__(
+        self,
+        *,
+        model_config: ModelConfig,
+        config: TrainConfig,
+        data: TrainData,
+        run_dir: Path,
+        device: torch.device,
+        reporter: Reporter,
+        dist: Distributed,
+    ) -> None:
+        self.config = config
+        self.data = data
+        self.run_dir = run_dir
+        self.device = device
+        self.reporter = reporter
+        self.dist = dist
+        torch.manual_seed(config.seed)
+        self.model = make_model(model_config).to(device)
+        self.parameters = count_parameters(self.model)
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(),
+            lr=learning_rate(1, config.lr, config.warmup),
+            betas=(config.beta1, config.beta2),
+            eps=1e-9,
+        )
+        self.scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
+        self.forward = dist.wrap(self.model, device)
+        if config.compile:
+            self.forward = torch.compile(self.forward)
+        self.progress = Progress()
+        self.snapshots: list[dict[str, Tensor]] = []
+        self.interrupted = False
+        self.steps_in_epoch = 1
+        self.skipped = 0
+
+    # ----- state ------------------------------------------------------------------------------
+
+    def state_tensors(self) -> dict[str, Tensor]:
+        optimizer_tensors, _ = optimizer_to_tensors(self.optimizer.state_dict())
+        tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
+        tensors.update(optimizer_tensors)
+        tensors["rng.cpu"] = torch.get_rng_state()
+        if self.device.type == "cuda":
+            tensors["rng.cuda"] = torch.cuda.get_rng_state(self.device)
+        return tensors
+
+    def save(self) -> None:
+        if not self.dist.is_main:
+            return
+        _, optimizer_rest = optimizer_to_tensors(self.optimizer.state_dict())
+        state = {"progress": asdict(self.progress), "optimizer": optimizer_rest}
+        save_checkpoint(self.run_dir, self.progress.step, self.state_tensors(), state)
+        save_weights(self.run_dir / "last.safetensors", self.model)
+        write_metrics(self.run_dir, self.progress.history)
+
+    def restore(self) -> list[str]:
+        tensors, state, warnings = load_latest_checkpoint(self.run_dir)
+        model_state = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
+        self.model.load_state_dict(model_state)
+        self.optimizer.load_state_dict(optimizer_from_tensors(tensors, state["optimizer"]))
+        torch.set_rng_state(tensors["rng.cpu"])
+        if self.device.type == "cuda" and "rng.cuda" in tensors:
+            torch.cuda.set_rng_state(tensors["rng.cuda"], self.device)
+        self.progress = Progress(**state["progress"])
+        return warnings
+
+    # ----- one step -----------------------------------------------------------------------------
+
+    def step_batches(self, batches: list) -> list[list[Batch]]:
+        """Group the epoch's batches per optimizer step and keep this rank's share."""
+        per_step = self.dist.world_size * self.config.grad_accum
+        steps = []
+        for start in range(0, len(batches) - per_step + 1, per_step):
+            group = batches[start : start + per_step]
+            mine = group[
+                self.dist.rank * self.config.grad_accum : (self.dist.rank + 1)
+                * self.config.grad_accum
+            ]
+            steps.append(
+                [collate(self.data.train, indices) for indices in mine] + [_count(self.data, group)]
+            )
+        return steps
+
+    def train_step(
+        self, micro_batches: list[Batch], step_tokens: int
+    ) -> tuple[Tensor, Tensor, bool]:
+        lr = learning_rate(self.progress.step + 1, self.config.lr, self.config.warmup)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        loss_total = torch.zeros((), device=self.device)
+        correct_total = torch.zeros((), device=self.device, dtype=torch.long)
+        for index, batch in enumerate(micro_batches):
+            batch = batch.to(self.device)
+            sync = (
+                self.dist.no_sync(self.forward)
+                if index < len(micro_batches) - 1
+                else _nullcontext()
+            )
+            with sync:
+                with _autocast(self.device, self.config.precision):
+                    logits = self.forward(
+                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
+                    )
+                loss_sum, correct = masked_loss_terms(
+                    logits, batch.tgt_out[batch.tgt_mask], self.config.label_smoothing
+                )
+                # DDP averages gradients over ranks, so scale by world size to get a sum.
+                self.scaler.scale(loss_sum * (self.dist.world_size / step_tokens)).backward()
+            loss_total += loss_sum.detach()
+            correct_total += correct
+        finite = True
+        if self.device.type == "cpu" or self.config.skip_nonfinite:
+            finite = bool(torch.isfinite(loss_total))
+        if finite:
+            if self.config.clip_norm > 0:
+                self.scaler.unscale_(self.optimizer)
+                nn.utils.clip_grad_norm_(self.model.parameters(), self.config.clip_norm)
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss_total, correct_total, finite
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None
+
+
+def _count(data: TrainData, group: list) -> int:
+    """Real target tokens of a whole optimizer step (all ranks, all micro-batches)."""
+    return sum(int(sum(len(data.train.tgt[i]) - 1 for i in indices)) for indices in group)
+
+
+def train_loop(trainer: Trainer, max_epochs: int) -> str:
+    """Run until a stopping rule fires; returns the reason."""
+    config, progress, reporter = trainer.config, trainer.progress, trainer.reporter
+    start = time.monotonic() - progress.elapsed
+    previous_handler = _install_interrupt_flag(trainer)
+    try:
+        while progress.epoch < max_epochs:
+            steps = trainer.step_batches(epoch_batches(trainer.data.train, config, progress.epoch))
+            trainer.steps_in_epoch = len(steps)
+            reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
+            window = [0.0, 0, 0, time.monotonic()]
+            for micro in steps[progress.batch_in_epoch :]:
+                *batches, step_tokens = micro
+                local_tokens = sum(b.target_tokens for b in batches)
+                loss, correct, finite = trainer.train_step(batches, step_tokens)
+                if not finite:
+                    reason = _handle_nonfinite(trainer)
+                    if reason:
+                        return reason
+                    continue
+                progress.step += 1
+                progress.batch_in_epoch += 1
+                loss_f, correct_i = float(loss), int(correct)
+                progress.epoch_loss_sum += loss_f
+                progress.epoch_correct += correct_i
+                progress.epoch_count += local_tokens
+                window[0] += loss_f
+                window[1] += correct_i
+                window[2] += local_tokens
+                progress.elapsed = time.monotonic() - start
+                lr = trainer.optimizer.param_groups[0]["lr"]
+                if progress.step % 10 == 0 or progress.batch_in_epoch == len(steps):
+                    now = time.monotonic()
+                    rate = window[2] * trainer.dist.world_size / max(now - window[3], 1e-9)
+                    reporter.advance(
+                        progress.batch_in_epoch,
+                        window[0] / max(window[2], 1),
+                        window[1] / max(window[2], 1),
+                        lr,
+                        rate,
+                    )
+                    window = [0.0, 0, 0, now]
+                reason = _step_limit_reached(trainer)
+                if config.eval_every and progress.step % config.eval_every == 0 and not reason:
+                    evaluate_and_save(trainer, lr)
+                if trainer.interrupted:
+                    evaluate_and_save(trainer, lr, evaluate=False)
+                    raise MtError(
+                        f"interrupted at step {progress.step}; resume with `mt train --resume {trainer.run_dir}`",
+                        exit_code=130,
+                    )
+                if reason:
+                    evaluate_and_save(trainer, lr)
+                    return reason
+            train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
+            progress.epoch += 1
+            progress.batch_in_epoch = 0
+            improved = evaluate_and_save(
+                trainer, trainer.optimizer.param_groups[0]["lr"], end_of_epoch=True
+            )
+            progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
+            trainer.save()
+            if train_accuracy >= config.accuracy_goal:
+                return f"training accuracy {train_accuracy:.4f} reached the goal {config.accuracy_goal}"
+            if config.patience and progress.bad_epochs >= config.patience:
+                return f"selection loss did not improve for {config.patience} epochs (patience)"
+        return f"reached --max-epochs {max_epochs}"
+    finally:
+        if previous_handler is not None:
+            signal.signal(signal.SIGINT, previous_handler)
+
+
+def _step_limit_reached(trainer: Trainer) -> str:
+    config, progress = trainer.config, trainer.progress
+    reason = ""
+    if config.max_steps and progress.step >= config.max_steps:
+        reason = f"reached --max-steps {config.max_steps}"
+    elif config.time_budget and progress.elapsed >= config.time_budget:
+        reason = f"time budget of {config.time_budget:.0f} s used"
+    return trainer.dist.agree(reason)
+
+
+def _handle_nonfinite(trainer: Trainer) -> str:
+    trainer.skipped += 1
+    if trainer.skipped <= trainer.config.skip_nonfinite:
+        trainer.reporter.message(
+            f"skipped a batch with a non-finite loss at step {trainer.progress.step + 1}"
+        )
+        return ""
+    raise MtError(
+        f"non-finite loss at step {trainer.progress.step + 1}; training stopped and the last good "
+        f"checkpoint in {trainer.run_dir} was kept (lower --lr, or allow --skip-nonfinite N)",
+        exit_code=1,
+    )
+
+
+def evaluate_and_save(
+    trainer: Trainer, lr: float, *, end_of_epoch: bool = False, evaluate: bool = True
+) -> bool:
+    """Selection metrics, a metrics row, weights and a resumable checkpoint; True if best so far."""
+    progress = trainer.progress
+    improved = False
+    if evaluate:
+        stats = evaluate_teacher_forced(
+            trainer.model, trainer.data.selection, trainer.config, trainer.device
+        )
+        row = {
+            "step": progress.step,
+            "epoch": progress.epoch + progress.batch_in_epoch / max(1, trainer.steps_in_epoch),
+            "lr": lr,
+            "train_loss": progress.epoch_loss_sum / max(progress.epoch_count, 1),
+            "train_accuracy": progress.epoch_correct / max(progress.epoch_count, 1),
+            "selection_loss": stats.loss,
+            "selection_accuracy": stats.accuracy,
+            "tokens_per_second": trainer.reporter.tokens_per_second,
+            "elapsed": progress.elapsed,
+        }
+        progress.history.append(row)
+        trainer.reporter.evaluation(row)
+        if stats.loss < progress.best_loss:
+            progress.best_loss = stats.loss
+            improved = True
+            if trainer.dist.is_main:
+                save_weights(trainer.run_dir / "best.safetensors", trainer.model)
+        _keep_snapshot(trainer)
+    if end_of_epoch:
+        progress.epoch_loss_sum, progress.epoch_correct, progress.epoch_count = 0.0, 0, 0
+    trainer.save()
+    return improved
+
+
+def _keep_snapshot(trainer: Trainer) -> None:
+    if trainer.config.average_last < 2:
+        return
+    trainer.snapshots.append({k: v.detach().clone() for k, v in trainer.model.state_dict().items()})
+    del trainer.snapshots[: -trainer.config.average_last]
+
+
+def average_snapshots(trainer: Trainer) -> str:
+    """Average the last evaluation snapshots; keep them as best if the selection loss improves."""
+    if len(trainer.snapshots) < 2:
+        return ""
+    averaged = {
+        name: torch.stack([s[name].float() for s in trainer.snapshots])
+        .mean(0)
+        .to(trainer.snapshots[-1][name].dtype)
+        for name in trainer.snapshots[-1]
+    }
+    scratch = make_model(trainer.model.config).to(trainer.device)
+    scratch.load_state_dict(averaged)
+    stats = evaluate_teacher_forced(scratch, trainer.data.selection, trainer.config, trainer.device)
+    if stats.loss < trainer.progress.best_loss and trainer.dist.is_main:
+        save_weights(trainer.run_dir / "best.safetensors", scratch)
+        return f"average of the last {len(trainer.snapshots)} evaluations is best: selection loss {stats.loss:.4f}, accuracy {stats.accuracy:.4f}"
+    return f"average of the last {len(trainer.snapshots)} evaluations not better (selection loss {stats.loss:.4f})"
+
+
+def _install_interrupt_flag(trainer: Trainer):
+    """Ctrl-C sets a flag that the loop checks between steps, so the saved state is consistent."""
+    try:
+
+        def handler(signum: int, frame: object) -> None:
+            trainer.interrupted = True
+
+        return signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread
+        return None

@@ -1,0 +1,102 @@
+import numpy as np
+import pytest
+import torch
+
+from mt.batching import encode_pairs
+from mt.config import ModelConfig, TrainConfig
+from mt.distributed import Distributed
+from mt.metrics import masked_cross_entropy_accuracy
+from mt.progress import SilentReporter
+from mt.rundir import read_metrics
+from mt.tokenization import PAD
+from mt.train import Trainer, TrainData, learning_rate, train_loop
+
+
+def test_schedule_rises_linearly_to_its_peak_then_decays_as_inverse_sqrt() -> None:
+    lr, warmup = 0.5, 100
+    rates = [learning_rate(t, lr, warmup) for t in range(1, 401)]
+    peak = int(np.argmax(rates)) + 1
+    assert peak == warmup
+    assert rates[warmup - 1] == pytest.approx(lr * warmup**-0.5)
+    assert learning_rate(50, lr, warmup) == pytest.approx(0.5 * learning_rate(100, lr, warmup))
+    assert learning_rate(400, lr, warmup) == pytest.approx(0.5 * learning_rate(100, lr, warmup))
+
+
+def test_loss_and_accuracy_ignore_padding() -> None:
+    # Two positions are real, the third is padding and must not count.
+    logits = torch.log(torch.tensor([[[0.7, 0.1, 0.1, 0.1], [0.1, 0.2, 0.6, 0.1], [0.0, 0.0, 0.0, 1.0]]]))
+    target = torch.tensor([[0, 3, PAD]])
+    target[0, 0] = 1  # first position: target 1 (p=0.1, argmax 0: wrong)
+    target[0, 1] = 2  # second position: target 2 (p=0.6, argmax 2: right)
+    logits[0, 2] = torch.log(torch.tensor([0.01, 0.97, 0.01, 0.01]))
+    loss, accuracy = masked_cross_entropy_accuracy(logits, target, pad_id=PAD)
+    assert loss == pytest.approx((-np.log(0.1) - np.log(0.6)) / 2, rel=1e-5)
+    assert accuracy == pytest.approx(0.5)
+
+
+def copy_task(count: int, seed: int) -> TrainData:
+    """Target = source: the smallest task a working model must learn perfectly."""
+    rng = np.random.default_rng(seed)
+    sentences = [list(rng.integers(4, 14, size=rng.integers(2, 7))) for _ in range(count)]
+    encoded = encode_pairs(sentences, sentences, max_src_len=10, max_tgt_len=10)
+    return TrainData(train=encoded, selection=encoded)
+
+
+def make_trainer(tmp_path, data: TrainData, dropout: float = 0.0, **changes) -> Trainer:
+    model_config = ModelConfig(
+        src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=dropout
+    )
+    values = dict(lr=0.02, warmup=50, batch_size=16, max_src_len=10, max_tgt_len=10, accuracy_goal=1.0)
+    values.update(changes)
+    return Trainer(
+        model_config=model_config, config=TrainConfig(**values), data=data, run_dir=tmp_path,
+        device=torch.device("cpu"), reporter=SilentReporter(), dist=Distributed(),
+    )
+
+
+def test_tiny_model_learns_the_copy_task(tmp_path) -> None:
+    trainer = make_trainer(tmp_path, copy_task(200, seed=0), max_epochs=60)
+    reason = train_loop(trainer, max_epochs=60)
+    final = read_metrics(tmp_path)[-1]
+    assert final["selection_accuracy"] == 1.0, reason
+    assert "reached the goal" in reason
+
+
+def test_resume_gives_bitwise_the_same_weights(tmp_path) -> None:
+    data = copy_task(100, seed=1)
+    straight = make_trainer(tmp_path / "straight", data, max_steps=25, eval_every=7)
+    train_loop(straight, max_epochs=100)
+
+    first = make_trainer(tmp_path / "resumed", data, max_steps=11, eval_every=7)
+    train_loop(first, max_epochs=100)
+    second = make_trainer(tmp_path / "resumed", data, max_steps=25, eval_every=7)
+    second.restore()
+    assert second.progress.step == 11
+    train_loop(second, max_epochs=100)
+
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(tensor, second.model.state_dict()[name]), name
+    timing = {"tokens_per_second", "elapsed"}
+
+    def by_step(run: str) -> dict[float, dict[str, float]]:
+        rows = read_metrics(tmp_path / run)
+        return {r["step"]: {k: v for k, v in r.items() if k not in timing} for r in rows}
+
+    straight_rows, resumed_rows = by_step("straight"), by_step("resumed")
+    assert set(resumed_rows) == set(straight_rows) | {11.0}  # the stop at step 11 evaluated too
+    for step, row in straight_rows.items():
+        assert resumed_rows[step] == row, step
+
+
+def test_dropout_and_label_smoothing_resume_exactly(tmp_path) -> None:
+    data = copy_task(60, seed=2)
+    changes = {"label_smoothing": 0.1}
+    straight = make_trainer(tmp_path / "a", data, max_steps=12, dropout=0.3, **changes)
+    train_loop(straight, max_epochs=100)
+    first = make_trainer(tmp_path / "b", data, max_steps=5, dropout=0.3, **changes)
+    train_loop(first, max_epochs=100)
+    second = make_trainer(tmp_path / "b", data, max_steps=12, dropout=0.3, **changes)
+    second.restore()
+    train_loop(second, max_epochs=100)
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(tensor, second.model.state_dict()[name]), name
