@@ -24,8 +24,12 @@ def tiny_model(seed: int = 0, **changes) -> Transformer:
 def test_thesis_parameter_counts_are_exact(preset: str, expected: int) -> None:
     shape = PRESETS[preset]
     config = ModelConfig(
-        src_vocab=4562, tgt_vocab=6134, d_model=shape.d_model, ff=shape.ff,
-        heads=shape.heads, layers=shape.layers,
+        src_vocab=4562,
+        tgt_vocab=6134,
+        d_model=shape.d_model,
+        ff=shape.ff,
+        heads=shape.heads,
+        layers=shape.layers,
     )
     assert count_parameters(Transformer(config)) == expected
 
@@ -72,7 +76,9 @@ def test_extra_source_padding_changes_nothing() -> None:
     src, mask, tgt = random_batch()
     padded = torch.cat([src, torch.full((3, 5), PAD)], dim=1)
     padded_mask = padded != PAD
-    torch.testing.assert_close(model(src, mask, tgt), model(padded, padded_mask, tgt), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        model(src, mask, tgt), model(padded, padded_mask, tgt), atol=1e-5, rtol=1e-5
+    )
 
 
 def test_output_mask_selects_positions() -> None:

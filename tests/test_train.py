@@ -9,7 +9,7 @@ from mt.metrics import masked_cross_entropy_accuracy
 from mt.progress import SilentReporter
 from mt.rundir import read_metrics
 from mt.tokenization import PAD
-from mt.train import Trainer, TrainData, learning_rate, train_loop
+from mt.train import TrainData, Trainer, learning_rate, train_loop
 
 
 def test_schedule_rises_linearly_to_its_peak_then_decays_as_inverse_sqrt() -> None:
@@ -24,7 +24,9 @@ def test_schedule_rises_linearly_to_its_peak_then_decays_as_inverse_sqrt() -> No
 
 def test_loss_and_accuracy_ignore_padding() -> None:
     # Two positions are real, the third is padding and must not count.
-    logits = torch.log(torch.tensor([[[0.7, 0.1, 0.1, 0.1], [0.1, 0.2, 0.6, 0.1], [0.0, 0.0, 0.0, 1.0]]]))
+    logits = torch.log(
+        torch.tensor([[[0.7, 0.1, 0.1, 0.1], [0.1, 0.2, 0.6, 0.1], [0.0, 0.0, 0.0, 1.0]]])
+    )
     target = torch.tensor([[0, 3, PAD]])
     target[0, 0] = 1  # first position: target 1 (p=0.1, argmax 0: wrong)
     target[0, 1] = 2  # second position: target 2 (p=0.6, argmax 2: right)
@@ -46,11 +48,18 @@ def make_trainer(tmp_path, data: TrainData, dropout: float = 0.0, **changes) -> 
     model_config = ModelConfig(
         src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=dropout
     )
-    values = dict(lr=0.02, warmup=50, batch_size=16, max_src_len=10, max_tgt_len=10, accuracy_goal=1.0)
+    values = dict(
+        lr=0.02, warmup=50, batch_size=16, max_src_len=10, max_tgt_len=10, accuracy_goal=1.0
+    )
     values.update(changes)
     return Trainer(
-        model_config=model_config, config=TrainConfig(**values), data=data, run_dir=tmp_path,
-        device=torch.device("cpu"), reporter=SilentReporter(), dist=Distributed(),
+        model_config=model_config,
+        config=TrainConfig(**values),
+        data=data,
+        run_dir=tmp_path,
+        device=torch.device("cpu"),
+        reporter=SilentReporter(),
+        dist=Distributed(),
     )
 
 

@@ -69,11 +69,15 @@ def tensors_digest(tensors: dict[str, Tensor]) -> str:
         digest.update(name.encode())
         digest.update(str(tensor.dtype).encode())
         digest.update(str(tuple(tensor.shape)).encode())
-        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+        digest.update(
+            tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
+        )
     return digest.hexdigest()
 
 
-def save_tensors(path: Path, tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> None:
+def save_tensors(
+    path: Path, tensors: dict[str, Tensor], metadata: dict[str, str] | None = None
+) -> None:
     # Tied weights share storage, which safetensors refuses: store independent copies.
     plain = {name: t.detach().cpu().contiguous().clone() for name, t in tensors.items()}
     header = {**(metadata or {}), CHECKSUM_KEY: tensors_digest(plain)}

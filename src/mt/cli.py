@@ -143,7 +143,8 @@ def train(
 ) -> None:
     """Train a Transformer (or RNN) on prepared data; writes a self-contained run directory."""
     from mt.config import parse_duration
-    from mt.launch import SizeFlags, dry_run as build_only, resume_training, start_training
+    from mt.launch import SizeFlags, resume_training, start_training
+    from mt.launch import dry_run as build_only
     from mt.progress import RichReporter
 
     flags = SizeFlags(
@@ -489,3 +490,100 @@ def _print_report(report, name: str) -> None:
         table.add_row(metric, value)
     Console().print(table)
     console.print(f"sacrebleu: {report.signatures['bleu']}", highlight=False)
+
+
+# ----- download / prepare ------------------------------------------------------------------------
+
+
+@app.command()
+def download(
+    out: Annotated[
+        Path, typer.Option(help="Where to write the english<TAB>spanish corpus.")
+    ] = Path("data/spa-eng.tsv"),
+    source: Annotated[
+        str,
+        typer.Option(
+            help="URL or local path of a zip (e.g. with spa.txt), gzip, or 2/3-column TSV.",
+        ),
+    ] = "https://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip",
+) -> None:
+    """Fetch the Tatoeba English-Spanish corpus and store it as a 2-column UTF-8 TSV."""
+    from mt.download import download_corpus
+
+    result = run_or_exit(lambda: download_corpus(out=out, source=source))
+    from_member = f" ({result.member})" if result.member else ""
+    console.print(
+        f"wrote {result.out}: {result.lines:,} lines, {result.pairs:,} pairs "
+        f"from {result.source}{from_member}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+def prepare(
+    corpus: Annotated[Path, typer.Argument(help="english<TAB>spanish TSV, or CSV with a header.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Prepared directory to create.")],
+    split: Annotated[
+        str, typer.Option(help="Train,selection,test fractions, grouped by English sentence.")
+    ] = "0.6,0.2,0.2",
+    seed: Annotated[int, typer.Option(help="Seed of the split.")] = 0,
+    selection: Annotated[
+        Path | None, typer.Option(help="Use this file as the selection part (with --test).")
+    ] = None,
+    test: Annotated[
+        Path | None, typer.Option(help="Use this file as the test part (with --selection).")
+    ] = None,
+    src_vocab: Annotated[int, typer.Option(help="English vocabulary size.")] = 4562,
+    tgt_vocab: Annotated[int, typer.Option(help="Spanish vocabulary size.")] = 6134,
+    shared_vocab: Annotated[
+        int, typer.Option(help="One joint vocabulary of this size for both sides (0: off).")
+    ] = 0,
+    strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad line.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
+) -> None:
+    """Clean and split a corpus by English sentence; train tokenizers on the train part."""
+    from rich.table import Table
+
+    from mt.corpus import parse_split
+    from mt.prepare import prepare_corpus, summary_rows
+
+    result = run_or_exit(
+        lambda: prepare_corpus(
+            corpus,
+            out=out,
+            fractions=parse_split(split),
+            seed=seed,
+            selection=selection,
+            test=test,
+            src_vocab=src_vocab,
+            tgt_vocab=tgt_vocab,
+            shared_vocab=shared_vocab,
+            strict=strict,
+            force=force,
+        )
+    )
+    for bad in result.bad_lines[:10]:
+        console.print(f"[yellow]skipped:[/] {bad}", highlight=False, soft_wrap=True)
+    if len(result.bad_lines) > 10:
+        console.print(f"[yellow]skipped:[/] … and {len(result.bad_lines) - 10:,} more lines")
+    table = Table(
+        title=f"mt prepare: {result.out}",
+        caption="labels: word-pieces per sentence, mean/p95/p99/max",
+    )
+    table.add_column("what")
+    table.add_column("value")
+    for what, value in summary_rows(result.info):
+        table.add_row(what, value)
+    console.print(table)
+    vocab = result.info["vocabulary"]
+    for side in ("source", "target"):
+        if vocab[side] < vocab[f"requested_{side}"]:
+            console.print(
+                f"[yellow]note:[/] the {side} vocabulary has {vocab[side]:,} labels, fewer than "
+                f"the {vocab[f'requested_{side}']:,} asked for: the training text is too small",
+                highlight=False,
+                soft_wrap=True,
+            )
+    elapsed = result.info["elapsed_seconds"]
+    console.print(f"prepared {result.out} in {elapsed:.1f} s", highlight=False, soft_wrap=True)

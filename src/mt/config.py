@@ -145,7 +145,10 @@ class TrainConfig(_DictMixin):
         )
         _check(self.max_src_len >= 3, f"--max-src-len must be >= 3, got {self.max_src_len}")
         _check(self.max_tgt_len >= 3, f"--max-tgt-len must be >= 3, got {self.max_tgt_len}")
-        _check(0 < self.accuracy_goal <= 1, f"--accuracy-goal must be in (0, 1], got {self.accuracy_goal}")
+        _check(
+            0 < self.accuracy_goal <= 1,
+            f"--accuracy-goal must be in (0, 1], got {self.accuracy_goal}",
+        )
         _check(self.max_epochs > 0, f"--max-epochs must be positive, got {self.max_epochs}")
         _check(self.max_steps >= 0, f"--max-steps must be >= 0, got {self.max_steps}")
         _check(self.time_budget >= 0, f"--time-budget must be >= 0, got {self.time_budget}")
@@ -153,9 +156,13 @@ class TrainConfig(_DictMixin):
         _check(self.eval_every >= 0, f"--eval-every must be >= 0, got {self.eval_every}")
         _check(self.clip_norm >= 0, f"--clip-norm must be >= 0, got {self.clip_norm}")
         _check(self.grad_accum > 0, f"--grad-accum must be positive, got {self.grad_accum}")
-        _check(self.precision in ("fp32", "bf16", "fp16"), f"unknown --precision {self.precision!r}")
+        _check(
+            self.precision in ("fp32", "bf16", "fp16"), f"unknown --precision {self.precision!r}"
+        )
         _check(self.average_last >= 0, f"--average-last must be >= 0, got {self.average_last}")
-        _check(self.skip_nonfinite >= 0, f"--skip-nonfinite must be >= 0, got {self.skip_nonfinite}")
+        _check(
+            self.skip_nonfinite >= 0, f"--skip-nonfinite must be >= 0, got {self.skip_nonfinite}"
+        )
 
 
 @dataclass(frozen=True)
@@ -206,7 +213,9 @@ class DecodeConfig(_DictMixin):
             0 < self.n_best <= self.beam_size,
             f"--n-best must be between 1 and --beam-size ({self.beam_size}), got {self.n_best}",
         )
-        _check(self.length_penalty >= 0, f"--length-penalty must be >= 0, got {self.length_penalty}")
+        _check(
+            self.length_penalty >= 0, f"--length-penalty must be >= 0, got {self.length_penalty}"
+        )
         _check(self.max_len_a >= 0, f"--max-len-a must be >= 0, got {self.max_len_a}")
         _check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
         _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")

@@ -60,7 +60,9 @@ def evaluate_run(
     translator = Translator(run, config, device)
     started = time.perf_counter()
     sources = [english for english, _ in pairs]
-    unique = list(dict.fromkeys(sources))  # an English sentence with several references: decode once
+    unique = list(
+        dict.fromkeys(sources)
+    )  # an English sentence with several references: decode once
     translated = dict(zip(unique, (t.text for t in translator.translate(unique)), strict=True))
     seconds = time.perf_counter() - started
     hypotheses = [translated[english] for english in sources]

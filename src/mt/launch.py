@@ -11,10 +11,10 @@ from pathlib import Path
 import torch
 
 from mt.config import RECIPES, ModelConfig, ModelShape, TrainConfig
-from mt.plots import plot_curves
 from mt.distributed import Distributed, setup_distributed
 from mt.errors import MtError
 from mt.model import count_parameters, make_model
+from mt.plots import plot_curves
 from mt.prepare import load_prepared
 from mt.progress import Reporter, SilentReporter
 from mt.rundir import (
@@ -102,8 +102,8 @@ def start_training(
     if dist.is_main:
         _claim_run_dir(run_dir, force)
         write_configs(run_dir, model_config, train_config, prepared_dir.resolve())
-        shutil.copyfile(prepared.source_path, run_dir / SOURCE_TOKENIZER)
-        shutil.copyfile(prepared.target_path, run_dir / TARGET_TOKENIZER)
+        prepared.source.save(run_dir / SOURCE_TOKENIZER)
+        prepared.target.save(run_dir / TARGET_TOKENIZER)
     dist.barrier()
     return _run(
         prepared,

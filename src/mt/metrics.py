@@ -87,4 +87,3 @@ def corpus_scores(hypotheses: list[str], references: list[list[str]]) -> CorpusS
         chrf_signature=str(chrf.get_signature()),
         ter_signature=str(ter.get_signature()),
     )
-

@@ -25,7 +25,9 @@ from mt.tokenization import PAD
 def sinusoidal_table(length: int, d_model: int) -> Tensor:
     """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(same)."""
     position = torch.arange(length, dtype=torch.float32).unsqueeze(1)
-    rate = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model))
+    rate = torch.exp(
+        torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model)
+    )
     table = torch.zeros(length, d_model)
     table[:, 0::2] = torch.sin(position * rate)
     table[:, 1::2] = torch.cos(position * rate)[:, : d_model // 2]
@@ -42,7 +44,9 @@ class Embedding(nn.Module):
         with torch.no_grad():
             self.tokens.weight[PAD].zero_()
         self.scale = math.sqrt(d_model)
-        self.register_buffer("positions", sinusoidal_table(max_positions, d_model), persistent=False)
+        self.register_buffer(
+            "positions", sinusoidal_table(max_positions, d_model), persistent=False
+        )
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, ids: Tensor, offset: int = 0) -> Tensor:
@@ -129,7 +133,9 @@ class FeedForward(nn.Sequential):
     """The two-layer perceptron d -> d_p -> d with ReLU."""
 
     def __init__(self, d_model: int, ff: int, dropout: float) -> None:
-        super().__init__(nn.Linear(d_model, ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(ff, d_model))
+        super().__init__(
+            nn.Linear(d_model, ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(ff, d_model)
+        )
 
 
 class Residual(nn.Module):
@@ -319,7 +325,9 @@ class Transformer(nn.Module):
         attended, _ = last.self_attention(last.self_residual.before(x), None, causal=True)
         x = last.self_residual.after(x, attended)
         cross = last.cross_attention
-        return cross.weights(last.cross_residual.before(x), cross.keys_values(memory), key_mask).mean(1)
+        return cross.weights(
+            last.cross_residual.before(x), cross.keys_values(memory), key_mask
+        ).mean(1)
 
 
 def count_parameters(model: nn.Module) -> int:

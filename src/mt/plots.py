@@ -34,7 +34,10 @@ def plot_curves(rows: list[dict[str, float]], path: Path) -> None:
 
     epochs = [row["epoch"] for row in rows]
     figure, (loss_axis, accuracy_axis) = plt.subplots(1, 2, figsize=(10, 4))
-    for axis, key, title in ((loss_axis, "loss", "cross-entropy"), (accuracy_axis, "accuracy", "accuracy")):
+    for axis, key, title in (
+        (loss_axis, "loss", "cross-entropy"),
+        (accuracy_axis, "accuracy", "accuracy"),
+    ):
         axis.plot(epochs, [row[f"train_{key}"] for row in rows], marker="o", label="training")
         axis.plot(epochs, [row[f"selection_{key}"] for row in rows], marker="o", label="selection")
         axis.set_xlabel("epoch")

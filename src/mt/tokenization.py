@@ -1,0 +1,142 @@
+"""Train, save, load and apply the WordPiece tokenizers that turn sentences into label ids.
+
+Case and accents are kept (NFC only), so `decode(encode(s)) == s` for ordinary sentences. A word
+start carries "▁" (a space, or the start of the sentence); punctuation, symbols and digit runs are
+their own pieces and keep the "▁" in front of them, so "¿Dónde" is "▁¿" + "Dónde". Decoding
+concatenates the pieces, drops the "##" continuation prefix and turns "▁" back into a space.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from tokenizers import Encoding, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+from mt.errors import MtError
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
+
+SPACE = "▁"
+CONTINUE = "##"
+# "▁" stays glued to the punctuation mark, symbol or number that follows it. "▁" is itself a
+# symbol (So), hence the class intersection.
+_ISOLATE = Regex(r"▁?[\p{P}\p{S}&&[^▁]]|▁?\d+")
+
+
+def _base_tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]", continuing_subword_prefix=CONTINUE))
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="always", split=True),
+            pre_tokenizers.Split(_ISOLATE, behavior="isolated"),
+        ]
+    )
+    return tokenizer
+
+
+def _unseen_fallback(tokenizer: Tokenizer) -> Tokenizer:
+    """A copy that also cuts out characters the vocabulary cannot continue a word with.
+
+    WordPiece turns a whole word into [UNK] when one of its characters has no "##c" piece. The
+    copy makes "Køge" "▁K" [UNK] "ge" (decoded "Kge") instead of one [UNK], and a "▁%" never
+    seen in training "▁" "%", which still decodes exactly. It changes only sentences that the
+    plain tokenizer gives an [UNK], so it runs on those alone and is rebuilt from the vocabulary
+    on load rather than saved.
+    """
+    vocab = tokenizer.get_vocab()
+    known = sorted(t[len(CONTINUE) :] for t in vocab if t.startswith(CONTINUE) and len(t) == 3)
+    allowed = "".join(f"\\x{{{ord(c):x}}}" for c in [SPACE, *known])
+    # Not at the start of a piece: a word start needs no "##" form ("Dónde" after "▁¿").
+    unseen = pre_tokenizers.Split(Regex(rf"(?<=.)[^{allowed}\d]+"), behavior="isolated")
+    fallback = Tokenizer.from_str(tokenizer.to_str())
+    fallback.pre_tokenizer = pre_tokenizers.Sequence([tokenizer.pre_tokenizer, unseen])
+    return fallback
+
+
+class WordPieceCodec:
+    """A trained tokenizer for one language side (or both, with a shared vocabulary)."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self._tokenizer = tokenizer
+        self._fallback = _unseen_fallback(tokenizer)
+        self._pieces = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size())]
+        # What each id contributes to decoded text; special ids contribute nothing.
+        specials = len(SPECIAL_TOKENS)
+        self._surface = ["" if i < specials else _surface(p) for i, p in enumerate(self._pieces)]
+
+    @classmethod
+    def train(cls, sentences: Iterable[str], vocab_size: int) -> WordPieceCodec:
+        """Learn `vocab_size` labels, specials included (fewer only if the text is tiny)."""
+        if vocab_size <= len(SPECIAL_TOKENS):
+            raise MtError(f"vocabulary size must be more than 4, got {vocab_size}")
+        tokenizer = _base_tokenizer()
+        trainer = trainers.WordPieceTrainer(
+            vocab_size=vocab_size,
+            special_tokens=list(SPECIAL_TOKENS),
+            continuing_subword_prefix=CONTINUE,
+            show_progress=False,
+        )
+        tokenizer.train_from_iterator(sentences, trainer)
+        return cls(tokenizer)
+
+    @classmethod
+    def load(cls, path: Path) -> WordPieceCodec:
+        if not path.is_file():
+            raise MtError(f"tokenizer file {path} is missing")
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as error:  # tokenizers raises bare Exception for bad JSON
+            raise MtError(f"tokenizer file {path} is corrupt: {error}") from None
+        for i, token in enumerate(SPECIAL_TOKENS):
+            if tokenizer.token_to_id(token) != i:
+                raise MtError(f"tokenizer file {path} is not from mt: {token} is not id {i}")
+        return cls(tokenizer)
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(self._tokenizer.to_str(), encoding="utf-8")
+        os.replace(tmp, path)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+    def encode(self, text: str) -> list[int]:
+        return self._encoding(text).ids
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        texts = list(texts)
+        ids = [e.ids for e in self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+        redo = [row for row, sentence in enumerate(ids) if UNK in sentence]
+        if redo:
+            retry = [texts[row] for row in redo]
+            again = self._fallback.encode_batch_fast(retry, add_special_tokens=False)
+            for row, encoding in zip(redo, again, strict=True):
+                ids[row] = encoding.ids
+        return ids
+
+    def decode(self, ids: Sequence[int]) -> str:
+        text = "".join([self._surface[i] for i in ids])
+        return text[1:] if text.startswith(" ") else text
+
+    def pieces(self, text: str) -> list[str]:
+        return self._encoding(text).tokens
+
+    def id_to_piece(self, i: int) -> str:
+        return self._pieces[i]
+
+    def _encoding(self, text: str) -> Encoding:
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        if UNK in encoding.ids:
+            encoding = self._fallback.encode(text, add_special_tokens=False)
+        return encoding
+
+
+def _surface(piece: str) -> str:
+    if piece.startswith(CONTINUE) and len(piece) > len(CONTINUE):
+        piece = piece[len(CONTINUE) :]
+    return piece.replace(SPACE, " ")

@@ -1,0 +1,72 @@
+"""Shared fixtures: a small invented English-Spanish corpus built from templates.
+
+Nothing here comes from the real corpus; the sentences are generated so that tests can train
+tokenizers, split by English sentence and check several translations of one sentence.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+NAMES = [(name, name) for name in ("Ilse", "Bruno", "Nadia", "Oskar", "Wanda", "Teodor")]
+FOODS = [
+    ("bread", "el pan"),
+    ("cheese", "el queso"),
+    ("soup", "la sopa"),
+    ("rice", "el arroz"),
+    ("coffee", "el café"),
+    ("fruit", "la fruta"),
+]
+PLACES = [
+    ("station", "la estación"),
+    ("museum", "el museo"),
+    ("bakery", "la panadería"),
+    ("library", "la biblioteca"),
+    ("bridge", "el puente"),
+    ("harbour", "el puerto"),
+]
+THINGS = [("books", "libros"), ("cats", "gatos"), ("lamps", "lámparas"), ("keys", "llaves")]
+COLOURS = [("red", "rojo"), ("green", "verde"), ("blue", "azul")]
+ITEMS = [("hat", "sombrero"), ("car", "coche"), ("kite", "cometa")]
+
+
+def invented_pairs() -> list[tuple[str, str]]:
+    """About 400 pairs; "Where is the X, N?" and the thanks have two or three translations."""
+    pairs: list[tuple[str, str]] = []
+    for (name, nombre), (food, comida) in itertools.product(NAMES, FOODS):
+        pairs.append((f"{name} likes {food}.", f"A {nombre} le gusta {comida}."))
+        pairs.append((f"Does {name} want {food}?", f"¿{nombre} quiere {comida}?"))
+    for place, lugar in PLACES:
+        for name, nombre in NAMES:
+            pairs.append((f"Where is the {place}, {name}?", f"¿Dónde está {lugar}, {nombre}?"))
+            pairs.append((f"Where is the {place}, {name}?", f"¿Dónde queda {lugar}, {nombre}?"))
+            pairs.append((f"{name} is near the {place}.", f"{nombre} está cerca de {lugar}."))
+            pairs.append((f"Is {name} at the {place}?", f"¿Está {nombre} en {lugar}?"))
+    for count, (thing, cosa) in itertools.product(range(2, 14), THINGS):
+        pairs.append((f"I have {count} {thing}.", f"Tengo {count} {cosa}."))
+    for hour, minutes in itertools.product(range(1, 13), ("15", "30", "45")):
+        pairs.append((f"It's {hour}:{minutes} already.", f"Ya son las {hour}:{minutes}."))
+    for (name, nombre), (item, objeto), (colour, color) in itertools.product(NAMES, ITEMS, COLOURS):
+        pairs.append((f"{name}'s {item} is {colour}.", f"El {objeto} de {nombre} es {color}."))
+    for name, nombre in NAMES:
+        pairs.append((f'"Hello", said {name}.', f'"Hola", dijo {nombre}.'))
+        pairs.append((f"Thank you, {name}!", f"¡Gracias, {nombre}!"))
+        pairs.append((f"Thank you, {name}!", f"¡Muchas gracias, {nombre}!"))
+        pairs.append((f"Thank you, {name}!", f"¡Te lo agradezco, {nombre}!"))
+        pairs.append((f"How good, {name}!", f"¡Qué bien, {nombre}!"))
+    return pairs
+
+
+def write_corpus(path: Path, pairs: list[tuple[str, str]] | None = None) -> Path:
+    """Write `pairs` (default: the invented corpus) as an english<TAB>spanish file."""
+    rows = invented_pairs() if pairs is None else pairs
+    path.write_text("".join(f"{en}\t{es}\n" for en, es in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def corpus_file(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus.tsv")
