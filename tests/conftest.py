@@ -70,3 +70,56 @@ def write_corpus(path: Path, pairs: list[tuple[str, str]] | None = None) -> Path
 @pytest.fixture
 def corpus_file(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus.tsv")
+
+
+@pytest.fixture(scope="session")
+def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny prepared corpus and a thesis-small run trained on it for a few dozen steps."""
+    from typer.testing import CliRunner
+
+    from mt.cli import app
+
+    root = tmp_path_factory.mktemp("trained")
+    corpus = write_corpus(root / "corpus.tsv")
+    runner = CliRunner()
+    prepared = runner.invoke(
+        app,
+        [
+            "prepare",
+            str(corpus),
+            "--out",
+            str(root / "data"),
+            "--src-vocab",
+            "150",
+            "--tgt-vocab",
+            "180",
+        ],
+    )
+    assert prepared.exit_code == 0, prepared.output
+    trained = runner.invoke(
+        app,
+        [
+            "train",
+            str(root / "data"),
+            "--out",
+            str(root / "run"),
+            "--preset",
+            "thesis-small",
+            "--lr",
+            "0.05",
+            "--warmup",
+            "30",
+            "--batch-size",
+            "32",
+            "--max-steps",
+            "60",
+            "--eval-every",
+            "20",
+            "--threads",
+            "2",
+            "--device",
+            "cpu",
+        ],
+    )
+    assert trained.exit_code == 0, trained.output
+    return root / "run"

@@ -52,7 +52,7 @@ def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[n
 
 @dataclass(frozen=True)
 class Batch:
-    """One padded batch. ``tgt_in`` is the target without its last label, ``tgt_out`` without BOS."""
+    """One padded batch; ``tgt_in`` is the target minus its last label, ``tgt_out`` minus BOS."""
 
     src: Tensor  # (B, S)
     src_mask: Tensor  # (B, S), True = real token

@@ -29,8 +29,13 @@ CHECKSUM_KEY = "mt_sha256"
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the complete new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp_name = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as error:
+        raise MtError(f"cannot write {path}: {error.strerror or error}", exit_code=1) from error
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -85,7 +90,7 @@ def save_tensors(
 
 
 def load_tensors(path: Path) -> tuple[dict[str, Tensor], dict[str, str]]:
-    """Tensors and header metadata; a missing, truncated, foreign or corrupted file is an MtError."""
+    """Tensors and header metadata; a missing, truncated, foreign or corrupt file is an MtError."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:

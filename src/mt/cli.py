@@ -18,7 +18,8 @@ from mt.errors import MtError
 
 app = typer.Typer(
     name="mt",
-    help="English-to-Spanish neural machine translation: download, prepare, train, translate, evaluate.",
+    help="English-to-Spanish neural machine translation: "
+    "download, prepare, train, translate, evaluate.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -41,6 +42,14 @@ def run_or_exit(action: Callable[[], T]) -> T:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         raise typer.Exit(130) from None
+    except OSError as error:  # a full disk or a refused permission, wherever it strikes
+        if _state["debug"]:
+            raise
+        where = f"{error.filename}: " if error.filename else ""
+        console.print(
+            f"[bold red]error:[/] {where}{error.strerror or error}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(1) from None
 
 
 def _version(value: bool) -> None:
@@ -415,7 +424,7 @@ def evaluate(
         Path | None, Opt("--hyps", help="Write the translations to this file.")
     ] = None,
 ) -> None:
-    """Score a run: teacher-forced cross-entropy/accuracy and BLEU, chrF, TER of its translations."""
+    """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output."""
 
     def action() -> None:
         from mt.evaluation import evaluate_run

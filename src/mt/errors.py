@@ -2,7 +2,7 @@
 
 
 class MtError(Exception):
-    """A problem the user can fix (bad file, bad flag, incomplete directory); the message says which.
+    """A problem the user can fix (bad file, bad flag, incomplete directory); the message says it.
 
     ``exit_code`` 2 means bad input or usage, 1 a failure while running.
     """

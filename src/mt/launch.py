@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from mt.config import RECIPES, ModelConfig, ModelShape, TrainConfig
+from mt.config import RECIPES, RNN_CLIP_NORM, ModelConfig, ModelShape, TrainConfig
 from mt.distributed import Distributed, setup_distributed
 from mt.errors import MtError
 from mt.model import count_parameters, make_model
@@ -20,8 +20,10 @@ from mt.progress import Reporter, SilentReporter
 from mt.rundir import (
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
+    has_checkpoint,
     read_model_config,
     read_train_config,
+    remove_leftovers,
     write_configs,
 )
 from mt.train import Trainer, average_snapshots, encode_parts, resolve_device, train_loop
@@ -69,6 +71,7 @@ class TrainSummary:
     stop_reason: str
     best_selection_loss: float
     elapsed: float
+    padding_share: float
     notes: tuple[str, ...]
 
 
@@ -98,12 +101,16 @@ def start_training(
     model_config = model_config_for(
         shape, flags, prepared.source.vocab_size, prepared.target.vocab_size
     )
+    if model_config.arch == "rnn" and not recipe_train.clip_norm:  # a Transformer recipe
+        recipe_train = dataclasses.replace(recipe_train, clip_norm=RNN_CLIP_NORM)
     train_config = TrainConfig.from_dict({**recipe_train.to_dict(), **overrides})
+    resolve_device(device_name)  # a bad --device must not leave a new run directory behind
     if dist.is_main:
         _claim_run_dir(run_dir, force)
-        write_configs(run_dir, model_config, train_config, prepared_dir.resolve())
+        # model.json last: a run directory that has it has everything `--resume` needs.
         prepared.source.save(run_dir / SOURCE_TOKENIZER)
         prepared.target.save(run_dir / TARGET_TOKENIZER)
+        write_configs(run_dir, model_config, train_config, prepared_dir.resolve())
     dist.barrier()
     return _run(
         prepared,
@@ -137,7 +144,8 @@ def resume_training(
     sizes = (prepared.source.vocab_size, prepared.target.vocab_size)
     if sizes != (model_config.src_vocab, model_config.tgt_vocab):
         raise MtError(
-            f"--resume {run_dir}: prepared data {prepared_dir} has vocabularies {sizes[0]}/{sizes[1]},"
+            f"--resume {run_dir}: prepared data {prepared_dir} has vocabularies "
+            f"{sizes[0]}/{sizes[1]},"
             f" the run was trained with {model_config.src_vocab}/{model_config.tgt_vocab}"
         )
     return _run(
@@ -151,6 +159,17 @@ def resume_training(
         reporter,
         resume=True,
     )
+
+
+def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:
+    """Newest good checkpoint; a run stopped before its first checkpoint starts again at step 0."""
+    remove_leftovers(run_dir)
+    if not has_checkpoint(run_dir):
+        reporter.message(f"{run_dir} has no checkpoint yet: starting it again from step 0")
+        return
+    for warning in trainer.restore():
+        reporter.message(f"warning: {warning}")
+    reporter.message(f"resuming {run_dir} at step {trainer.progress.step}")
 
 
 def _claim_run_dir(run_dir: Path, force: bool) -> None:
@@ -199,8 +218,7 @@ def _run(
     )
     notes = []
     if resume:
-        notes.extend(trainer.restore())
-        reporter.message(f"resuming {run_dir} at step {trainer.progress.step}")
+        _restore(trainer, run_dir, reporter)
     reporter.message(
         f"parameters: {trainer.parameters:,}  device: {device}  threads: {torch.get_num_threads()}"
         f"  world size: {dist.world_size}  training pairs: {len(data.train):,}"
@@ -225,5 +243,6 @@ def _run(
         stop_reason=reason,
         best_selection_loss=progress.best_loss,
         elapsed=time.monotonic() - started,
+        padding_share=1 - trainer.target_positions[0] / max(trainer.target_positions[1], 1),
         notes=tuple(notes),
     )

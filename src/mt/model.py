@@ -100,7 +100,7 @@ class SelfAttention(nn.Module):
 
 
 class CrossAttention(nn.Module):
-    """Multi-head attention from decoder queries to encoder memory; keys/values are computed once."""
+    """Multi-head attention from decoder queries to encoder memory; keys/values computed once."""
 
     def __init__(self, d_model: int, heads: int, dropout: float) -> None:
         super().__init__()
@@ -139,7 +139,7 @@ class FeedForward(nn.Sequential):
 
 
 class Residual(nn.Module):
-    """Residual addition and layer normalization, after the sublayer (thesis) or before (pre-norm)."""
+    """Residual addition and layer norm, after the sublayer (thesis) or before it (pre-norm)."""
 
     def __init__(self, d_model: int, dropout: float, pre_norm: bool) -> None:
         super().__init__()

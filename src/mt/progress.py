@@ -58,7 +58,8 @@ class RichReporter:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn(
-                "loss {task.fields[loss]:.3f} acc {task.fields[acc]:.3f} lr {task.fields[lr]:.2e} {task.fields[tps]:,.0f} tok/s"
+                "loss {task.fields[loss]:.3f} acc {task.fields[acc]:.3f} "
+                "lr {task.fields[lr]:.2e} {task.fields[tps]:,.0f} tok/s"
             ),
             TimeElapsedColumn(),
             console=console,
@@ -81,7 +82,17 @@ class RichReporter:
                 tps=0.0,
             )
         else:
-            self.bar.reset(self.task, total=steps, completed=done, epoch=epoch)
+            # reset() replaces every field, so all that the columns show are given again.
+            self.bar.reset(
+                self.task,
+                total=steps,
+                completed=done,
+                epoch=epoch,
+                loss=0.0,
+                acc=0.0,
+                lr=0.0,
+                tps=0.0,
+            )
 
     def advance(
         self, done: int, loss: float, accuracy: float, lr: float, tokens_per_second: float
@@ -97,14 +108,16 @@ class RichReporter:
             self.bar.console.print(self.HEADER, style="bold")
             self.header_shown = True
         self.bar.console.print(
-            f"{row['step']:>6.0f} {row['epoch']:>6.2f} {row['train_loss']:>11.4f} {row['train_accuracy']:>10.4f}"
-            f" {row['selection_loss']:>10.4f} {row['selection_accuracy']:>9.4f} {row['tokens_per_second']:>8,.0f}"
+            f"{row['step']:>6.0f} {row['epoch']:>6.2f} {row['train_loss']:>11.4f}"
+            f" {row['train_accuracy']:>10.4f}"
+            f" {row['selection_loss']:>10.4f} {row['selection_accuracy']:>9.4f}"
+            f" {row['tokens_per_second']:>8,.0f}"
             f" {row['elapsed']:>7.0f}s",
             highlight=False,
         )
 
     def message(self, text: str) -> None:
-        self.bar.console.print(text, highlight=False)
+        self.bar.console.print(text, highlight=False, soft_wrap=True)  # one line, paths unbroken
 
     def close(self) -> None:
         if self.task is not None:

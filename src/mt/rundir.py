@@ -15,7 +15,7 @@ import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from torch import Tensor, nn
@@ -31,6 +31,7 @@ TRAIN_JSON = "train.json"
 SOURCE_TOKENIZER = "source-tokenizer.json"
 TARGET_TOKENIZER = "target-tokenizer.json"
 METRICS_CSV = "metrics.csv"
+ConfigT = TypeVar("ConfigT", ModelConfig, TrainConfig)
 CHECKPOINTS = "checkpoints"
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
@@ -47,27 +48,48 @@ METRICS_FIELDS = (
 
 
 def write_configs(run_dir: Path, model: ModelConfig, train: TrainConfig, prepared: Path) -> None:
-    write_json(run_dir / MODEL_JSON, {"format_version": FORMAT_VERSION, "model": model.to_dict()})
+    """model.json goes last, so a run directory that has it also has train.json."""
     write_json(
         run_dir / TRAIN_JSON,
         {"format_version": FORMAT_VERSION, "prepared": str(prepared), "train": train.to_dict()},
     )
+    write_json(run_dir / MODEL_JSON, {"format_version": FORMAT_VERSION, "model": model.to_dict()})
 
 
 def read_model_config(run_dir: Path) -> ModelConfig:
-    data = read_json(run_dir / MODEL_JSON)
-    version = data.get("format_version") if isinstance(data, dict) else None
-    if version != FORMAT_VERSION:
-        raise MtError(
-            f"{run_dir / MODEL_JSON}: run format version {version!r}, this mt reads version "
-            f"{FORMAT_VERSION}; retrain or use the mt version that wrote it"
-        )
-    return ModelConfig.from_dict(data["model"])
+    data = _read_versioned(run_dir / MODEL_JSON)
+    return _config_from(run_dir / MODEL_JSON, data, "model", ModelConfig)
 
 
 def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
-    data = read_json(run_dir / TRAIN_JSON)
-    return TrainConfig.from_dict(data["train"]), Path(data["prepared"])
+    data = _read_versioned(run_dir / TRAIN_JSON)
+    config = _config_from(run_dir / TRAIN_JSON, data, "train", TrainConfig)
+    if not isinstance(data.get("prepared"), str):
+        raise MtError(f"{run_dir / TRAIN_JSON}: no prepared directory recorded")
+    return config, Path(data["prepared"])
+
+
+def _read_versioned(path: Path) -> dict[str, Any]:
+    data = read_json(path)
+    version = data.get("format_version") if isinstance(data, dict) else None
+    if version != FORMAT_VERSION:
+        raise MtError(
+            f"{path}: run format version {version!r}, this mt reads version "
+            f"{FORMAT_VERSION}; retrain or use the mt version that wrote it"
+        )
+    return data
+
+
+def _config_from(path: Path, data: dict[str, Any], key: str, kind: type[ConfigT]) -> ConfigT:
+    """A stored config rebuilt and validated; whatever is wrong with it names the file."""
+    if not isinstance(data.get(key), dict):
+        raise MtError(f"{path}: no {key} configuration")
+    try:
+        return kind.from_dict(data[key])
+    except MtError as error:
+        raise MtError(f"{path}: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise MtError(f"{path}: not a valid {key} configuration ({error})") from None
 
 
 def save_weights(path: Path, model: nn.Module) -> None:
@@ -75,7 +97,13 @@ def save_weights(path: Path, model: nn.Module) -> None:
 
 
 def load_weights_into(model: nn.Module, path: Path) -> None:
-    tensors, _ = load_tensors(path)
+    tensors, metadata = load_tensors(path)
+    version = metadata.get("format_version")
+    if version != str(FORMAT_VERSION):
+        raise MtError(
+            f"{path}: weights of run format version {version}, this mt reads version "
+            f"{FORMAT_VERSION}"
+        )
     expected = model.state_dict()
     missing = sorted(set(expected) - set(tensors))
     if missing:
@@ -106,7 +134,7 @@ class LoadedRun:
 def load_run(
     run_dir: Path, checkpoint: str = "best", device: torch.device | None = None
 ) -> LoadedRun:
-    """Rebuild a model from its run directory alone; any missing or mismatched part is an MtError."""
+    """Rebuild a model from its run directory alone; a missing or mismatched part is an MtError."""
     if not run_dir.is_dir():
         raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
     if checkpoint not in ("best", "last"):
@@ -157,19 +185,52 @@ def _checkpoint_steps(folder: Path) -> list[int]:
     return [int(m.group(1)) for p in folder.iterdir() if (m := _STEP_FILE.match(p.name))]
 
 
+def has_checkpoint(run_dir: Path) -> bool:
+    return bool(_checkpoint_steps(run_dir / CHECKPOINTS))
+
+
 def load_latest_checkpoint(run_dir: Path) -> tuple[dict[str, Tensor], dict[str, Any], list[str]]:
     """Newest checkpoint that loads and verifies; the warnings name any newer one that did not."""
     folder = run_dir / CHECKPOINTS
     warnings: list[str] = []
     for step in sorted(_checkpoint_steps(folder), reverse=True):
         try:
-            state = read_json(folder / f"step-{step:08d}.json")
+            state = _read_checkpoint_state(folder / f"step-{step:08d}.json")
             tensors, _ = load_tensors(folder / f"step-{step:08d}.safetensors")
             return tensors, state, warnings
         except MtError as error:
             warnings.append(f"skipping damaged checkpoint: {error}")
     detail = f" ({warnings[-1]})" if warnings else ""
-    raise MtError(f"{run_dir}: no resumable checkpoint found{detail}")
+    raise MtError(
+        f"{run_dir}: no resumable checkpoint found{detail}; start the run again with "
+        f"`mt train PREPARED --out {run_dir} --force`"
+    )
+
+
+def _read_checkpoint_state(path: Path) -> dict[str, Any]:
+    state = read_json(path)
+    if not isinstance(state, dict) or state.get("format_version") != FORMAT_VERSION:
+        version = state.get("format_version") if isinstance(state, dict) else None
+        raise MtError(f"{path}: checkpoint of run format version {version!r}, not {FORMAT_VERSION}")
+    missing = [key for key in ("progress", "optimizer") if key not in state]
+    if missing:
+        raise MtError(f"{path}: checkpoint state is missing {missing[0]!r}")
+    return state
+
+
+def remove_leftovers(run_dir: Path) -> list[Path]:
+    """Temporary files of writes a crash cut short, and tensor files whose JSON never came.
+
+    Only safe while nothing else writes to the run, as when a run is resumed.
+    """
+    folder = run_dir / CHECKPOINTS
+    leftovers = [*run_dir.glob(".*.tmp*"), *folder.glob(".*.tmp*")]
+    leftovers += [
+        path for path in folder.glob("step-*.safetensors") if not path.with_suffix(".json").exists()
+    ]
+    for path in leftovers:
+        path.unlink(missing_ok=True)
+    return leftovers
 
 
 # ----- metrics -----------------------------------------------------------------------------------

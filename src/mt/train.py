@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import signal
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -29,7 +29,7 @@ from mt.rundir import load_latest_checkpoint, save_checkpoint, save_weights, wri
 
 
 def learning_rate(step: int, lr: float, warmup: int) -> float:
-    """η_t = η0 · min(t^-0.5, t · t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay."""
+    """η_t = η0·min(t^-0.5, t·t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay."""
     step = max(step, 1)
     return lr * min(step**-0.5, step * warmup**-1.5)
 
@@ -57,6 +57,7 @@ class Progress:
     epoch_loss_sum: float = 0.0
     epoch_correct: int = 0
     epoch_count: int = 0
+    skipped: int = 0  # batches skipped for a non-finite loss, counted against --skip-nonfinite
     history: list[dict[str, float]] = field(default_factory=list)
 
 
@@ -112,13 +113,14 @@ def evaluate_teacher_forced(
     for indices in batch_indices(
         *lengths(data), batch_size=128, batch_tokens=tokens, seed=0, epoch=0, shuffle=False
     ):
-        batch = collate(data, indices).to(device)
+        batch = collate(data, indices)
+        count += batch.target_tokens  # counted on the host: no device sync
+        batch = batch.to(device)
         with _autocast(device, config.precision):
             logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
         loss_sum, correct = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
         totals[0] += loss_sum
         totals[1] += correct
-        count += int(batch.tgt_mask.sum())
     model.train(was_training)
     return TokenStats(float(totals[0]), int(totals[1]), count)
 
@@ -165,7 +167,7 @@ class Trainer:
         self.snapshots: list[dict[str, Tensor]] = []
         self.interrupted = False
         self.steps_in_epoch = 1
-        self.skipped = 0
+        self.target_positions = [0, 0]  # real, padded: the padding share of training batches
 
     # ----- state ------------------------------------------------------------------------------
 
@@ -182,7 +184,11 @@ class Trainer:
         if not self.dist.is_main:
             return
         _, optimizer_rest = optimizer_to_tensors(self.optimizer.state_dict())
-        state = {"progress": asdict(self.progress), "optimizer": optimizer_rest}
+        state = {
+            "progress": asdict(self.progress),
+            "optimizer": optimizer_rest,
+            "batches_per_step": self.dist.world_size * self.config.grad_accum,
+        }
         save_checkpoint(self.run_dir, self.progress.step, self.state_tensors(), state)
         save_weights(self.run_dir / "last.safetensors", self.model)
         write_metrics(self.run_dir, self.progress.history)
@@ -196,7 +202,23 @@ class Trainer:
         if self.device.type == "cuda" and "rng.cuda" in tensors:
             torch.cuda.set_rng_state(tensors["rng.cuda"], self.device)
         self.progress = Progress(**state["progress"])
-        return warnings
+        return warnings + self._keep_batches_per_step(state.get("batches_per_step"))
+
+    def _keep_batches_per_step(self, saved: int | None) -> list[str]:
+        """On another number of processes, change grad_accum so a step takes the same batches."""
+        world = self.dist.world_size
+        if saved is None or saved == world * self.config.grad_accum:
+            return []
+        if saved % world:
+            raise MtError(
+                f"{self.run_dir}: each step of this run takes {saved} batches, which {world} "
+                f"processes cannot share evenly; resume on a number of processes dividing {saved}"
+            )
+        self.config = replace(self.config, grad_accum=saved // world)
+        return [
+            f"{world} process(es) share each step's {saved} batches: "
+            f"--grad-accum {self.config.grad_accum} for this resumed run"
+        ]
 
     # ----- one step -----------------------------------------------------------------------------
 
@@ -224,6 +246,8 @@ class Trainer:
         loss_total = torch.zeros((), device=self.device)
         correct_total = torch.zeros((), device=self.device, dtype=torch.long)
         for index, batch in enumerate(micro_batches):
+            if self.device.type == "cuda":
+                batch = batch.pin_memory()  # so the copy below runs asynchronously
             batch = batch.to(self.device)
             sync = (
                 self.dist.no_sync(self.forward)
@@ -242,6 +266,9 @@ class Trainer:
                 self.scaler.scale(loss_sum * (self.dist.world_size / step_tokens)).backward()
             loss_total += loss_sum.detach()
             correct_total += correct
+        if self.dist.enabled:  # whole-step sums: the same finiteness and metrics on every rank
+            both = self.dist.sum(torch.stack([loss_total.double(), correct_total.double()]))
+            loss_total, correct_total = both[0], both[1].long()
         finite = True
         if self.device.type == "cpu" or self.config.skip_nonfinite:
             finite = bool(torch.isfinite(loss_total))
@@ -278,10 +305,12 @@ def train_loop(trainer: Trainer, max_epochs: int) -> str:
             steps = trainer.step_batches(epoch_batches(trainer.data.train, config, progress.epoch))
             trainer.steps_in_epoch = len(steps)
             reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
-            window = [0.0, 0, 0, time.monotonic()]
+            running = _RunningSums(trainer.device)
             for micro in steps[progress.batch_in_epoch :]:
                 *batches, step_tokens = micro
                 local_tokens = sum(b.target_tokens for b in batches)
+                trainer.target_positions[0] += local_tokens
+                trainer.target_positions[1] += sum(b.tgt_mask.numel() for b in batches)
                 loss, correct, finite = trainer.train_step(batches, step_tokens)
                 if not finite:
                     reason = _handle_nonfinite(trainer)
@@ -290,38 +319,30 @@ def train_loop(trainer: Trainer, max_epochs: int) -> str:
                     continue
                 progress.step += 1
                 progress.batch_in_epoch += 1
-                loss_f, correct_i = float(loss), int(correct)
-                progress.epoch_loss_sum += loss_f
-                progress.epoch_correct += correct_i
-                progress.epoch_count += local_tokens
-                window[0] += loss_f
-                window[1] += correct_i
-                window[2] += local_tokens
+                running.add(loss, correct, step_tokens)  # whole-step sums over all ranks
                 progress.elapsed = time.monotonic() - start
                 lr = trainer.optimizer.param_groups[0]["lr"]
-                if progress.step % 10 == 0 or progress.batch_in_epoch == len(steps):
-                    now = time.monotonic()
-                    rate = window[2] * trainer.dist.world_size / max(now - window[3], 1e-9)
-                    reporter.advance(
-                        progress.batch_in_epoch,
-                        window[0] / max(window[2], 1),
-                        window[1] / max(window[2], 1),
-                        lr,
-                        rate,
-                    )
-                    window = [0.0, 0, 0, now]
                 reason = _step_limit_reached(trainer)
-                if config.eval_every and progress.step % config.eval_every == 0 and not reason:
+                report = progress.step % REPORT_EVERY == 0 or progress.batch_in_epoch == len(steps)
+                evaluate = config.eval_every and progress.step % config.eval_every == 0
+                if report or evaluate or reason or trainer.device.type == "cpu":
+                    running.settle(progress)
+                if report:
+                    loss_mean, accuracy, rate = running.window()
+                    reporter.advance(progress.batch_in_epoch, loss_mean, accuracy, lr, rate)
+                if evaluate and not reason:
                     evaluate_and_save(trainer, lr)
-                if trainer.interrupted:
+                if reason == INTERRUPTED:
                     evaluate_and_save(trainer, lr, evaluate=False)
                     raise MtError(
-                        f"interrupted at step {progress.step}; resume with `mt train --resume {trainer.run_dir}`",
+                        f"interrupted at step {progress.step}; resume with "
+                        f"`mt train --resume {trainer.run_dir}`",
                         exit_code=130,
                     )
                 if reason:
                     evaluate_and_save(trainer, lr)
                     return reason
+            running.settle(progress)  # a skipped last step leaves sums unread
             train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
             progress.epoch += 1
             progress.batch_in_epoch = 0
@@ -330,29 +351,87 @@ def train_loop(trainer: Trainer, max_epochs: int) -> str:
             )
             progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
             trainer.save()
+            reason = ""
             if train_accuracy >= config.accuracy_goal:
-                return f"training accuracy {train_accuracy:.4f} reached the goal {config.accuracy_goal}"
-            if config.patience and progress.bad_epochs >= config.patience:
-                return f"selection loss did not improve for {config.patience} epochs (patience)"
+                goal = config.accuracy_goal
+                reason = f"training accuracy {train_accuracy:.4f} reached the goal {goal}"
+            elif config.patience and progress.bad_epochs >= config.patience:
+                reason = f"selection loss did not improve for {config.patience} epochs (patience)"
+            reason = trainer.dist.agree(reason)
+            if reason:
+                return reason
         return f"reached --max-epochs {max_epochs}"
     finally:
         if previous_handler is not None:
             signal.signal(signal.SIGINT, previous_handler)
 
 
+REPORT_EVERY = 10
+"""Steps between progress updates; on CUDA also between reads of the running loss (a sync)."""
+
+INTERRUPTED = "interrupted"
+
+
 def _step_limit_reached(trainer: Trainer) -> str:
+    """Why to stop after this step, the same on every rank (rank 0 decides).
+
+    The step limit is the same everywhere; the clock and Ctrl-C are per process, so several
+    processes consult rank 0 about them only every REPORT_EVERY steps: a broadcast is a sync.
+    """
     config, progress = trainer.config, trainer.progress
-    reason = ""
     if config.max_steps and progress.step >= config.max_steps:
-        reason = f"reached --max-steps {config.max_steps}"
+        return f"reached --max-steps {config.max_steps}"
+    if trainer.dist.enabled and progress.step % REPORT_EVERY:
+        return ""
+    reason = ""
+    if trainer.interrupted:
+        reason = INTERRUPTED
     elif config.time_budget and progress.elapsed >= config.time_budget:
         reason = f"time budget of {config.time_budget:.0f} s used"
     return trainer.dist.agree(reason)
 
 
+class _RunningSums:
+    """Training loss and hits kept on the device until the loop needs them as numbers.
+
+    Reading a CUDA tensor waits for the GPU, so on CUDA they are read only to report, evaluate or
+    stop; on the CPU every step (the sums, and so the metrics rows, stay exactly as they were).
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.loss = torch.zeros((), device=device, dtype=torch.float64)
+        self.correct = torch.zeros((), device=device, dtype=torch.long)
+        self.tokens = 0
+        self.shown = [0.0, 0, 0, time.monotonic()]  # since the last report: loss, hits, tokens
+
+    def add(self, loss: Tensor, correct: Tensor, tokens: int) -> None:
+        self.loss += loss
+        self.correct += correct
+        self.tokens += tokens
+
+    def settle(self, progress: Progress) -> None:
+        loss, correct, tokens = float(self.loss), int(self.correct), self.tokens
+        self.loss.zero_()
+        self.correct.zero_()
+        self.tokens = 0
+        progress.epoch_loss_sum += loss
+        progress.epoch_correct += correct
+        progress.epoch_count += tokens
+        for index, value in enumerate((loss, correct, tokens)):
+            self.shown[index] += value
+
+    def window(self) -> tuple[float, float, float]:
+        """Mean loss, accuracy and target tokens/s (all ranks) since the last call."""
+        loss, correct, tokens, since = self.shown
+        now = time.monotonic()
+        self.shown = [0.0, 0, 0, now]
+        return loss / max(tokens, 1), correct / max(tokens, 1), tokens / max(now - since, 1e-9)
+
+
 def _handle_nonfinite(trainer: Trainer) -> str:
-    trainer.skipped += 1
-    if trainer.skipped <= trainer.config.skip_nonfinite:
+    trainer.progress.skipped += 1
+    if trainer.progress.skipped <= trainer.config.skip_nonfinite:
+        trainer.progress.batch_in_epoch += 1  # used up: a resume must not replay it
         trainer.reporter.message(
             f"skipped a batch with a non-finite loss at step {trainer.progress.step + 1}"
         )
@@ -421,8 +500,14 @@ def average_snapshots(trainer: Trainer) -> str:
     stats = evaluate_teacher_forced(scratch, trainer.data.selection, trainer.config, trainer.device)
     if stats.loss < trainer.progress.best_loss and trainer.dist.is_main:
         save_weights(trainer.run_dir / "best.safetensors", scratch)
-        return f"average of the last {len(trainer.snapshots)} evaluations is best: selection loss {stats.loss:.4f}, accuracy {stats.accuracy:.4f}"
-    return f"average of the last {len(trainer.snapshots)} evaluations not better (selection loss {stats.loss:.4f})"
+        return (
+            f"average of the last {len(trainer.snapshots)} evaluations is best: "
+            f"selection loss {stats.loss:.4f}, accuracy {stats.accuracy:.4f}"
+        )
+    return (
+        f"average of the last {len(trainer.snapshots)} evaluations not better "
+        f"(selection loss {stats.loss:.4f})"
+    )
 
 
 def _install_interrupt_flag(trainer: Trainer):

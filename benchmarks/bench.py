@@ -1,0 +1,213 @@
+"""`make bench`: prepare, train a recipe under a wall-clock budget, evaluate, print one table.
+
+    python benchmarks/bench.py --corpus data/spa-eng.tsv --budget 60m [--recipe default]
+
+Keeps the trained run in bench/run/ and writes every figure to bench/results.json, with the
+machine, thread count and commit, so results can be compared across machines and commits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from mt.config import DecodeConfig, parse_duration
+from mt.evaluation import evaluate_run
+from mt.launch import SizeFlags, start_training
+from mt.prepare import load_prepared, prepare_corpus
+from mt.progress import RichReporter
+from mt.rundir import load_run, read_metrics
+from mt.train import resolve_device
+from mt.translation import Translator
+
+THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}
+GOAL_ACCURACY = 0.66
+SPEED_SENTENCES = 1000
+PENALTIES = (0.0, 0.6, 1.0)
+
+
+def machine() -> dict[str, object]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {
+        "cpu": cpu,
+        "cores": torch.get_num_threads(),
+        "gpu": gpu,
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+    }
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def decoding_speed(run, pairs, config: DecodeConfig, device) -> float:
+    sources = list(dict.fromkeys(english for english, _ in pairs))[:SPEED_SENTENCES]
+    translator = Translator(run, config, device)
+    started = time.perf_counter()
+    for _ in translator.translate(sources):
+        pass
+    return len(sources) / (time.perf_counter() - started)
+
+
+def choose_length_penalty(run, selection, device, console: Console) -> float:
+    """Pick α on 1,000 selection pairs; the test part is only used for the final figures."""
+    scores = {}
+    for alpha in PENALTIES:
+        config = DecodeConfig(beam_size=5, length_penalty=alpha)
+        scores[alpha] = evaluate_run(run, selection[:SPEED_SENTENCES], config, device).bleu
+        console.print(
+            f"length penalty {alpha}: selection BLEU {scores[alpha]:.2f}", highlight=False
+        )
+    return max(scores, key=scores.get)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--budget", default="60m", help="Training wall-clock budget, e.g. 10m.")
+    parser.add_argument("--recipe", default="default")
+    parser.add_argument("--out", type=Path, default=Path("bench"))
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--eval-every", type=int, default=0, help="Steps between selection checks.")
+    args = parser.parse_args()
+    console = Console(stderr=True)
+    if not args.corpus.exists():
+        raise SystemExit(
+            f"bench: corpus {args.corpus} not found (run `make corpus` or `mt download`)"
+        )
+    device = resolve_device(args.device)
+    budget = parse_duration(args.budget)
+
+    started = time.perf_counter()
+    prepare_corpus(args.corpus, out=args.out / "data", seed=0, force=True)
+    prepare_seconds = time.perf_counter() - started
+    prepared = load_prepared(args.out / "data")
+
+    eval_every = args.eval_every or max(
+        200, int(budget / 12 / 0.5)
+    )  # ~a dozen checks at ~2 steps/s
+    summary = start_training(
+        prepared_dir=args.out / "data",
+        run_dir=args.out / "run",
+        preset=args.recipe,
+        flags=SizeFlags(),
+        overrides={"time_budget": budget, "eval_every": eval_every},
+        device_name=args.device,
+        threads=None,
+        force=True,
+        reporter=RichReporter(console),
+    )
+    rows = read_metrics(args.out / "run")
+    reached = next((r["elapsed"] for r in rows if r["selection_accuracy"] >= GOAL_ACCURACY), None)
+
+    run = load_run(args.out / "run", "best", device)
+    test = prepared.read_part("test")
+    alpha = choose_length_penalty(run, prepared.read_part("selection"), device, console)
+    greedy = evaluate_run(run, test, DecodeConfig(beam_size=1, length_penalty=0.0), device)
+    beam = evaluate_run(
+        run, test, DecodeConfig(beam_size=5, length_penalty=alpha), device, multi_ref=True
+    )
+    results = {
+        "machine": machine(),
+        "threads": torch.get_num_threads(),
+        "commit": commit(),
+        "recipe": args.recipe,
+        "budget_seconds": budget,
+        "prepare_seconds": prepare_seconds,
+        "parameters": summary.parameters,
+        "steps": summary.steps,
+        "epochs": summary.epochs,
+        "stop_reason": summary.stop_reason,
+        "train_tokens_per_second": _mean([r["tokens_per_second"] for r in rows]),
+        "padding_share": summary.padding_share,
+        "seconds_to_selection_accuracy_0.66": reached,
+        "best_selection_accuracy": max(r["selection_accuracy"] for r in rows),
+        "test_cross_entropy": beam.cross_entropy,
+        "test_accuracy": beam.accuracy,
+        "length_penalty": alpha,
+        "greedy": _scores(greedy),
+        "beam5": _scores(beam),
+        "beam5_multi_reference": beam.multi_ref,
+        "signature": beam.signatures,
+        "greedy_sentences_per_second": decoding_speed(run, test, DecodeConfig(beam_size=1), device),
+        "beam5_sentences_per_second": decoding_speed(
+            run, test, DecodeConfig(beam_size=5, length_penalty=alpha), device
+        ),
+        "thesis": THESIS,
+    }
+    (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print_table(results)
+
+
+def _scores(report) -> dict[str, float]:
+    return {"bleu": report.bleu, "chrf": report.chrf, "ter": report.ter}
+
+
+def _mean(values: list[float]) -> float:
+    values = [v for v in values if v > 0]
+    return sum(values) / len(values) if values else 0.0
+
+
+def print_table(r: dict) -> None:
+    table = Table(
+        title=f"mt bench: recipe {r['recipe']}, budget {r['budget_seconds'] / 60:.0f} min, "
+        f"{r['machine']['cpu']}, {r['threads']} threads, commit {r['commit']}"
+    )
+    table.add_column("figure")
+    table.add_column("mt", justify="right")
+    table.add_column("thesis (large)", justify="right")
+    reached = r["seconds_to_selection_accuracy_0.66"]
+    rows = [
+        ("prepare seconds", f"{r['prepare_seconds']:.1f}", ""),
+        ("parameters", f"{r['parameters']:,}", "6,950,390"),
+        ("training target tokens/s", f"{r['train_tokens_per_second']:,.0f}", ""),
+        ("padding share", f"{r['padding_share']:.1%}", ""),
+        ("epochs done", f"{r['epochs']:.2f}", "12"),
+        ("training seconds", f"{r['budget_seconds']:,.0f}", "69,652"),
+        (
+            "selection accuracy 0.66 reached at",
+            f"{reached:,.0f} s" if reached else "not reached",
+            "",
+        ),
+        ("test cross-entropy (no smoothing)", f"{r['test_cross_entropy']:.3f}", "1.77"),
+        ("test accuracy", f"{r['test_accuracy']:.3f}", "0.66"),
+        ("test BLEU / chrF / TER, greedy", _triple(r["greedy"]), ""),
+        (f"test BLEU / chrF / TER, beam 5 (α {r['length_penalty']})", _triple(r["beam5"]), ""),
+        ("same, all references per English sentence", _triple(r["beam5_multi_reference"]), ""),
+        ("translate sentences/s, greedy", f"{r['greedy_sentences_per_second']:,.1f}", ""),
+        ("translate sentences/s, beam 5", f"{r['beam5_sentences_per_second']:,.1f}", ""),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+    print(f"sacrebleu: {r['signature']['bleu']}")
+
+
+def _triple(scores: dict) -> str:
+    return f"{scores['bleu']:.1f} / {scores['chrf']:.1f} / {scores['ter']:.1f}"
+
+
+if __name__ == "__main__":
+    main()

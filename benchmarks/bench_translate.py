@@ -1,0 +1,112 @@
+"""`make bench-translate`: decoding speed with the key/value cache next to full recomputation.
+
+    python benchmarks/bench_translate.py --corpus data/spa-eng.tsv [--run bench/translate/run]
+
+Uses a trained thesis-large-sized run (trains one for --train-budget with the fast schedule if
+--run does not exist yet), translates 1,000 test sentences greedy and with beam 5, cached and
+uncached, in the same process, and prints sentences/s and BLEU for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from mt.config import DecodeConfig, parse_duration
+from mt.decode import recompute_stepper
+from mt.launch import SizeFlags, start_training
+from mt.metrics import corpus_scores
+from mt.prepare import load_prepared, prepare_corpus
+from mt.progress import RichReporter
+from mt.rundir import load_run, read_train_config
+from mt.train import resolve_device
+from mt.translation import Translator
+
+FAST_THESIS_LARGE = {"lr": 0.05, "warmup": 800, "batch_tokens": 2500, "label_smoothing": 0.1}
+
+
+def ensure_run(args, console: Console) -> Path:
+    if (args.run / "best.safetensors").exists():
+        return args.run
+    prepared = args.out / "data"
+    if not (prepared / "prepare.json").exists():
+        prepare_corpus(args.corpus, out=prepared, seed=0, force=True)
+    console.print(f"training a thesis-large run for {args.train_budget} into {args.run}")
+    start_training(
+        prepared_dir=prepared,
+        run_dir=args.run,
+        preset="thesis-large",
+        flags=SizeFlags(),
+        overrides={**FAST_THESIS_LARGE, "time_budget": parse_duration(args.train_budget)},
+        device_name=args.device,
+        threads=None,
+        force=True,
+        reporter=RichReporter(console),
+    )
+    return args.run
+
+
+def measure(run, sources, references, config: DecodeConfig, device, cached: bool):
+    if not cached:
+        run = replace(run, model=recompute_stepper(run.model))
+    translator = Translator(run, config, device)
+    started = time.perf_counter()
+    hypotheses = [t.text for t in translator.translate(sources)]
+    seconds = time.perf_counter() - started
+    return len(sources) / seconds, corpus_scores(hypotheses, references).bleu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=Path("bench/translate"))
+    parser.add_argument("--run", type=Path, default=Path("bench/translate/run"))
+    parser.add_argument("--train-budget", default="10m")
+    parser.add_argument("--sentences", type=int, default=1000)
+    parser.add_argument("--device", default="auto")
+    args = parser.parse_args()
+    console = Console(stderr=True)
+    device = resolve_device(args.device)
+    run_dir = ensure_run(args, console)
+    run = load_run(run_dir, "best", device)
+    _, prepared_dir = read_train_config(run_dir)
+    test = load_prepared(prepared_dir).read_part("test")
+    groups: dict[str, list[str]] = {}
+    for english, spanish in test:
+        groups.setdefault(english, []).append(spanish)
+    sources = list(groups)[: args.sentences]
+    references = [groups[s][:1] for s in sources]
+
+    table = Table(
+        title=f"decoding {len(sources):,} test sentences, {device}, "
+        f"{torch.get_num_threads()} threads"
+    )
+    for column in ("search", "cached sent/s", "uncached sent/s", "speed-up", "BLEU"):
+        table.add_column(column, justify="right")
+    for name, config in (
+        ("greedy", DecodeConfig(beam_size=1, length_penalty=0.0)),
+        ("beam 5", DecodeConfig(beam_size=5)),
+    ):
+        cached_rate, bleu = measure(run, sources, references, config, device, cached=True)
+        uncached_rate, uncached_bleu = measure(
+            run, sources, references, config, device, cached=False
+        )
+        table.add_row(
+            name,
+            f"{cached_rate:,.1f}",
+            f"{uncached_rate:,.1f}",
+            f"{cached_rate / uncached_rate:.1f}×",
+            f"{bleu:.1f}"
+            + ("" if abs(bleu - uncached_bleu) < 0.05 else f" (uncached {uncached_bleu:.1f})"),
+        )
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
