@@ -153,7 +153,10 @@ def test_beam_beats_greedy_and_stops_early_without_penalty() -> None:
         max_len_b=50,
     )
     assert_hyps(hyps, [((A,), LOG_A, LOG_A)])
-    assert len(model.rows_per_step) == 2  # [a] is final once no open hypothesis is above it
+    # The sentence ends once `beam` (2) finished hypotheses beat every open one: [a] and [a c]
+    # after step 2 do not ([b c d] is above [a c]); after step 3, [a] and [b c d] leave none open,
+    # long before the length limit of 50.
+    assert len(model.rows_per_step) == 4
 
 
 def test_pad_and_bos_are_never_chosen() -> None:

@@ -157,7 +157,7 @@ class _Beams:
     limit: Tensor  # (n,) the same limits, on the device
     scores: Tensor  # (n, beam) float32 log-probs of the open hypotheses
     tokens: Tensor  # (n * beam, t) their tokens, BOS excluded
-    finished: list[list[Hypothesis]]  # per input sentence, best first, at most n_best
+    finished: list[list[Hypothesis]]  # per input sentence, best first, at most beam
 
     @classmethod
     def start(
@@ -215,7 +215,7 @@ class _Beams:
             kept = self.finished[self.sents[i]]
             kept.append(_hypothesis(toks, lp, self.alpha))
             kept.sort(key=lambda hyp: -hyp.score)  # stable: earlier wins ties
-            del kept[self.n_best :]
+            del kept[self.beam :]
 
     def _still_open(self) -> list[int]:
         """Indices of the open sentences whose n-best could still change."""
@@ -223,20 +223,20 @@ class _Beams:
         return [i for i in range(len(self.sents)) if not self._done(i, best[i])]
 
     def _done(self, i: int, best_open: float) -> bool:
-        """Done when no hypothesis is open (all end at the length limit) or none can still beat
-        the n-th best finished one.
+        """Done when no hypothesis is open (all ended at the length limit), or when `beam`
+        finished hypotheses all score at least as well as the best open one would if it ended now.
 
-        An open hypothesis's log-prob L only falls, but for alpha > 0 the penalty grows with
-        length, so the most it can still score is L / lp(longest length); with alpha = 0 that is
-        L. Once the bound holds, no later hypothesis enters the n-best, so stopping returns what
-        running to the length limit would. (fairseq stops at `beam` finished hypotheses instead,
-        which can miss a better longer one; the price is more steps when alpha > 0.)
+        With alpha = 0 this is exact: an open log-prob only falls. With alpha > 0 a longer
+        hypothesis could still overtake (the penalty grows with length); like OpenNMT and Hugging
+        Face we accept that to stop as soon as the beam is full of better finished hypotheses.
         """
         if best_open == NEG_INF:
             return True
         kept = self.finished[self.sents[i]]
-        bound = best_open / gnmt_penalty(self.limits[i] + 1, self.alpha)
-        return len(kept) >= self.n_best and kept[-1].score >= bound
+        length = self.tokens.size(1) + 1  # ending now adds EOS
+        return len(kept) >= self.beam and kept[-1].score >= best_open / gnmt_penalty(
+            length, self.alpha
+        )
 
     def _drop_done(self, keep: list[int], rows: Tensor, last: Tensor) -> tuple[Tensor, Tensor]:
         index = torch.tensor(keep, dtype=torch.long, device=rows.device)
@@ -273,7 +273,7 @@ def beam_search(
         if not beams.sents:
             break
         state = state.select(rows.div(beam_size, rounding_mode="floor") if step == 0 else rows)
-    return beams.finished
+    return [hyps[:n_best] for hyps in beams.finished]
 
 
 def search(
