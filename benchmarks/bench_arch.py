@@ -77,7 +77,7 @@ def train(arch: str, prepared: Path, run_dir: Path, args: argparse.Namespace) ->
         "steps": summary.steps,
         "epochs": summary.epochs,
         "stop_reason": summary.stop_reason,
-        "train_seconds": summary.elapsed,
+        "wall_seconds": summary.elapsed,  # encoding, training, evaluations, plots
         # the rate of the last 10-step window before each evaluation, as training reports it
         "train_tokens_per_second": statistics.median(r["tokens_per_second"] for r in rows),
         "selection": [

@@ -240,6 +240,8 @@ def train(
                 force=force,
                 reporter=reporter,
             )
+        if not summary.is_main:
+            return
         for note in summary.notes:
             console.print(note, highlight=False)
         console.print(
@@ -329,7 +331,9 @@ def translate(
             loaded,
             config,
             torch_device,
-            warn=lambda m: console.print(f"[yellow]warning:[/] {m}", highlight=False),
+            warn=lambda m: console.print(
+                f"[yellow]warning:[/] {m}", highlight=False, soft_wrap=True
+            ),
         )
         if attention is not None:
             from mt.plots import plot_attention
@@ -377,6 +381,8 @@ def _write_translations(translations, output_file: Path | None, n_best: bool) ->
     if output_file is None:
         emit(sys.stdout)
         return
+    if output_file.is_dir():
+        raise MtError(f"--output {output_file} is a directory; give a file name")
     output_file.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=output_file.parent, prefix=f".{output_file.name}.")
     try:

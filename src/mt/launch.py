@@ -18,8 +18,11 @@ from mt.plots import plot_curves
 from mt.prepare import load_prepared
 from mt.progress import Reporter, SilentReporter
 from mt.rundir import (
+    CHECKPOINTS,
+    MODEL_JSON,
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
+    TRAIN_JSON,
     has_checkpoint,
     read_model_config,
     read_train_config,
@@ -27,6 +30,10 @@ from mt.rundir import (
     write_configs,
 )
 from mt.train import Trainer, average_snapshots, encode_parts, resolve_device, train_loop
+
+RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
+"""What only `mt train` writes (a prepared directory has tokenizers too): `--force` replaces a
+directory only if it holds one of these."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,7 @@ class TrainSummary:
     elapsed: float
     padding_share: float
     notes: tuple[str, ...]
+    is_main: bool = True  # only the main process of a torchrun job reports
 
 
 def dry_run(prepared_dir: Path, preset: str | None, flags: SizeFlags) -> tuple[ModelConfig, int]:
@@ -137,6 +145,11 @@ def resume_training(
     dist, device_name = setup_distributed(device_name)
     if not run_dir.is_dir():
         raise MtError(f"--resume {run_dir}: no such run directory")
+    if not (run_dir / MODEL_JSON).exists():
+        raise MtError(
+            f"--resume {run_dir}: no {MODEL_JSON}, the run stopped before it was set up; start "
+            f"it again with `mt train PREPARED --out {run_dir} --force`"
+        )
     model_config = read_model_config(run_dir)
     train_config, prepared_dir = read_train_config(run_dir)
     train_config = TrainConfig.from_dict({**train_config.to_dict(), **overrides})
@@ -173,11 +186,18 @@ def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:
 
 
 def _claim_run_dir(run_dir: Path, force: bool) -> None:
+    if run_dir.exists() and not run_dir.is_dir():
+        raise MtError(f"--out {run_dir}: is a file, not a run directory")
     if run_dir.exists() and any(run_dir.iterdir()):
         if not force:
             raise MtError(
                 f"--out {run_dir}: directory exists; use --resume {run_dir} to continue it or "
                 "--force to start over"
+            )
+        if not any((run_dir / name).exists() for name in RUN_MARKERS):
+            raise MtError(
+                f"--out {run_dir}: not a run directory (no {MODEL_JSON}); --force replaces only "
+                "what `mt train` wrote"
             )
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -245,4 +265,5 @@ def _run(
         elapsed=time.monotonic() - started,
         padding_share=1 - trainer.target_positions[0] / max(trainer.target_positions[1], 1),
         notes=tuple(notes),
+        is_main=dist.is_main,
     )

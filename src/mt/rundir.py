@@ -104,7 +104,12 @@ def load_weights_into(model: nn.Module, path: Path) -> None:
             f"{path}: weights of run format version {version}, this mt reads version "
             f"{FORMAT_VERSION}"
         )
-    expected = model.state_dict()
+    check_fits(path, tensors, model.state_dict())
+    model.load_state_dict(tensors)
+
+
+def check_fits(path: Path, tensors: dict[str, Tensor], expected: dict[str, Tensor]) -> None:
+    """Same names and shapes as the model that model.json describes, else an MtError."""
     missing = sorted(set(expected) - set(tensors))
     if missing:
         raise MtError(f"{path}: weights do not match model.json: missing {missing[0]}")
@@ -116,7 +121,6 @@ def load_weights_into(model: nn.Module, path: Path) -> None:
                 f"{path}: weights do not match model.json: {name} has shape "
                 f"{tuple(value.shape)}, the config needs {tuple(expected[name].shape)}"
             )
-    model.load_state_dict(tensors)
 
 
 @dataclass
@@ -189,14 +193,21 @@ def has_checkpoint(run_dir: Path) -> bool:
     return bool(_checkpoint_steps(run_dir / CHECKPOINTS))
 
 
-def load_latest_checkpoint(run_dir: Path) -> tuple[dict[str, Tensor], dict[str, Any], list[str]]:
-    """Newest checkpoint that loads and verifies; the warnings name any newer one that did not."""
+def load_latest_checkpoint(
+    run_dir: Path, model_state: dict[str, Tensor] | None = None
+) -> tuple[dict[str, Tensor], dict[str, Any], list[str]]:
+    """Newest checkpoint that loads, verifies and (given `model_state`) fits the model; the
+    warnings name any newer one that did not."""
     folder = run_dir / CHECKPOINTS
     warnings: list[str] = []
     for step in sorted(_checkpoint_steps(folder), reverse=True):
         try:
             state = _read_checkpoint_state(folder / f"step-{step:08d}.json")
-            tensors, _ = load_tensors(folder / f"step-{step:08d}.safetensors")
+            path = folder / f"step-{step:08d}.safetensors"
+            tensors, _ = load_tensors(path)
+            if model_state is not None:
+                weights = {k[6:]: v for k, v in tensors.items() if k.startswith("model.")}
+                check_fits(path, weights, model_state)
             return tensors, state, warnings
         except MtError as error:
             warnings.append(f"skipping damaged checkpoint: {error}")

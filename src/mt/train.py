@@ -153,6 +153,8 @@ class Trainer:
         torch.manual_seed(config.seed)
         self.model = make_model(model_config).to(device)
         self.parameters = count_parameters(self.model)
+        self.progress = Progress()
+        self._own_dropout_stream()
         self.optimizer = torch.optim.Adam(
             self.model.parameters(),
             lr=learning_rate(1, config.lr, config.warmup),
@@ -162,8 +164,7 @@ class Trainer:
         self.scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
         self.forward = dist.wrap(self.model, device)
         if config.compile:
-            self.forward = torch.compile(self.forward)
-        self.progress = Progress()
+            self.forward = torch.compile(self.forward, dynamic=True)
         self.snapshots: list[dict[str, Tensor]] = []
         self.interrupted = False
         self.steps_in_epoch = 1
@@ -194,7 +195,7 @@ class Trainer:
         write_metrics(self.run_dir, self.progress.history)
 
     def restore(self) -> list[str]:
-        tensors, state, warnings = load_latest_checkpoint(self.run_dir)
+        tensors, state, warnings = load_latest_checkpoint(self.run_dir, self.model.state_dict())
         model_state = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
         self.model.load_state_dict(model_state)
         self.optimizer.load_state_dict(optimizer_from_tensors(tensors, state["optimizer"]))
@@ -202,6 +203,7 @@ class Trainer:
         if self.device.type == "cuda" and "rng.cuda" in tensors:
             torch.cuda.set_rng_state(tensors["rng.cuda"], self.device)
         self.progress = Progress(**state["progress"])
+        self._own_dropout_stream()
         return warnings + self._keep_batches_per_step(state.get("batches_per_step"))
 
     def _keep_batches_per_step(self, saved: int | None) -> list[str]:
@@ -219,6 +221,12 @@ class Trainer:
             f"{world} process(es) share each step's {saved} batches: "
             f"--grad-accum {self.config.grad_accum} for this resumed run"
         ]
+
+    def _own_dropout_stream(self) -> None:
+        """Ranks other than 0 reseed, so they don't draw rank 0's dropout masks (checkpoints hold
+        rank 0's random state only); one process keeps its stream untouched."""
+        if self.dist.rank:
+            torch.manual_seed(self.config.seed + 1_000_003 * self.dist.rank + self.progress.step)
 
     # ----- one step -----------------------------------------------------------------------------
 
@@ -243,7 +251,8 @@ class Trainer:
         lr = learning_rate(self.progress.step + 1, self.config.lr, self.config.warmup)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        loss_total = torch.zeros((), device=self.device)
+        # float64 so that summing micro-batches here or over ranks gives the same number
+        loss_total = torch.zeros((), device=self.device, dtype=torch.float64)
         correct_total = torch.zeros((), device=self.device, dtype=torch.long)
         for index, batch in enumerate(micro_batches):
             if self.device.type == "cuda":
@@ -324,7 +333,12 @@ def train_loop(trainer: Trainer, max_epochs: int) -> str:
                 lr = trainer.optimizer.param_groups[0]["lr"]
                 reason = _step_limit_reached(trainer)
                 report = progress.step % REPORT_EVERY == 0 or progress.batch_in_epoch == len(steps)
-                evaluate = config.eval_every and progress.step % config.eval_every == 0
+                # The epoch's last step is evaluated by the end-of-epoch evaluation below.
+                evaluate = (
+                    config.eval_every
+                    and progress.step % config.eval_every == 0
+                    and progress.batch_in_epoch < len(steps)
+                )
                 if report or evaluate or reason or trainer.device.type == "cpu":
                     running.settle(progress)
                 if report:
@@ -332,8 +346,8 @@ def train_loop(trainer: Trainer, max_epochs: int) -> str:
                     reporter.advance(progress.batch_in_epoch, loss_mean, accuracy, lr, rate)
                 if evaluate and not reason:
                     evaluate_and_save(trainer, lr)
-                if reason == INTERRUPTED:
-                    evaluate_and_save(trainer, lr, evaluate=False)
+                if reason == INTERRUPTED:  # a due evaluation still runs: resume will not redo it
+                    evaluate_and_save(trainer, lr, evaluate=bool(evaluate))
                     raise MtError(
                         f"interrupted at step {progress.step}; resume with "
                         f"`mt train --resume {trainer.run_dir}`",
