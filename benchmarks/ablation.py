@@ -57,6 +57,18 @@ VARIANTS: list[tuple[str, str, SizeFlags, dict[str, object]]] = [
         SizeFlags(d_model=256, ff=1024, heads=4, layers=3, dropout=0.0),
         {**FAST, **TOKENS, "label_smoothing": 0.1},
     ),
+    (
+        "thesis-large, pre-norm, smoothing 0.1, fast schedule, token batches of 1,200",
+        "thesis-large",
+        SizeFlags(pre_norm=True),
+        {**FAST, "batch_tokens": 1200, "label_smoothing": 0.1},
+    ),
+    (
+        "the same with batches of 64 sentences",
+        "thesis-large",
+        SizeFlags(pre_norm=True),
+        {**FAST, "batch_tokens": 0, "batch_size": 64, "label_smoothing": 0.1},
+    ),
 ]
 
 

@@ -105,7 +105,8 @@ def main() -> None:
     prepare_seconds = time.perf_counter() - started
     prepared = load_prepared(args.out / "data")
 
-    eval_every = args.eval_every or max(
+    # About 15 selection checks over the budget at the default recipe's ~5 steps/s.
+    eval_every = args.eval_every or max(200, int(budget / 15 * 5))
         200, int(budget / 12 / 0.5)
     )  # ~a dozen checks at ~2 steps/s
     summary = start_training(

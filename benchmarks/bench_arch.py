@@ -18,7 +18,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from mt.config import DecodeConfig, parse_duration
+from mt.config import RECIPES, DecodeConfig, parse_duration
 from mt.errors import MtError
 from mt.evaluation import evaluate_run
 from mt.launch import SizeFlags, start_training
@@ -29,6 +29,24 @@ from mt.train import resolve_device
 
 ARCHITECTURES = {"transformer": "thesis-large", "rnn": "rnn-large"}
 """Architecture -> the preset that trains it; the two have about the same parameter count."""
+SHARED_SCHEDULE = (
+    "lr",
+    "warmup",
+    "beta1",
+    "beta2",
+    "batch_size",
+    "batch_tokens",
+    "label_smoothing",
+)
+"""Both architectures train with the default recipe's optimiser and batches, not the thesis'
+schedule, whose peak learning rate of 1.6e-5 would leave both untrained in a short budget."""
+
+
+def shared_schedule() -> dict[str, object]:
+    default = RECIPES["default"].train.to_dict()
+    return {key: default[key] for key in SHARED_SCHEDULE}
+
+
 BEAMS = (1, 5)
 
 console = Console(stderr=True)
@@ -64,7 +82,11 @@ def train(arch: str, prepared: Path, run_dir: Path, args: argparse.Namespace) ->
         run_dir=run_dir,
         preset=ARCHITECTURES[arch],
         flags=SizeFlags(),
-        overrides={"time_budget": parse_duration(args.budget), "eval_every": args.eval_every},
+        overrides={
+            **shared_schedule(),
+            "time_budget": parse_duration(args.budget),
+            "eval_every": args.eval_every,
+        },
         device_name=args.device,
         threads=args.threads,
         force=True,
