@@ -91,6 +91,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("bench"))
     parser.add_argument("--device", default="auto")
     parser.add_argument("--eval-every", type=int, default=0, help="Steps between selection checks.")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="Test pairs scored (0: all); for smoke runs."
+    )
     args = parser.parse_args()
     console = Console(stderr=True)
     if not args.corpus.exists():
@@ -107,8 +110,6 @@ def main() -> None:
 
     # About 15 selection checks over the budget at the default recipe's ~5 steps/s.
     eval_every = args.eval_every or max(200, int(budget / 15 * 5))
-        200, int(budget / 12 / 0.5)
-    )  # ~a dozen checks at ~2 steps/s
     summary = start_training(
         prepared_dir=args.out / "data",
         run_dir=args.out / "run",
@@ -124,7 +125,7 @@ def main() -> None:
     reached = next((r["elapsed"] for r in rows if r["selection_accuracy"] >= GOAL_ACCURACY), None)
 
     run = load_run(args.out / "run", "best", device)
-    test = prepared.read_part("test")
+    test = prepared.read_part("test")[: args.limit or None]
     alpha = choose_length_penalty(run, prepared.read_part("selection"), device, console)
     greedy = evaluate_run(run, test, DecodeConfig(beam_size=1, length_penalty=0.0), device)
     beam = evaluate_run(

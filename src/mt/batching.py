@@ -132,7 +132,8 @@ def batch_indices(
     batches: list[np.ndarray] = []
     for start in range(0, count, pool_size):
         pool = order[start : start + pool_size]
-        pool = pool[np.argsort(longest[pool], kind="stable")]
+        # Target length first: the decoder's positions cost the most (self, cross, vocabulary).
+        pool = pool[np.lexsort((src_lengths[pool], tgt_lengths[pool]))]
         batches.extend(_cut(pool, longest, batch_size, batch_tokens))
     if shuffle:
         batches = [batches[i] for i in rng.permutation(len(batches))]
