@@ -72,6 +72,18 @@ def corpus_file(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus.tsv")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def one_thread():
+    """Tiny models: one torch thread is faster than two waiting for each other, and float sums
+    then come out the same on every machine."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny prepared corpus and a thesis-small run trained on it for a few dozen steps."""
@@ -116,7 +128,7 @@ def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--eval-every",
             "20",
             "--threads",
-            "2",
+            "1",
             "--device",
             "cpu",
         ],

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import torch
 from typer.testing import CliRunner, Result
 
 from conftest import write_corpus
@@ -23,15 +22,6 @@ from mt.prepare import prepare_corpus
 from mt.progress import SilentReporter
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The machine is shared: one torch thread is faster than two that wait for each other."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ import torch
 from torch import nn
 
 from mt.config import ConfigError, TrainConfig
-from mt.train import Trainer, epoch_batches, evaluate_teacher_forced, train_loop
+from mt.metrics import evaluate_teacher_forced
+from mt.train import Trainer, epoch_batches, train_loop
 from test_train import copy_task, make_trainer
 
 

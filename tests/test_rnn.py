@@ -194,16 +194,7 @@ def test_presets_match_the_thesis_parameter_budget(rnn: str, transformer: str) -
     assert abs(counted - budget) / budget < 0.01
 
 
-@pytest.fixture
-def one_thread():
-    """Float sums depend on the thread count; one thread makes the run the same every time."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def test_tiny_rnn_learns_the_copy_task(tmp_path: Path, one_thread: None) -> None:
+def test_tiny_rnn_learns_the_copy_task(tmp_path: Path) -> None:
     trainer = Trainer(
         model_config=tiny_config(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, layers=1),
         config=TrainConfig(

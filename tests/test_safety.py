@@ -44,15 +44,6 @@ def invoke(*args: str | Path, code: int = 0) -> str:
     return result.output
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The machine is shared: one torch thread is faster than two that wait for each other."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny run with checkpoints at steps 4 and 6."""

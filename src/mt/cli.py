@@ -69,10 +69,6 @@ def main(
     _state["debug"] = debug
 
 
-def stdout_is_piped() -> bool:
-    return not sys.stdout.isatty()
-
-
 # ----- train -----------------------------------------------------------------------------------
 
 Opt = typer.Option

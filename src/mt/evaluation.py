@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from mt.config import DecodeConfig
-from mt.metrics import corpus_scores
+from mt.metrics import corpus_scores, evaluate_teacher_forced
 from mt.rundir import LoadedRun, read_train_config
-from mt.train import encode_parts, evaluate_teacher_forced
+from mt.train import encode_parts
 from mt.translation import Translator
 
 

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
+
+from mt.batching import EncodedPairs, batch_indices, collate, lengths
+from mt.config import TrainConfig
+from mt.precision import autocast
 
 
 @dataclass
@@ -56,6 +61,31 @@ def masked_cross_entropy_accuracy(
     loss_sum, correct = masked_loss_terms(logits[mask], target[mask])
     count = int(mask.sum())
     return float(loss_sum) / count, int(correct) / count
+
+
+@torch.inference_mode()
+def evaluate_teacher_forced(
+    model: nn.Module, data: EncodedPairs, config: TrainConfig, device: torch.device
+) -> TokenStats:
+    """The thesis' selection metrics: masked cross-entropy (no smoothing) and accuracy."""
+    was_training = model.training
+    model.eval()
+    totals = [torch.zeros((), device=device, dtype=torch.float64), torch.zeros((), device=device)]
+    count = 0
+    tokens = max(config.batch_tokens, 64 * 24) * 2
+    for indices in batch_indices(
+        *lengths(data), batch_size=128, batch_tokens=tokens, seed=0, epoch=0, shuffle=False
+    ):
+        batch = collate(data, indices)
+        count += batch.target_tokens  # counted on the host: no device sync
+        batch = batch.to(device)
+        with autocast(device, config.precision):
+            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
+        loss_sum, correct = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+        totals[0] += loss_sum
+        totals[1] += correct
+    model.train(was_training)
+    return TokenStats(float(totals[0]), int(totals[1]), count)
 
 
 @dataclass(frozen=True)

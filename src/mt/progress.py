@@ -69,30 +69,13 @@ class RichReporter:
         self.header_shown = False
 
     def start_epoch(self, epoch: int, steps: int, done: int) -> None:
+        # reset() replaces every field, so each one the columns show is given again.
+        fields = {"epoch": epoch, "loss": 0.0, "acc": 0.0, "lr": 0.0, "tps": 0.0}
         if self.task is None:
             self.bar.start()
-            self.task = self.bar.add_task(
-                "train",
-                total=steps,
-                completed=done,
-                epoch=epoch,
-                loss=0.0,
-                acc=0.0,
-                lr=0.0,
-                tps=0.0,
-            )
+            self.task = self.bar.add_task("train", total=steps, completed=done, **fields)
         else:
-            # reset() replaces every field, so all that the columns show are given again.
-            self.bar.reset(
-                self.task,
-                total=steps,
-                completed=done,
-                epoch=epoch,
-                loss=0.0,
-                acc=0.0,
-                lr=0.0,
-                tps=0.0,
-            )
+            self.bar.reset(self.task, total=steps, completed=done, **fields)
 
     def advance(
         self, done: int, loss: float, accuracy: float, lr: float, tokens_per_second: float

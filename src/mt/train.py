@@ -8,6 +8,7 @@ runs on one process with accumulation or on several with DistributedDataParallel
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
 import time
@@ -22,8 +23,9 @@ from mt.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.config import ModelConfig, TrainConfig
 from mt.distributed import Distributed
 from mt.errors import MtError
-from mt.metrics import TokenStats, masked_loss_terms
+from mt.metrics import evaluate_teacher_forced, masked_loss_terms
 from mt.model import count_parameters, make_model
+from mt.precision import autocast
 from mt.progress import Reporter
 from mt.rundir import load_latest_checkpoint, save_checkpoint, save_weights, write_metrics
 
@@ -98,36 +100,6 @@ def epoch_batches(
         epoch=epoch,
         shuffle=shuffle,
     )
-
-
-@torch.inference_mode()
-def evaluate_teacher_forced(
-    model: nn.Module, data: EncodedPairs, config: TrainConfig, device: torch.device
-) -> TokenStats:
-    """The thesis' selection metrics: masked cross-entropy (no smoothing) and accuracy."""
-    was_training = model.training
-    model.eval()
-    totals = [torch.zeros((), device=device, dtype=torch.float64), torch.zeros((), device=device)]
-    count = 0
-    tokens = max(config.batch_tokens, 64 * 24) * 2
-    for indices in batch_indices(
-        *lengths(data), batch_size=128, batch_tokens=tokens, seed=0, epoch=0, shuffle=False
-    ):
-        batch = collate(data, indices)
-        count += batch.target_tokens  # counted on the host: no device sync
-        batch = batch.to(device)
-        with _autocast(device, config.precision):
-            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-        loss_sum, correct = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
-        totals[0] += loss_sum
-        totals[1] += correct
-    model.train(was_training)
-    return TokenStats(float(totals[0]), int(totals[1]), count)
-
-
-def _autocast(device: torch.device, precision: str):
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-    return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)
 
 
 class Trainer:
@@ -261,10 +233,10 @@ class Trainer:
             sync = (
                 self.dist.no_sync(self.forward)
                 if index < len(micro_batches) - 1
-                else _nullcontext()
+                else contextlib.nullcontext()
             )
             with sync:
-                with _autocast(self.device, self.config.precision):
+                with autocast(self.device, self.config.precision):
                     logits = self.forward(
                         batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
                     )
@@ -289,14 +261,6 @@ class Trainer:
             self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
         return loss_total, correct_total, finite
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: object) -> None:
-        return None
 
 
 def _count(data: TrainData, group: list) -> int:
