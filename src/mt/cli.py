@@ -314,7 +314,7 @@ def translate(
     def action() -> None:
         from mt.rundir import load_run
         from mt.train import resolve_device
-        from mt.translation import Translator, read_lines
+        from mt.translation import Translator, file_lines, read_lines, write_translations
 
         config = _decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
         if text and input_file:
@@ -340,53 +340,15 @@ def translate(
         if text:
             lines = iter(text)
         elif input_file is not None:
-            lines = _file_lines(input_file)
+            lines = file_lines(input_file)
         elif sys.stdin.isatty():
             _interactive(translator)
             return
         else:
             lines = read_lines(sys.stdin.buffer, "<stdin>")
-        _write_translations(translator.translate(lines), output_file, n_best > 1)
+        write_translations(translator.translate(lines), output_file, n_best=n_best > 1)
 
     run_or_exit(action)
-
-
-def _file_lines(path: Path):
-    from mt.translation import read_lines
-
-    if not path.is_file():
-        raise MtError(f"--input {path}: no such file")
-    with path.open("rb") as stream:
-        yield from read_lines(stream, str(path))
-
-
-def _write_translations(translations, output_file: Path | None, n_best: bool) -> None:
-    """Stream to stdout, or to a temporary file renamed into place when complete."""
-    import os
-    import tempfile
-
-    def emit(stream) -> None:
-        for index, translation in enumerate(translations):
-            if n_best:
-                for hypothesis, score in translation.hypotheses:
-                    stream.write(f"{index}\t{score:.4f}\t{hypothesis}\n")
-            else:
-                stream.write(translation.text + "\n")
-            stream.flush() if stream is sys.stdout else None
-
-    if output_file is None:
-        emit(sys.stdout)
-        return
-    if output_file.is_dir():
-        raise MtError(f"--output {output_file} is a directory; give a file name")
-    output_file.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=output_file.parent, prefix=f".{output_file.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            emit(stream)
-        os.replace(temp, output_file)
-    finally:
-        Path(temp).unlink(missing_ok=True)
 
 
 def _interactive(translator) -> None:
@@ -429,7 +391,7 @@ def evaluate(
     """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output."""
 
     def action() -> None:
-        from mt.evaluation import evaluate_run
+        from mt.evaluation import evaluate_run, evaluation_pairs
         from mt.rundir import load_run
         from mt.train import resolve_device
 
@@ -438,7 +400,7 @@ def evaluate(
         config = _decode_config(beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size)
         torch_device = resolve_device(device)
         loaded = load_run(run, checkpoint, torch_device)
-        pairs = _evaluation_pairs(run, split, tsv)[: limit or None]
+        pairs = evaluation_pairs(run, split, tsv)[: limit or None]
         report = evaluate_run(loaded, pairs, config, torch_device, multi_ref=multi_ref)
         _print_report(report, split if tsv is None else str(tsv))
         if json_file is not None:
@@ -451,20 +413,6 @@ def evaluate(
             atomic_write_text(hyps_file, "".join(h + "\n" for h in report.hypotheses))
 
     run_or_exit(action)
-
-
-def _evaluation_pairs(run: Path, split: str, tsv: Path | None) -> list[tuple[str, str]]:
-    if tsv is not None:
-        from mt.corpus import read_corpus
-
-        return read_corpus(tsv).pairs
-    if split not in ("test", "selection"):
-        raise MtError(f"--split must be test or selection, got {split!r}")
-    from mt.prepare import load_prepared
-    from mt.rundir import read_train_config
-
-    _, prepared_dir = read_train_config(run)
-    return load_prepared(prepared_dir).read_part(split)
 
 
 def _print_report(report, name: str) -> None:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import torch
 
 from mt.config import DecodeConfig
+from mt.corpus import read_corpus
+from mt.errors import MtError
 from mt.metrics import corpus_scores, evaluate_teacher_forced
+from mt.prepare import load_prepared
 from mt.rundir import LoadedRun, read_train_config
 from mt.train import encode_parts
 from mt.translation import Translator
@@ -97,3 +101,13 @@ def evaluate_run(
         multi_ref=multi,
         hypotheses=hypotheses,
     )
+
+
+def evaluation_pairs(run: Path, split: str, tsv: Path | None) -> list[tuple[str, str]]:
+    """Pairs to score: any TSV, or a part of the data the run was trained from."""
+    if tsv is not None:
+        return read_corpus(tsv).pairs
+    if split not in ("test", "selection"):
+        raise MtError(f"--split must be test or selection, got {split!r}")
+    _, prepared_dir = read_train_config(run)
+    return load_prepared(prepared_dir).read_part(split)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from pathlib import Path
+from typing import BinaryIO, TextIO
 
 import torch
 
@@ -122,3 +126,41 @@ class Translator:
         source_pieces = [self.run.source.id_to_piece(int(i)) for i in source_ids]
         target_pieces = [self.run.target.id_to_piece(int(i)) for i in (*best.tokens, EOS)]
         return source_pieces, target_pieces, weights
+
+
+def file_lines(path: Path) -> Iterator[str]:
+    """The lines of --input, decoded as read_lines does."""
+    if not path.is_file():
+        raise MtError(f"--input {path}: no such file")
+    with path.open("rb") as stream:
+        yield from read_lines(stream, str(path))
+
+
+def write_translations(
+    translations: Iterable[Translation], output_file: Path | None, *, n_best: bool
+) -> None:
+    """Stream to stdout, or to a temporary file renamed into place when complete."""
+
+    def emit(stream: TextIO) -> None:
+        for index, translation in enumerate(translations):
+            if n_best:
+                for hypothesis, score in translation.hypotheses:
+                    stream.write(f"{index}\t{score:.4f}\t{hypothesis}\n")
+            else:
+                stream.write(translation.text + "\n")
+            if stream is sys.stdout:
+                stream.flush()  # a pipe sees each translation as soon as it exists
+
+    if output_file is None:
+        emit(sys.stdout)
+        return
+    if output_file.is_dir():
+        raise MtError(f"--output {output_file} is a directory; give a file name")
+    output_file.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=output_file.parent, prefix=f".{output_file.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            emit(stream)
+        os.replace(temp, output_file)
+    finally:
+        Path(temp).unlink(missing_ok=True)
