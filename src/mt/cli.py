@@ -298,7 +298,7 @@ def translate(
     n_best: Annotated[
         int, Opt("--n-best", help="Print the K best as TSV: index, score, text.")
     ] = 1,
-    length_penalty: LengthPenalty = 1.0,
+    length_penalty: LengthPenalty = 0.0,
     max_len_a: MaxLenA = 1.5,
     max_len_b: MaxLenB = 10,
     batch_size: BatchSize = 64,
@@ -375,7 +375,7 @@ def evaluate(
         bool, Opt("--multi-ref", help="Also score with all translations of each English sentence.")
     ] = False,
     beam_size: BeamSize = 5,
-    length_penalty: LengthPenalty = 1.0,
+    length_penalty: LengthPenalty = 0.0,
     max_len_a: MaxLenA = 1.5,
     max_len_b: MaxLenB = 10,
     batch_size: BatchSize = 64,

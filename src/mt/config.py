@@ -215,7 +215,7 @@ class DecodeConfig(_DictMixin):
 
     beam_size: int = 5
     n_best: int = 1
-    length_penalty: float = 1.0
+    length_penalty: float = 0.0  # chosen on the selection part by `make bench` (docs/recipe.md)
     max_len_a: float = 1.5
     max_len_b: int = 10
     batch_size: int = 64
