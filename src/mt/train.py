@@ -324,11 +324,7 @@ def train_loop(trainer: Trainer, max_epochs: int) -> str:
             train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
             progress.epoch += 1
             progress.batch_in_epoch = 0
-            improved = evaluate_and_save(
-                trainer, trainer.optimizer.param_groups[0]["lr"], end_of_epoch=True
-            )
-            progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
-            trainer.save()
+            evaluate_and_save(trainer, trainer.optimizer.param_groups[0]["lr"], end_of_epoch=True)
             reason = ""
             if train_accuracy >= config.accuracy_goal:
                 goal = config.accuracy_goal
@@ -423,8 +419,9 @@ def _handle_nonfinite(trainer: Trainer) -> str:
 
 def evaluate_and_save(
     trainer: Trainer, lr: float, *, end_of_epoch: bool = False, evaluate: bool = True
-) -> bool:
-    """Selection metrics, a metrics row, weights and a resumable checkpoint; True if best so far."""
+) -> None:
+    """Selection metrics, a metrics row, weights and a resumable checkpoint; at an epoch's end
+    also the count of epochs without a better selection loss, so one checkpoint holds it all."""
     progress = trainer.progress
     improved = False
     if evaluate:
@@ -452,8 +449,8 @@ def evaluate_and_save(
         _keep_snapshot(trainer)
     if end_of_epoch:
         progress.epoch_loss_sum, progress.epoch_correct, progress.epoch_count = 0.0, 0, 0
+        progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
     trainer.save()
-    return improved
 
 
 def _keep_snapshot(trainer: Trainer) -> None:
