@@ -1,6 +1,7 @@
 """Transformer against the recurrent baseline: same data, parameter budget and wall-clock budget.
 
-Prepares the corpus once (seed 0), trains thesis-large and rnn-large for --budget each with a
+Prepares the corpus once (seed 0), trains the default Transformer (the thesis-large shape,
+pre-norm) and rnn-large for --budget each with a
 selection evaluation every --eval-every steps, then scores each best checkpoint on the first
 --limit test pairs with greedy search and beam 5. Prints the comparison and writes results.json.
 
@@ -27,8 +28,9 @@ from mt.progress import RichReporter
 from mt.rundir import load_run, read_metrics
 from mt.train import resolve_device
 
-ARCHITECTURES = {"transformer": "thesis-large", "rnn": "rnn-large"}
-"""Architecture -> the preset that trains it; the two have about the same parameter count."""
+ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}
+"""Architecture -> the preset that trains it; the two have about the same parameter count
+(6,951,414 and 6,922,550) and each is the best-measured form of its kind."""
 SHARED_SCHEDULE = (
     "lr",
     "warmup",
@@ -37,9 +39,13 @@ SHARED_SCHEDULE = (
     "batch_size",
     "batch_tokens",
     "label_smoothing",
+    "max_src_len",
+    "max_tgt_len",
+    "average_last",
 )
-"""Both architectures train with the default recipe's optimiser and batches, not the thesis'
-schedule, whose peak learning rate of 1.6e-5 would leave both untrained in a short budget."""
+"""Both architectures train with the default recipe's optimiser, batches, length limits and
+checkpoint averaging, not the thesis' schedule, whose peak learning rate of 1.6e-5 would leave
+both untrained in a short budget; only the RNN clips gradient norms, as its recipe says."""
 
 
 def shared_schedule() -> dict[str, object]:
@@ -58,7 +64,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--budget", default="20m", help="training time per architecture")
     parser.add_argument("--out", type=Path, default=Path("bench/arch"), help="output directory")
     parser.add_argument("--limit", type=int, default=1000, help="test pairs decoded")
-    parser.add_argument("--eval-every", type=int, default=250, help="steps between evaluations")
+    parser.add_argument("--eval-every", type=int, default=500, help="steps between evaluations")
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
     return parser.parse_args()
