@@ -98,6 +98,8 @@ def train(arch: str, prepared: Path, run_dir: Path, args: argparse.Namespace) ->
         force=True,
         reporter=RichReporter(console),
     )
+    for note in summary.notes:
+        console.print(note, highlight=False)
     rows = read_metrics(run_dir)
     return {
         "preset": ARCHITECTURES[arch],

@@ -21,34 +21,25 @@ from typer.testing import CliRunner
 
 from mt.batching import collate
 from mt.cli import app
-from mt.config import ModelConfig, TrainConfig
+from mt.config import ModelConfig
 from mt.distributed import Distributed, setup_distributed
 from mt.errors import MtError
 from mt.metrics import masked_loss_terms
 from mt.model import make_model
-from mt.progress import SilentReporter
 from mt.rundir import read_metrics
 from mt.train import TrainData, Trainer, epoch_batches, learning_rate, train_loop
 from test_train import copy_task
+from test_train import make_trainer as make_copy_trainer
 
 MODEL = ModelConfig(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=0.0)
 TIMING = {"tokens_per_second", "elapsed"}
 
 
 def make_trainer(run_dir: Path, data: TrainData, dist: Distributed, **changes: object) -> Trainer:
-    values: dict[str, object] = dict(
-        lr=0.01, warmup=1, batch_size=8, max_src_len=10, max_tgt_len=10, accuracy_goal=1.0
-    )
+    """The copy-task trainer with settings that learn within a handful of steps."""
+    values: dict[str, object] = dict(lr=0.01, warmup=1, batch_size=8)
     values.update(changes)
-    return Trainer(
-        model_config=MODEL,
-        config=TrainConfig(**values),
-        data=data,
-        run_dir=run_dir,
-        device=torch.device("cpu"),
-        reporter=SilentReporter(),
-        dist=dist,
-    )
+    return make_copy_trainer(run_dir, data, model=MODEL, dist=dist, **values)
 
 
 def record_gradients(trainer: Trainer) -> list[dict[str, torch.Tensor]]:

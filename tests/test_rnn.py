@@ -12,16 +12,14 @@ import torch
 from typer.testing import CliRunner
 
 from mt.cli import app
-from mt.config import PRESETS, ModelConfig, TrainConfig
+from mt.config import PRESETS, ModelConfig
 from mt.decode import beam_search, greedy_search
-from mt.distributed import Distributed
 from mt.model import count_parameters, make_model
-from mt.progress import SilentReporter
 from mt.rnn import RecurrentSeq2Seq
 from mt.rundir import read_metrics
 from mt.tokenization import BOS, PAD
-from mt.train import Trainer, train_loop
-from test_train import copy_task
+from mt.train import train_loop
+from test_train import copy_task, make_trainer
 
 SRC_VOCAB, TGT_VOCAB = 30, 40
 CELLS = ["lstm", "gru"]
@@ -195,22 +193,11 @@ def test_presets_match_the_thesis_parameter_budget(rnn: str, transformer: str) -
 
 
 def test_tiny_rnn_learns_the_copy_task(tmp_path: Path) -> None:
-    trainer = Trainer(
-        model_config=tiny_config(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, layers=1),
-        config=TrainConfig(
-            lr=0.02,
-            warmup=50,
-            batch_size=16,
-            max_src_len=10,
-            max_tgt_len=10,
-            accuracy_goal=1.0,
-            clip_norm=1.0,
-        ),
-        data=copy_task(200, seed=0),
-        run_dir=tmp_path,
-        device=torch.device("cpu"),
-        reporter=SilentReporter(),
-        dist=Distributed(),
+    trainer = make_trainer(
+        tmp_path,
+        copy_task(200, seed=0),
+        model=tiny_config(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, layers=1),
+        clip_norm=1.0,
     )
     reason = train_loop(trainer, max_epochs=60)
     assert read_metrics(tmp_path)[-1]["selection_accuracy"] == 1.0, reason

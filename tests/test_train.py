@@ -1,3 +1,7 @@
+from __future__ import annotations
+
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -44,11 +48,20 @@ def copy_task(count: int, seed: int) -> TrainData:
     return TrainData(train=encoded, selection=encoded)
 
 
-def make_trainer(tmp_path, data: TrainData, dropout: float = 0.0, **changes) -> Trainer:
-    model_config = ModelConfig(
+def make_trainer(
+    run_dir: Path,
+    data: TrainData,
+    dropout: float = 0.0,
+    *,
+    model: ModelConfig | None = None,
+    dist: Distributed | None = None,
+    **changes: object,
+) -> Trainer:
+    """A CPU trainer for the copy task; tests change the model, process group or settings."""
+    model_config = model or ModelConfig(
         src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=dropout
     )
-    values = dict(
+    values: dict[str, object] = dict(
         lr=0.02, warmup=50, batch_size=16, max_src_len=10, max_tgt_len=10, accuracy_goal=1.0
     )
     values.update(changes)
@@ -56,10 +69,10 @@ def make_trainer(tmp_path, data: TrainData, dropout: float = 0.0, **changes) -> 
         model_config=model_config,
         config=TrainConfig(**values),
         data=data,
-        run_dir=tmp_path,
+        run_dir=run_dir,
         device=torch.device("cpu"),
         reporter=SilentReporter(),
-        dist=Distributed(),
+        dist=dist or Distributed(),
     )
 
 

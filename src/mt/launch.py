@@ -29,7 +29,8 @@ from mt.rundir import (
     remove_leftovers,
     write_configs,
 )
-from mt.train import Trainer, average_snapshots, encode_parts, resolve_device, train_loop
+from mt.selection import average_snapshots
+from mt.train import Trainer, encode_parts, resolve_device, train_loop
 
 RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
 """What only `mt train` writes (a prepared directory has tokenizers too): `--force` replaces a
