@@ -178,7 +178,9 @@ def test_train_usage_errors(prepared: Path, run: Path, tmp_path: Path) -> None:
         (["train", tmp_path / "none", "--out", tmp_path / "r"], "does not exist; run `mt prepare"),
         (["train", prepared, "--out", run], "directory exists; use --resume"),
         (["train", "--resume", tmp_path / "none"], "no such run directory"),
-        (["train", "--resume", run, "--lr", "0.1"], "only stopping limits may be given"),
+        (["train", "--resume", run, "--lr", "0.1"], "only stopping limits may be given, not --lr"),
+        (["train", "--resume", run, "--layers", "3"], "give no model size, preset or prepared"),
+        (["train", prepared, "--resume", run], "give no model size, preset or prepared"),
         (["train", "--dry-run"], "--dry-run needs the prepared directory"),
     ]
     for args, message in cases:

@@ -202,18 +202,10 @@ def train(
             return
         reporter = RichReporter(console)
         if resume is not None:
-            fixed = set(overrides) - {
-                "max_epochs",
-                "max_steps",
-                "time_budget",
-                "patience",
-                "accuracy_goal",
-                "eval_every",
-                "skip_nonfinite",
-            }
-            if fixed or flags != SizeFlags() or preset or prepared:
+            if flags != SizeFlags() or preset or prepared:
                 raise MtError(
-                    "--resume continues a run as configured; only stopping limits may be given"
+                    "--resume continues a run as configured; give no model size, preset or "
+                    "prepared directory"
                 )
             summary = resume_training(
                 run_dir=resume,

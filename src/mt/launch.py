@@ -134,6 +134,31 @@ def start_training(
     )
 
 
+RESUME_OVERRIDES = frozenset(
+    {
+        "max_epochs",
+        "max_steps",
+        "time_budget",
+        "patience",
+        "accuracy_goal",
+        "eval_every",
+        "skip_nonfinite",
+    }
+)
+"""What a resumed run may change: when it stops, how often it evaluates, what it skips. Anything
+else would make the continued run differ from the one that was started."""
+
+
+def check_resume_overrides(given: set[str]) -> None:
+    fixed = sorted(given - RESUME_OVERRIDES)
+    if fixed:
+        named = ", ".join("--" + name.replace("_", "-") for name in fixed)
+        raise MtError(
+            "--resume continues a run as configured; only stopping limits may be given, "
+            f"not {named}"
+        )
+
+
 def resume_training(
     *,
     run_dir: Path,
@@ -143,6 +168,7 @@ def resume_training(
     reporter: Reporter,
 ) -> TrainSummary:
     """Continue a run where its newest good checkpoint stopped; only stopping limits may change."""
+    check_resume_overrides(set(overrides))
     dist, device_name = setup_distributed(device_name)
     if not run_dir.is_dir():
         raise MtError(f"--resume {run_dir}: no such run directory")

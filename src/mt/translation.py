@@ -19,7 +19,7 @@ from mt.config import DecodeConfig
 from mt.decode import Hypothesis, search
 from mt.errors import MtError
 from mt.rundir import LoadedRun
-from mt.tokenization import PAD
+from mt.tokenization import BOS, EOS, PAD
 
 CHUNK_LINES = 2000
 """Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
@@ -115,8 +115,6 @@ class Translator:
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
         """Source pieces, target pieces and the (target, source) cross-attention of the best
         translation, averaged over the heads of the last decoder layer."""
-        from mt.tokenization import BOS, EOS
-
         text = clean_input(sentence)
         source_ids = encode_sources([self.run.source.encode(text)], self.max_src_len)[0]
         best = self._search([source_ids])[0][0]
