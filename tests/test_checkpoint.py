@@ -2,7 +2,6 @@ import pytest
 import torch
 
 from mt.checkpoint import (
-    atomic_write_text,
     load_tensors,
     optimizer_from_tensors,
     optimizer_to_tensors,
@@ -12,14 +11,6 @@ from mt.config import ModelConfig
 from mt.errors import MtError
 from mt.model import Transformer
 from mt.rundir import load_weights_into, save_weights
-
-
-def test_atomic_write_leaves_no_temporary_files(tmp_path) -> None:
-    target = tmp_path / "a" / "file.txt"
-    atomic_write_text(target, "one")
-    atomic_write_text(target, "two")
-    assert target.read_text() == "two"
-    assert [p.name for p in target.parent.iterdir()] == ["file.txt"]
 
 
 def test_tensors_round_trip_with_checksum(tmp_path) -> None:

@@ -1,8 +1,8 @@
 """Run-directory files written atomically and read back without ever executing code.
 
 Weights and optimizer tensors go to safetensors with a SHA-256 of their tensor bytes in the
-header, configs and counters to JSON. Every file is written to a temporary sibling and moved into
-place with ``os.replace``, so a crash leaves either the old file or the new one, never half of one.
+header, configs and counters to JSON. Every file is written through mt.atomic, so a crash leaves
+either the old file or the new one, never half of one.
 Resumable checkpoints are step-numbered pairs (``step-N.safetensors`` then ``step-N.json``, the
 JSON written last), so the newest JSON always names a complete tensor file.
 """
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -22,36 +20,10 @@ from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as save_safetensors_bytes
 from torch import Tensor
 
+from mt.atomic import atomic_write_bytes, atomic_write_text
 from mt.errors import MtError
 
 CHECKSUM_KEY = "mt_sha256"
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the complete new one."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(
-            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
-        )
-    except OSError as error:
-        raise MtError(f"cannot write {path}: {error.strerror or error}", exit_code=1) from error
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp_name, path)
-    except OSError as error:
-        Path(temp_name).unlink(missing_ok=True)
-        raise MtError(f"cannot write {path}: {error.strerror or error}", exit_code=1) from error
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -400,7 +400,7 @@ def evaluate(
 
             write_json(json_file, report.to_dict())
         if hyps_file is not None:
-            from mt.checkpoint import atomic_write_text
+            from mt.atomic import atomic_write_text
 
             atomic_write_text(hyps_file, "".join(h + "\n" for h in report.hypotheses))
 

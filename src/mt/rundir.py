@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 import torch
 from torch import Tensor, nn
 
-from mt.checkpoint import atomic_write_text, load_tensors, read_json, save_tensors, write_json
+from mt.atomic import atomic_write_text
+from mt.checkpoint import load_tensors, read_json, save_tensors, write_json
 from mt.config import FORMAT_VERSION, ModelConfig, TrainConfig
 from mt.errors import MtError
 from mt.model import make_model

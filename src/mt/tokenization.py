@@ -8,12 +8,12 @@ concatenates the pieces, drops the "##" continuation prefix and turns "▁" back
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tokenizers import Encoding, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
+from mt.atomic import atomic_write_text
 from mt.errors import MtError
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
@@ -97,9 +97,7 @@ class WordPieceCodec:
         return cls(tokenizer)
 
     def save(self, path: Path) -> None:
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(self._tokenizer.to_str(), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write_text(path, self._tokenizer.to_str())
 
     @property
     def vocab_size(self) -> int:

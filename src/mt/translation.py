@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -14,6 +12,7 @@ from typing import BinaryIO, TextIO
 
 import torch
 
+from mt.atomic import atomic_output
 from mt.batching import encode_sources, pad
 from mt.config import DecodeConfig
 from mt.decode import Hypothesis, search
@@ -154,11 +153,5 @@ def write_translations(
         return
     if output_file.is_dir():
         raise MtError(f"--output {output_file} is a directory; give a file name")
-    output_file.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=output_file.parent, prefix=f".{output_file.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            emit(stream)
-        os.replace(temp, output_file)
-    finally:
-        Path(temp).unlink(missing_ok=True)
+    with atomic_output(output_file, text=True) as stream:
+        emit(stream)
