@@ -170,6 +170,17 @@ def load_run(
 # ----- resumable checkpoints -------------------------------------------------------------------
 
 _STEP_FILE = re.compile(r"^step-(\d+)\.json$")
+MODEL_PREFIX = "model."
+"""Checkpoint tensors of the model carry this prefix; optimizer and random state have their own."""
+
+
+def model_tensors(tensors: dict[str, Tensor]) -> dict[str, Tensor]:
+    """The model's own weights among a checkpoint's tensors, under their state_dict names."""
+    return {
+        name.removeprefix(MODEL_PREFIX): tensor
+        for name, tensor in tensors.items()
+        if name.startswith(MODEL_PREFIX)
+    }
 
 
 def save_checkpoint(
@@ -207,8 +218,7 @@ def load_latest_checkpoint(
             path = folder / f"step-{step:08d}.safetensors"
             tensors, _ = load_tensors(path)
             if model_state is not None:
-                weights = {k[6:]: v for k, v in tensors.items() if k.startswith("model.")}
-                check_fits(path, weights, model_state)
+                check_fits(path, model_tensors(tensors), model_state)
             return tensors, state, warnings
         except MtError as error:
             warnings.append(f"skipping damaged checkpoint: {error}")

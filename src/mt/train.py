@@ -27,7 +27,14 @@ from mt.metrics import masked_loss_terms
 from mt.model import count_parameters, make_model
 from mt.precision import autocast
 from mt.progress import Reporter
-from mt.rundir import load_latest_checkpoint, save_checkpoint, save_weights, write_metrics
+from mt.rundir import (
+    MODEL_PREFIX,
+    load_latest_checkpoint,
+    model_tensors,
+    save_checkpoint,
+    save_weights,
+    write_metrics,
+)
 from mt.selection import evaluate_and_save
 
 
@@ -147,7 +154,7 @@ class Trainer:
 
     def state_tensors(self) -> dict[str, Tensor]:
         optimizer_tensors, _ = optimizer_to_tensors(self.optimizer.state_dict())
-        tensors = {f"model.{k}": v for k, v in self.model.state_dict().items()}
+        tensors = {MODEL_PREFIX + k: v for k, v in self.model.state_dict().items()}
         tensors.update(optimizer_tensors)
         tensors["rng.cpu"] = torch.get_rng_state()
         if self.device.type == "cuda":
@@ -169,8 +176,7 @@ class Trainer:
 
     def restore(self) -> list[str]:
         tensors, state, warnings = load_latest_checkpoint(self.run_dir, self.model.state_dict())
-        model_state = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
-        self.model.load_state_dict(model_state)
+        self.model.load_state_dict(model_tensors(tensors))
         self.optimizer.load_state_dict(optimizer_from_tensors(tensors, state["optimizer"]))
         torch.set_rng_state(tensors["rng.cpu"])
         if self.device.type == "cuda" and "rng.cuda" in tensors:
