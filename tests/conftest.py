@@ -10,6 +10,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
 NAMES = [(name, name) for name in ("Ilse", "Bruno", "Nadia", "Oskar", "Wanda", "Teodor")]
 FOODS = [
@@ -67,6 +68,21 @@ def write_corpus(path: Path, pairs: list[tuple[str, str]] | None = None) -> Path
     return path
 
 
+def run_cli(*args: str | Path, code: int = 0, stdin: bytes | None = None) -> Result:
+    """`mt ARGS` in this process: the exit code must be `code`, no traceback may reach the user."""
+    from mt.cli import app
+
+    result = CliRunner().invoke(app, [str(arg) for arg in args], input=stdin)
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    return result
+
+
+def cli_output(*args: str | Path, code: int = 0) -> str:
+    """What `mt ARGS` printed (stdout and stderr), after run_cli's checks."""
+    return run_cli(*args, code=code).output
+
+
 @pytest.fixture
 def corpus_file(tmp_path: Path) -> Path:
     return write_corpus(tmp_path / "corpus.tsv")
@@ -87,51 +103,13 @@ def one_thread():
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny prepared corpus and a thesis-small run trained on it for a few dozen steps."""
-    from typer.testing import CliRunner
-
-    from mt.cli import app
-
     root = tmp_path_factory.mktemp("trained")
     corpus = write_corpus(root / "corpus.tsv")
-    runner = CliRunner()
-    prepared = runner.invoke(
-        app,
-        [
-            "prepare",
-            str(corpus),
-            "--out",
-            str(root / "data"),
-            "--src-vocab",
-            "150",
-            "--tgt-vocab",
-            "180",
-        ],
-    )
-    assert prepared.exit_code == 0, prepared.output
-    trained = runner.invoke(
-        app,
-        [
-            "train",
-            str(root / "data"),
-            "--out",
-            str(root / "run"),
-            "--preset",
-            "thesis-small",
-            "--lr",
-            "0.05",
-            "--warmup",
-            "30",
-            "--batch-size",
-            "32",
-            "--max-steps",
-            "60",
-            "--eval-every",
-            "20",
-            "--threads",
-            "1",
-            "--device",
-            "cpu",
-        ],
-    )
-    assert trained.exit_code == 0, trained.output
-    return root / "run"
+    data, run = root / "data", root / "run"
+    run_cli("prepare", corpus, "--out", data, "--src-vocab", "150", "--tgt-vocab", "180")
+    run_cli(
+        "train", data, "--out", run, "--preset", "thesis-small", "--lr", "0.05",
+        "--warmup", "30", "--batch-size", "32", "--max-steps", "60", "--eval-every", "20",
+        "--threads", "1", "--device", "cpu",
+    )  # fmt: skip
+    return run

@@ -13,15 +13,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
+from conftest import run_cli as invoke
 from conftest import write_corpus
-from mt.cli import app
 from mt.launch import SizeFlags, start_training
 from mt.prepare import prepare_corpus
 from mt.progress import SilentReporter
-
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +45,6 @@ def run(prepared: Path) -> Path:
         reporter=SilentReporter(),
     )
     return run_dir
-
-
-def invoke(*args: str | Path, code: int = 0, stdin: bytes | None = None) -> Result:
-    result = runner.invoke(app, [str(arg) for arg in args], input=stdin)
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    return result
 
 
 def one_error_line(result: Result) -> str:

@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
-from typer.testing import CliRunner
 
+from conftest import cli_output as invoke
 from mt.batching import collate
-from mt.cli import app
 from mt.config import ModelConfig
 from mt.distributed import Distributed, setup_distributed
 from mt.errors import MtError
@@ -223,17 +222,10 @@ def test_torchrun_with_a_fixed_cuda_index_is_refused(monkeypatch) -> None:
 
 # ----- torchrun end to end ---------------------------------------------------------------------
 
-runner = CliRunner()
 TRAIN = [
     "--preset", "thesis-small", "--dropout", "0", "--batch-size", "8", "--lr", "0.01",
     "--warmup", "1", "--eval-every", "2", "--device", "cpu",
 ]  # fmt: skip
-
-
-def invoke(*args: str | Path) -> str:
-    result = runner.invoke(app, [str(arg) for arg in args])
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @pytest.mark.slow

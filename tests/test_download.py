@@ -13,13 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import invented_pairs
-from mt.cli import app
+from conftest import cli_output, invented_pairs
 from mt.corpus import read_corpus
 
-runner = CliRunner()
 PAIRS = invented_pairs()[:40]
 TWO_COLUMNS = "".join(f"{en}\t{es}\n" for en, es in PAIRS)
 THREE_COLUMNS = "".join(
@@ -28,10 +25,7 @@ THREE_COLUMNS = "".join(
 
 
 def invoke(*args: str | Path, code: int = 0) -> str:
-    result = runner.invoke(app, ["download", *(str(arg) for arg in args)])
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    return result.output
+    return cli_output("download", *args, code=code)
 
 
 def make_zip(members: dict[str, str]) -> bytes:

@@ -6,23 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
+from conftest import cli_output as invoke
 from conftest import invented_pairs, write_corpus
-from mt.cli import app
 from mt.errors import MtError
 from mt.prepare import load_prepared, prepare_corpus, read_pairs
 from mt.tokenization import UNK, WordPieceCodec
 
-runner = CliRunner()
 SMALL_VOCAB = ["--src-vocab", "150", "--tgt-vocab", "180"]
-
-
-def invoke(*args: str | Path, code: int = 0) -> str:
-    result = runner.invoke(app, [str(arg) for arg in args])
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    return result.output
 
 
 def prepare(corpus: Path, out: Path, *extra: str | Path, code: int = 0) -> str:

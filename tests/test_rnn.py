@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from typer.testing import CliRunner
 
-from mt.cli import app
+from conftest import cli_output as invoke
 from mt.config import PRESETS, ModelConfig
 from mt.decode import beam_search, greedy_search
 from mt.model import count_parameters, make_model
@@ -202,15 +201,6 @@ def test_tiny_rnn_learns_the_copy_task(tmp_path: Path) -> None:
     reason = train_loop(trainer, max_epochs=60)
     assert read_metrics(tmp_path)[-1]["selection_accuracy"] == 1.0, reason
     assert "reached the goal" in reason
-
-
-runner = CliRunner()
-
-
-def invoke(*args: str | Path) -> str:
-    result = runner.invoke(app, [str(arg) for arg in args])
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def test_train_translate_evaluate_from_the_command_line(corpus_file: Path, tmp_path: Path) -> None:

@@ -19,12 +19,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from typer.testing import CliRunner
 
+from conftest import cli_output as invoke
 from conftest import write_corpus
 from mt import train as train_module
 from mt.checkpoint import load_tensors, save_tensors
-from mt.cli import app
 from mt.errors import MtError
 from mt.launch import SizeFlags, start_training
 from mt.prepare import prepare_corpus
@@ -33,15 +32,7 @@ from mt.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
 from mt.train import epoch_batches, train_loop
 from test_train import copy_task, make_trainer
 
-runner = CliRunner()
 SOURCE = Path(__file__).parents[1] / "src" / "mt"
-
-
-def invoke(*args: str | Path, code: int = 0) -> str:
-    result = runner.invoke(app, [str(arg) for arg in args])
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    return result.output
 
 
 @pytest.fixture(scope="module")
