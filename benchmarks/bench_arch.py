@@ -1,9 +1,9 @@
 """Transformer against the recurrent baseline: same data, parameter budget and wall-clock budget.
 
 Prepares the corpus once (seed 0), trains the default Transformer (the thesis-large shape,
-pre-norm) and rnn-large for --budget each with a
-selection evaluation every --eval-every steps, then scores each best checkpoint on the first
---limit test pairs with greedy search and beam 5. Prints the comparison and writes results.json.
+pre-norm) and rnn-large for --budget each with a selection evaluation every --eval-every steps,
+then scores each best checkpoint on the first --limit test pairs with greedy search and beam 5.
+Prints the comparison and writes results.json.
 
     python benchmarks/bench_arch.py --corpus data/spa-eng.tsv --budget 20m
 """
