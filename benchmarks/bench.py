@@ -20,12 +20,12 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig, parse_duration
+from mt.distributed import resolve_device
 from mt.evaluation import evaluate_run
 from mt.launch import SizeFlags, start_training
 from mt.prepare import load_prepared, prepare_corpus
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_metrics
-from mt.train import resolve_device
 from mt.translation import Translator
 
 THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}

@@ -20,13 +20,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import RECIPES, DecodeConfig, parse_duration
+from mt.distributed import resolve_device
 from mt.errors import MtError
 from mt.evaluation import evaluate_run
 from mt.launch import SizeFlags, start_training
 from mt.prepare import load_prepared, prepare_corpus
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_metrics
-from mt.train import resolve_device
 
 ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}
 """Architecture -> the preset that trains it; the two have about the same parameter count

@@ -21,10 +21,11 @@ from torch import Tensor, nn
 
 from mt.batching import collate
 from mt.config import RECIPES, ModelConfig, TrainConfig
+from mt.distributed import resolve_device
 from mt.metrics import masked_loss_terms
 from mt.model import Embedding, count_parameters, make_model
 from mt.prepare import load_prepared, prepare_corpus
-from mt.train import encode_parts, epoch_batches, resolve_device
+from mt.train import encode_parts, epoch_batches
 
 PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense bf16 tensor-core peaks
 

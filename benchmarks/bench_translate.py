@@ -20,12 +20,12 @@ from rich.table import Table
 
 from mt.config import DecodeConfig, parse_duration
 from mt.decode import recompute_stepper
+from mt.distributed import resolve_device
 from mt.launch import SizeFlags, start_training
 from mt.metrics import corpus_scores
 from mt.prepare import load_prepared, prepare_corpus
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_train_config
-from mt.train import resolve_device
 from mt.translation import Translator
 
 FAST_THESIS_LARGE = {"lr": 0.05, "warmup": 800, "batch_tokens": 2500, "label_smoothing": 0.1}

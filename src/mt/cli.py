@@ -304,21 +304,18 @@ def translate(
     """Translate English sentences to Spanish, one per line, in order."""
 
     def action() -> None:
-        from mt.rundir import load_run
-        from mt.train import resolve_device
-        from mt.translation import Translator, file_lines, read_lines, write_translations
+        from mt.translation import file_lines, open_translator, read_lines, write_translations
 
         config = _decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
         if text and input_file:
             raise MtError("give sentences as arguments or --input FILE, not both")
         if attention is not None and len(text or []) != 1:
             raise MtError("--attention needs exactly one sentence given as an argument")
-        torch_device = resolve_device(device)
-        loaded = load_run(run, checkpoint, torch_device)
-        translator = Translator(
-            loaded,
+        translator = open_translator(
+            run,
             config,
-            torch_device,
+            device=device,
+            checkpoint=checkpoint,
             warn=lambda m: console.print(
                 f"[yellow]warning:[/] {m}", highlight=False, soft_wrap=True
             ),
@@ -383,9 +380,9 @@ def evaluate(
     """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output."""
 
     def action() -> None:
+        from mt.distributed import resolve_device
         from mt.evaluation import evaluate_run, evaluation_pairs
         from mt.rundir import load_run
-        from mt.train import resolve_device
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")

@@ -101,3 +101,13 @@ def setup_distributed(device_name: str) -> tuple[Distributed, str]:
         else:
             dist.init_process_group(backend="gloo")
     return Distributed(rank=rank, world_size=world_size, local_rank=local_rank), device_name
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise MtError("--device cuda: no CUDA device is available (use --device cpu or auto)")
+    if name not in ("cpu", "cuda") and not name.startswith("cuda:"):
+        raise MtError(f"--device must be auto, cpu or cuda, got {name!r}")
+    return torch.device(name)

@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 
 from mt.config import RECIPES, RNN_CLIP_NORM, ModelConfig, ModelShape, TrainConfig
-from mt.distributed import Distributed, setup_distributed
+from mt.distributed import Distributed, resolve_device, setup_distributed
 from mt.errors import MtError
 from mt.model import count_parameters, make_model
 from mt.plots import plot_curves
@@ -30,7 +30,7 @@ from mt.rundir import (
     write_configs,
 )
 from mt.selection import average_snapshots
-from mt.train import Trainer, encode_parts, resolve_device, train_loop
+from mt.train import Trainer, encode_parts, train_loop
 
 RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
 """What only `mt train` writes (a prepared directory has tokenizers too): `--force` replaces a

@@ -44,16 +44,6 @@ def learning_rate(step: int, lr: float, warmup: int) -> float:
     return lr * min(step**-0.5, step * warmup**-1.5)
 
 
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise MtError("--device cuda: no CUDA device is available (use --device cpu or auto)")
-    if name not in ("cpu", "cuda") and not name.startswith("cuda:"):
-        raise MtError(f"--device must be auto, cpu or cuda, got {name!r}")
-    return torch.device(name)
-
-
 @dataclass
 class Progress:
     """Counters that, with the weights, optimizer and RNG, make a run resumable exactly."""

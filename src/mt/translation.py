@@ -125,6 +125,22 @@ class Translator:
         return source_pieces, target_pieces, weights
 
 
+def open_translator(
+    model_dir: Path,
+    config: DecodeConfig,
+    *,
+    device: str = "auto",
+    checkpoint: str = "best",
+    warn: Callable[[str], None] = lambda message: None,
+) -> Translator:
+    """The one way callers (CLI, server, benchmarks) open a model directory for translation."""
+    from mt.distributed import resolve_device
+    from mt.rundir import load_run
+
+    torch_device = resolve_device(device)
+    return Translator(load_run(model_dir, checkpoint, torch_device), config, torch_device, warn)
+
+
 def file_lines(path: Path) -> Iterator[str]:
     """The lines of --input, decoded as read_lines does."""
     if not path.is_file():
