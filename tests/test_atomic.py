@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,33 @@ def test_a_write_error_is_one_mt_error_naming_the_file(
     with pytest.raises(MtError, match=f"cannot write {target}: No space left on device"):
         atomic_write_text(target, "data")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
+def test_files_get_the_permissions_the_umask_gives(tmp_path: Path, umask: int) -> None:
+    previous = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "written.txt", "data")
+        with atomic_output(tmp_path / "streamed.txt", text=True) as stream:
+            stream.write("data")
+    finally:
+        os.umask(previous)
+    for name in ("written.txt", "streamed.txt"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name
+
+
+def test_the_directory_is_synced_after_the_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "file.txt"
+    synced: list[bool] = []
+    real_fsync = os.fsync
+
+    def fsync(handle: int) -> None:
+        is_directory = stat.S_ISDIR(os.fstat(handle).st_mode)
+        synced.append(is_directory and target.read_text() == "new")
+        real_fsync(handle)
+
+    monkeypatch.setattr("mt.atomic.os.fsync", fsync)
+    atomic_write_text(target, "new")
+    assert synced == [False, True], "the file, then its directory once renamed"

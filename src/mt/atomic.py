@@ -1,14 +1,17 @@
 """Files written so that a reader, or a crash, sees the old file or the complete new one.
 
-Everything goes to a temporary sibling first and is moved into place with ``os.replace``. No torch
-here: `mt prepare` and `mt download` use it and must start fast.
+Everything goes to a temporary sibling first, is synced, moved into place with ``os.replace``, and
+the directory is synced so the rename itself survives a crash. The file gets the permissions the
+user's umask gives, as a plain ``open`` would (a run directory must be readable by the group or
+the service account that serves it). No torch here: `mt prepare` and `mt download` use it and must
+start fast.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -21,7 +24,7 @@ def atomic_output(path: Path, *, text: bool = False) -> Iterator[IO[Any]]:
     """A stream whose content replaces ``path`` once the block ends; if the block or the write
     fails, the temporary file goes and ``path`` is left as it was. Errors pass through as raised."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    handle, temp_name = _create_temporary(path)
     try:
         with open(handle, "w" if text else "wb", encoding="utf-8" if text else None) as stream:
             yield stream
@@ -31,6 +34,29 @@ def atomic_output(path: Path, *, text: bool = False) -> Iterator[IO[Any]]:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+    _sync_directory(path.parent)
+
+
+def _create_temporary(path: Path) -> tuple[int, Path]:
+    """A new sibling of ``path``; mode 0o666 lets the kernel apply the umask (``mkstemp`` would
+    make it 0o600)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temp, flags, 0o666), temp
+        except FileExistsError:
+            continue
+
+
+def _sync_directory(directory: Path) -> None:
+    if os.name != "posix":  # directories cannot be opened for fsync elsewhere
+        return
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 import gzip
 import http.client
 import io
-import os
 import urllib.error
 import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from mt.atomic import atomic_write_text
 from mt.errors import MtError
 
 DEFAULT_SOURCE = "https://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip"
@@ -54,7 +54,7 @@ def download_corpus(
             f"{name}: no english<TAB>spanish line in {len(lines)} lines "
             "(for a CSV with a header, run `mt prepare FILE.csv` directly)"
         )
-    _write_atomic(out, "".join(f"{line}\n" for line in lines))
+    atomic_write_text(out, "".join(f"{line}\n" for line in lines))
     return Downloaded(out=out, source=source, member=member, lines=len(lines), pairs=pairs)
 
 
@@ -128,15 +128,3 @@ def _two_columns(name: str, data: bytes) -> list[str]:
 def _is_pair(line: str) -> bool:
     english, tab, spanish = line.partition("\t")
     return bool(tab and english.strip() and spanish.strip())
-
-
-def _write_atomic(out: Path, text: str) -> None:
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
-    except OSError as error:
-        raise MtError(f"cannot write {out}: {error.strerror or error}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
