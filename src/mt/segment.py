@@ -1,0 +1,125 @@
+"""Cut a line of text into the pieces a model translates, keeping every character between them.
+
+The model learned from one short sentence per line; a line holding a paragraph, or a sentence
+longer than the training limit, is cut first: into sentences (pysbd, chosen on the tricky cases
+in tests/split_cases.py by benchmarks/bench_splitters.py), then any piece still too long at clause
+boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows. Every
+non-space character of the line lands in exactly one piece, so nothing is ever dropped, and the
+whitespace around and between pieces is kept to put the translations back in its place.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# A possible sentence end: final punctuation (and closing quotes/brackets) before a space and more
+# text. A line without one is one sentence, and the splitter is not asked (it is the slow part).
+_MAYBE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+\S")
+_CLAUSE_BREAKS = (
+    re.compile(r"(?<=[;:])\s+"),
+    re.compile(r"(?<=,)\s+"),
+    re.compile(r"\s+(?=(?:and|but|or|so|because|while|although|which|who|that|when|if)\s)"),
+    re.compile(r"\s+"),
+)
+"""Where a too-long piece may be cut, best first; the last one is any space (a word window)."""
+
+
+@dataclass(frozen=True)
+class Segmented:
+    """A line as pieces to translate and the text around them: gaps[0] + pieces[0] + gaps[1]
+    + ... + pieces[-1] + gaps[-1] is the line. A blank line has no pieces and one gap."""
+
+    pieces: tuple[str, ...]
+    gaps: tuple[str, ...]
+
+    def join(self, translations: Sequence[str]) -> str:
+        """The line with each piece replaced by its translation."""
+        parts = [self.gaps[0]]
+        for translation, gap in zip(translations, self.gaps[1:], strict=True):
+            parts += [translation, gap]
+        return "".join(parts)
+
+
+@functools.cache
+def _segmenter():
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def sentence_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `line`, without outer whitespace."""
+    first = len(line) - len(line.lstrip())
+    last = len(line.rstrip())
+    if first == len(line):
+        return []
+    if not _MAYBE_END.search(line, first):
+        return [(first, last)]
+    spans: list[tuple[int, int]] = []
+    position = first
+    for sentence in _segmenter().segment(line[first:last]):
+        core = "".join(sentence.split())
+        if not core:
+            continue
+        while position < last and line[position].isspace():
+            position += 1
+        start, matched = position, 0
+        # Walk the line over the sentence's non-space characters: spaces pysbd kept or dropped
+        # do not matter, and any other difference falls back to the whole line as one sentence.
+        while matched < len(core):
+            if position == last or (
+                not line[position].isspace() and line[position] != core[matched]
+            ):
+                return [(first, last)]
+            matched += not line[position].isspace()
+            position += 1
+        spans.append((start, position))
+    if not spans:
+        return [(first, last)]
+    if position < last:  # text the splitter left out still belongs to the last sentence
+        spans[-1] = (spans[-1][0], last)
+    return spans
+
+
+def cut_long(text: str, fits: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """`text` as (piece, space after it) pairs in which every piece fits, cut at the best kind of
+    break nearest the middle; the last pair's space is ""."""
+    if fits(text):
+        return [(text, "")]
+    for pattern in _CLAUSE_BREAKS:
+        breaks = [m for m in pattern.finditer(text) if m.start() > 0 and m.end() < len(text)]
+        if breaks:
+            middle = len(text) / 2
+            cut = min(breaks, key=lambda m: abs((m.start() + m.end()) / 2 - middle))
+            head = cut_long(text[: cut.start()], fits)
+            head[-1] = (head[-1][0], cut.group())
+            return head + cut_long(text[cut.end() :], fits)
+    if len(text) == 1:
+        return [(text, "")]  # one character that does not fit: the model's limit cuts it
+    half = len(text) // 2  # no space at all: character windows
+    return cut_long(text[:half], fits) + cut_long(text[half:], fits)
+
+
+def segment(line: str, *, split: bool, fits: Callable[[str], bool]) -> Segmented:
+    """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps."""
+    if split:
+        spans = sentence_spans(line)
+    else:
+        stripped = line.strip()
+        start = len(line) - len(line.lstrip())
+        spans = [(start, start + len(stripped))] if stripped else []
+    if not spans:
+        return Segmented(pieces=(), gaps=(line,))
+    pieces: list[str] = []
+    gaps = [line[: spans[0][0]]]
+    for index, (start, end) in enumerate(spans):
+        for piece, space in cut_long(line[start:end], fits):
+            pieces.append(piece)
+            if space:
+                gaps.append(space)
+        following = spans[index + 1][0] if index + 1 < len(spans) else len(line)
+        gaps.append(line[end:following])
+    return Segmented(pieces=tuple(pieces), gaps=tuple(gaps))
