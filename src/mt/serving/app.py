@@ -1,0 +1,354 @@
+"""The HTTP side: `create_app` builds a FastAPI app around one `BatchingWorker`.
+
+An app factory rather than a module global, so tests build apps in-process with their own limits
+and translator. Handlers only parse, check and wait; the model runs in the worker's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException
+
+from mt.config import DecodeConfig
+from mt.serving.info import model_info
+from mt.serving.limits import Limits, RateLimiter, key_matches
+from mt.serving.requests import (
+    TARGET_LANGUAGE,
+    ApiError,
+    TranslateRequest,
+    check_request,
+    parse_fields,
+    read_body,
+)
+from mt.serving.worker import BatchingWorker, Unavailable
+
+log = logging.getLogger("mt.serve")
+
+LANGUAGES = [
+    {"code": "en", "name": "English", "targets": [TARGET_LANGUAGE]},
+    {"code": "es", "name": "Spanish", "targets": []},
+]
+TRANSLATE_BODY = {
+    "type": "object",
+    "required": ["q"],
+    "properties": {
+        "q": {
+            "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+            "description": "Text, or an array of texts; lines are translated one by one.",
+        },
+        "source": {"type": "string", "enum": ["en", "auto"], "default": "auto"},
+        "target": {"type": "string", "enum": ["es"], "default": "es"},
+        "format": {"type": "string", "enum": ["text"], "default": "text"},
+        "alternatives": {"type": "integer", "minimum": 0, "default": 0},
+        "api_key": {"type": "string"},
+    },
+}
+ERROR = {"content": {"application/json": {"example": {"error": "one clear sentence"}}}}
+
+
+def stderr_line(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+class Service:
+    """The state one app's handlers share."""
+
+    def __init__(
+        self,
+        worker: BatchingWorker,
+        limits: Limits,
+        api_key: str | None,
+        max_alternatives: int,
+    ) -> None:
+        self.worker = worker
+        self.limits = limits
+        self.api_key = api_key
+        self.max_alternatives = max_alternatives
+        self.limiter = RateLimiter(limits.per_minute)
+        self.info: dict[str, Any] | None = None
+        self.shutting_down = False
+
+    def unavailable(self) -> str | None:
+        """Why the server cannot translate now, or None when it can."""
+        if self.shutting_down or self.worker.stopping:
+            return "the server is shutting down"
+        if self.worker.failure is not None:
+            return f"the model failed to load: {self.worker.failure}"
+        if not self.worker.ready.is_set():
+            return "the model is still loading"
+        return None
+
+
+def create_app(
+    load: Callable[[], Any],
+    limits: Limits,
+    *,
+    model_dir: Path,
+    decode: DecodeConfig,
+    api_key: str | None = None,
+    cors_origins: Sequence[str] = (),
+    threads: int | None = None,
+    batch_wait: float = 0.005,
+    log_text: bool = False,
+    log_line: Callable[[str], None] = stderr_line,
+    on_ready: Callable[[dict[str, Any]], None] = lambda info: None,
+    on_failure: Callable[[str], None] = lambda message: None,
+) -> FastAPI:
+    """`load` opens the translator (in the decoding thread, so /health is 503 meanwhile);
+    `decode` is the configuration it was opened with, for /model and the alternatives' bound."""
+
+    def ready(translator: Any) -> None:
+        service.info = model_info(model_dir, translator, decode)
+        on_ready(service.info)
+
+    worker = BatchingWorker(
+        load,
+        threads=threads,
+        batch_wait=batch_wait,
+        max_queued_lines=limits.max_queued_lines,
+        on_ready=ready,
+        on_failure=on_failure,
+    )
+    service = Service(worker, limits, api_key, max_alternatives=decode.n_best - 1)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        worker.start()
+        yield
+        service.shutting_down = True
+        await asyncio.to_thread(worker.stop, limits.timeout)
+
+    app = FastAPI(
+        title="mt serve",
+        summary="English→Spanish translation with a LibreTranslate-compatible API",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    _add_error_handlers(app)
+    app.add_middleware(RequestLog, log_line=log_line, log_text=log_text)
+    if cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["*"],
+        )
+    page = resources.files("mt.serving").joinpath("web/index.html").read_text(encoding="utf-8")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @app.get("/health", responses={503: ERROR})
+    async def health() -> JSONResponse:
+        """`{"status": "ok"}` once the model is loaded; 503 while loading or shutting down."""
+        reason = service.unavailable()
+        if reason is not None:
+            return JSONResponse({"error": reason}, status_code=503)
+        return JSONResponse({"status": "ok"})
+
+    @app.get("/languages")
+    async def languages() -> list[dict[str, Any]]:
+        """The one pair, in LibreTranslate's shape."""
+        return LANGUAGES
+
+    @app.get("/model", responses={503: ERROR})
+    async def model() -> JSONResponse:
+        """Architecture, parameters, vocabularies, training summary, last stored evaluation."""
+        if service.info is None:
+            raise ApiError(503, service.unavailable() or "the model is still loading")
+        limits_info = {
+            "max_chars": limits.max_chars,
+            "max_items": limits.max_items,
+            "max_body_bytes": limits.max_body_bytes,
+            "timeout": limits.timeout,
+            "requests_per_minute": limits.per_minute,
+        }
+        return JSONResponse(
+            {**service.info, "api_key_required": api_key is not None, "limits": limits_info}
+        )
+
+    @app.post(
+        "/translate",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {"schema": TRANSLATE_BODY},
+                    "application/x-www-form-urlencoded": {"schema": TRANSLATE_BODY},
+                },
+            }
+        },
+        responses={
+            200: {
+                "content": {
+                    "application/json": {"example": {"translatedText": "¿Dónde está la estación?"}}
+                }
+            },
+            **{status: ERROR for status in (400, 403, 413, 429, 503)},
+        },
+    )
+    async def translate(request: Request) -> JSONResponse:
+        """LibreTranslate's /translate: `{"q": str | [str], "source": "en", "target": "es"}`."""
+        try:
+            async with asyncio.timeout(limits.timeout):
+                return await _translate(service, request, log_text)
+        except TimeoutError:
+            raise ApiError(
+                503,
+                f"no answer within the server's {limits.timeout:g} s limit; "
+                "send less text per request or retry",
+            ) from None
+
+    return app
+
+
+async def _translate(service: Service, request: Request, log_text: bool) -> JSONResponse:
+    worker = service.worker
+    worker.arriving()
+    try:
+        body = await read_body(request, service.limits.max_body_bytes)
+        fields = await parse_fields(request.headers, body)
+        key = fields.get("api_key")
+        if not key_matches(key if isinstance(key, str) else None, service.api_key):
+            reason = "missing" if key is None else "wrong"
+            raise ApiError(403, f"{reason} api_key: this server needs its API key in api_key")
+        client = key if service.api_key is not None else _client(request)
+        wait = service.limiter.wait_seconds(client)
+        if wait > 0:
+            raise ApiError(
+                429,
+                f"over the limit of {service.limits.per_minute} requests per minute; retry in "
+                f"{math.ceil(wait)} s",
+                headers={"Retry-After": str(math.ceil(wait))},
+            )
+        checked = check_request(fields, service.limits, service.max_alternatives)
+        lines_per_text = [
+            [line.removesuffix("\r") for line in text.split("\n")] for text in checked.texts
+        ]
+        lines = [line for text_lines in lines_per_text for line in text_lines]
+        request.state.sentences = sum(1 for line in lines if line.strip())
+        if log_text:
+            request.state.text = " | ".join(checked.texts)
+        try:
+            job = worker.submit(lines)
+        except Unavailable as error:
+            raise ApiError(503, str(error), headers={"Retry-After": "1"}) from None
+    finally:
+        worker.arrived()  # after the job is queued: the decoder never misses it
+    translations = await worker.result(job)
+    return JSONResponse(_answer(checked, lines_per_text, translations))
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _answer(
+    checked: TranslateRequest, lines_per_text: list[list[str]], translations: list[Any]
+) -> dict[str, Any]:
+    texts: list[str] = []
+    alternatives: list[list[str]] = []
+    start = 0
+    for text_lines in lines_per_text:
+        parts = translations[start : start + len(text_lines)]
+        start += len(text_lines)
+        best = "\n".join(part.text for part in parts)
+        texts.append(best)
+        alternatives.append(_alternatives(parts, best, checked.alternatives))
+    answer: dict[str, Any] = {"translatedText": texts if checked.is_list else texts[0]}
+    if checked.alternatives > 0:
+        answer["alternatives"] = alternatives if checked.is_list else alternatives[0]
+    if checked.detect:
+        detected = {"confidence": 100.0, "language": "en"}
+        answer["detectedLanguage"] = [detected] * len(texts) if checked.is_list else detected
+    return answer
+
+
+def _alternatives(parts: list[Any], best: str, wanted: int) -> list[str]:
+    """The k-th best of every line, joined; distinct and different from the best."""
+    found: list[str] = []
+    depth = max((len(part.hypotheses) for part in parts), default=0)
+    for k in range(1, depth):
+        text = "\n".join(
+            part.hypotheses[k][0] if len(part.hypotheses) > k else part.text for part in parts
+        )
+        if text != best and text not in found:
+            found.append(text)
+        if len(found) == wanted:
+            break
+    return found
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    async def api_error(request: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.message}, error.status, headers=error.headers)
+
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        messages = {404: f"no such endpoint: {request.url.path}", 405: "method not allowed here"}
+        message = messages.get(error.status_code, str(error.detail))
+        return JSONResponse({"error": message}, error.status_code, headers=error.headers)
+
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": f"bad request: {error.errors()[0].get('msg')}"}, 400)
+
+    async def bug(request: Request, error: Exception) -> JSONResponse:
+        log.error("internal error on %s", request.url.path, exc_info=error)
+        return JSONResponse({"error": "internal error (a bug); the server log has details"}, 500)
+
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(Exception, bug)
+
+
+class RequestLog:
+    """One line per request: method, path, status, sentences, milliseconds (text on request)."""
+
+    def __init__(self, app: Any, log_line: Callable[[str], None], log_text: bool) -> None:
+        self.app = app
+        self.log_line = log_line
+        self.log_text = log_text
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: dict) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            state = scope.get("state") or {}
+            sentences = state.get("sentences")
+            line = (
+                f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {scope['method']} {scope['path']} {status}"
+                + (f" {sentences} sentences" if sentences is not None else "")
+                + f" {(time.perf_counter() - started) * 1000:.1f} ms"
+            )
+            if self.log_text and state.get("text"):
+                line += f" text: {state['text']}"
+            self.log_line(line)

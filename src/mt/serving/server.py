@@ -1,0 +1,148 @@
+"""`mt serve`: open the socket, run the app under uvicorn, stop cleanly on Ctrl-C or SIGTERM.
+
+uvicorn's graceful shutdown stops accepting connections, lets the requests in flight finish, then
+runs the app's shutdown (the decoding worker drains its queue). `/health` turns 503 as soon as the
+signal arrives, so a load balancer stops sending before the port closes.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import signal
+import socket
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from mt.config import DecodeConfig
+from mt.errors import MtError
+from mt.serving.app import Service, create_app
+from mt.serving.limits import Limits
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, plus: a stop signal flips /health to 503 at once."""
+
+    def __init__(self, config: uvicorn.Config, service: Service) -> None:
+        super().__init__(config)
+        self.service = service
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.service.shutting_down = True
+        super().handle_exit(sig, frame)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, opened before the model loads so a taken port fails at once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except (OSError, OverflowError) as error:
+        sock.close()
+        reason = getattr(error, "strerror", None) or error
+        raise MtError(f"cannot listen on {host}:{port}: {reason}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    model_dir: Path,
+    *,
+    host: str,
+    port: int,
+    decode: DecodeConfig,
+    limits: Limits,
+    device: str = "auto",
+    checkpoint: str = "best",
+    threads: int | None = None,
+    api_key: str | None = None,
+    cors_origins: Sequence[str] = (),
+    batch_wait: float = 0.005,
+    log_text: bool = False,
+    say: Callable[[str], None] = print,
+    warn: Callable[[str], None] = print,
+) -> None:
+    """Serve until Ctrl-C or SIGTERM; returns normally after a clean stop."""
+    from mt.translation import open_translator
+
+    if not model_dir.is_dir():
+        raise MtError(f"{model_dir}: no such model directory (train one with `mt train`)")
+    if api_key == "":
+        raise MtError("--api-key (or MT_API_KEY) is empty; give a key or leave it unset")
+    if api_key is None and not is_loopback(host):
+        warn(
+            f"no API key and --host {host}: anyone who can reach this address can translate; "
+            "set --api-key or MT_API_KEY"
+        )
+    sock = listen(host, port)
+    bound_port = sock.getsockname()[1]
+    address = f"http://{host if ':' not in host else f'[{host}]'}:{bound_port}"
+    failures: list[str] = []
+
+    def ready(info: dict[str, Any]) -> None:
+        parameters = info.get("parameters")
+        size = f"{parameters:,} parameters" if isinstance(parameters, int) else "size unknown"
+        say(
+            f"serving {info['name']} ({size}, beam {decode.beam_size}) at {address} "
+            f"(page {address}/, API {address}/translate, docs {address}/docs)"
+        )
+
+    def failed(message: str) -> None:
+        failures.append(message)
+        server.should_exit = True
+
+    app = create_app(
+        lambda: open_translator(model_dir, decode, device=device, checkpoint=checkpoint),
+        limits,
+        model_dir=model_dir,
+        decode=decode,
+        api_key=api_key,
+        cors_origins=cors_origins,
+        threads=threads,
+        batch_wait=batch_wait,
+        log_text=log_text,
+        on_ready=ready,
+        on_failure=failed,
+    )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,  # RequestLog writes one line per request instead
+        timeout_graceful_shutdown=int(limits.timeout) + 5,
+        lifespan="on",
+    )
+    server = _Server(config, app.state.service)
+    access = "API key required" if api_key is not None else "no API key"
+    if api_key is None and is_loopback(host):
+        access += ", so loopback only"
+    say(f"loading {model_dir}; listening on {address} ({access})")
+    # uvicorn re-raises the stop signal after its graceful shutdown; these handlers then let the
+    # command end with status 0 instead of being killed by the default handler.
+    previous = {sig: signal.signal(sig, _ignore) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+    if failures:
+        raise MtError(failures[0])
+    say("stopped")
+
+
+def _ignore(sig: int, frame: Any) -> None:
+    pass
