@@ -123,3 +123,22 @@ def segment(line: str, *, split: bool, fits: Callable[[str], bool]) -> Segmented
         following = spans[index + 1][0] if index + 1 < len(spans) else len(line)
         gaps.append(line[end:following])
     return Segmented(pieces=tuple(pieces), gaps=tuple(gaps))
+
+
+Alternatives = tuple[tuple[str, float], ...]
+
+
+def join_alternatives(segmented: Segmented, parts: Sequence[Alternatives]) -> Alternatives:
+    """A line's (text, score) alternatives from its pieces': the k-th joins the k-th alternative
+    of every piece (a piece with fewer gives its last), and its score is the sum of theirs, which
+    with no length penalty is the log-probability of the whole. A piece with none (nothing left
+    after cleaning) translates to ""."""
+    if len(parts) == 1 and segmented.gaps == ("", ""):
+        return tuple(parts[0])
+    count = max((len(alternatives) for alternatives in parts), default=0)
+    filled = [alternatives or (("", 0.0),) for alternatives in parts]
+    joined = []
+    for k in range(count):
+        chosen = [alternatives[min(k, len(alternatives) - 1)] for alternatives in filled]
+        joined.append((segmented.join([text for text, _ in chosen]), sum(s for _, s in chosen)))
+    return tuple(joined)

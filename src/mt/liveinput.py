@@ -1,0 +1,79 @@
+"""Lines from a pipe or terminal as soon as they are complete, in batches of what is there.
+
+`mt translate` reading a file takes 2,000 lines at a time for dense, sorted batches; a program
+that writes one line into a pipe and waits for its translation would wait forever for the other
+1,999. Here each read returns every complete line already written (select with no wait after
+the first byte), so a lone line is translated at once and a burst is still batched.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import stat
+from collections.abc import Iterator
+
+from mt.errors import MtError
+
+READ_BYTES = 1 << 16
+MAX_BATCH_LINES = 2000  # the same bound on memory as the chunked file path
+
+
+def is_live(fd: int) -> bool:
+    """A pipe, socket or terminal: anything but a regular file, whose end is already written."""
+    try:
+        return not stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+def live_batches(fd: int, name: str) -> Iterator[list[str]]:
+    """Complete lines (without newline) in batches of those available; the last line may lack its
+    newline. Undecodable bytes are an error naming the line, as in mt.translation.read_lines."""
+    pending = b""
+    number = 0
+    while True:
+        chunk = os.read(fd, READ_BYTES)  # blocks until at least one byte or the end
+        ended = not chunk
+        pending += chunk
+        while not ended and pending.count(b"\n") < MAX_BATCH_LINES and _ready(fd):
+            more = os.read(fd, READ_BYTES)
+            ended = not more
+            pending += more
+        *complete, pending = pending.split(b"\n")
+        if ended and pending:
+            complete.append(pending)
+            pending = b""
+        if complete:
+            batch = []
+            for raw in complete:
+                number += 1
+                batch.append(_decode(raw, name, number))
+            yield batch
+        if ended:
+            return
+
+
+def _ready(fd: int) -> bool:
+    readable, _, _ = select.select([fd], [], [], 0)
+    return bool(readable)
+
+
+def _decode(raw: bytes, name: str, number: int) -> str:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise MtError(f"{name}:{number}: not valid UTF-8 (byte {error.start + 1})") from None
+    if number == 1:
+        line = line.removeprefix("\ufeff")
+    return line.removesuffix("\r")
+
+
+def live_fd(stream) -> int | None:
+    """The file descriptor of `stream` if it is live (see is_live); None for a regular file or a
+    stream without one (an in-memory stand-in)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd if is_live(fd) else None
