@@ -16,33 +16,33 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import parse_duration
-from mt.launch import SizeFlags, start_training
+from mt.launch import start_training
 from mt.prepare import prepare_corpus
 from mt.progress import SilentReporter
 from mt.rundir import read_metrics
 
 FAST = {"lr": 0.05, "warmup": 800}
 TOKENS = {"batch_tokens": 2500}
-DEFAULT_SHAPE = SizeFlags(d_model=256, ff=1024, heads=4, layers=3)
-VARIANTS: list[tuple[str, str, SizeFlags, dict[str, object]]] = [
+DEFAULT_SHAPE: dict[str, object] = {"d_model": 256, "ff": 1024, "heads": 4, "layers": 3}
+VARIANTS: list[tuple[str, str, dict[str, object], dict[str, object]]] = [
     (
         "thesis-large as published (η0 0.001, t_w 4000, 64 sentences)",
         "thesis-large",
-        SizeFlags(),
+        {},
         {},
     ),
-    ("+ peak learning rate 1.8e-3 (η0 0.05, t_w 800)", "thesis-large", SizeFlags(), FAST),
-    ("+ token batches of 2,500", "thesis-large", SizeFlags(), {**FAST, **TOKENS}),
+    ("+ peak learning rate 1.8e-3 (η0 0.05, t_w 800)", "thesis-large", {}, FAST),
+    ("+ token batches of 2,500", "thesis-large", {}, {**FAST, **TOKENS}),
     (
         "+ label smoothing 0.1",
         "thesis-large",
-        SizeFlags(),
+        {},
         {**FAST, **TOKENS, "label_smoothing": 0.1},
     ),
     (
         "+ pre-norm",
         "thesis-large",
-        SizeFlags(pre_norm=True),
+        {"pre_norm": True},
         {**FAST, **TOKENS, "label_smoothing": 0.1},
     ),
     (
@@ -54,19 +54,19 @@ VARIANTS: list[tuple[str, str, SizeFlags, dict[str, object]]] = [
     (
         "+ dropout 0",
         "thesis-large",
-        SizeFlags(d_model=256, ff=1024, heads=4, layers=3, dropout=0.0),
+        {**DEFAULT_SHAPE, "dropout": 0.0},
         {**FAST, **TOKENS, "label_smoothing": 0.1},
     ),
     (
         "thesis-large, pre-norm, smoothing 0.1, fast schedule, token batches of 1,200",
         "thesis-large",
-        SizeFlags(pre_norm=True),
+        {"pre_norm": True},
         {**FAST, "batch_tokens": 1200, "label_smoothing": 0.1},
     ),
     (
         "the same with batches of 64 sentences",
         "thesis-large",
-        SizeFlags(pre_norm=True),
+        {"pre_norm": True},
         {**FAST, "batch_tokens": 0, "batch_size": 64, "label_smoothing": 0.1},
     ),
 ]
@@ -84,7 +84,7 @@ def main() -> None:
     if not (prepared / "prepare.json").exists():
         prepare_corpus(args.corpus, out=prepared, force=True)
     results = []
-    for number, (name, preset, flags, overrides) in enumerate(VARIANTS):
+    for number, (name, preset, shape, overrides) in enumerate(VARIANTS):
         if args.only and number not in args.only:
             continue
         run = args.out / f"variant-{number}"
@@ -92,8 +92,7 @@ def main() -> None:
             prepared_dir=prepared,
             run_dir=run,
             preset=preset,
-            flags=flags,
-            overrides={**overrides, "time_budget": budget, "accuracy_goal": 1.0},
+            changes={**shape, **overrides, "time_budget": budget, "accuracy_goal": 1.0},
             device_name="cpu",
             threads=None,
             force=True,

@@ -22,7 +22,7 @@ from rich.table import Table
 from mt.config import DecodeConfig, parse_duration
 from mt.distributed import resolve_device
 from mt.evaluation import evaluate_run
-from mt.launch import SizeFlags, start_training
+from mt.launch import start_training
 from mt.prepare import load_prepared, prepare_corpus
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_metrics
@@ -114,8 +114,7 @@ def main() -> None:
         prepared_dir=args.out / "data",
         run_dir=args.out / "run",
         preset=args.recipe,
-        flags=SizeFlags(),
-        overrides={"time_budget": budget, "eval_every": eval_every},
+        changes={"time_budget": budget, "eval_every": eval_every},
         device_name=args.device,
         threads=None,
         force=True,

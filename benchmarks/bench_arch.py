@@ -23,7 +23,7 @@ from mt.config import RECIPES, DecodeConfig, parse_duration
 from mt.distributed import resolve_device
 from mt.errors import MtError
 from mt.evaluation import evaluate_run
-from mt.launch import SizeFlags, start_training
+from mt.launch import start_training
 from mt.prepare import load_prepared, prepare_corpus
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_metrics
@@ -87,8 +87,7 @@ def train(arch: str, prepared: Path, run_dir: Path, args: argparse.Namespace) ->
         prepared_dir=prepared,
         run_dir=run_dir,
         preset=ARCHITECTURES[arch],
-        flags=SizeFlags(),
-        overrides={
+        changes={
             **shared_schedule(),
             "time_budget": parse_duration(args.budget),
             "eval_every": args.eval_every,

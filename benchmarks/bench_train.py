@@ -19,13 +19,12 @@ from rich.console import Console
 from rich.table import Table
 from torch import Tensor, nn
 
-from mt.batching import collate
+from mt.batching import collate, encode_parts, epoch_batches
 from mt.config import RECIPES, ModelConfig, TrainConfig
 from mt.distributed import resolve_device
 from mt.metrics import masked_loss_terms
 from mt.model import Embedding, count_parameters, make_model
 from mt.prepare import load_prepared, prepare_corpus
-from mt.train import encode_parts, epoch_batches
 
 PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense bf16 tensor-core peaks
 

@@ -21,7 +21,7 @@ from rich.table import Table
 from mt.config import DecodeConfig, parse_duration
 from mt.decode import recompute_stepper
 from mt.distributed import resolve_device
-from mt.launch import SizeFlags, start_training
+from mt.launch import start_training
 from mt.metrics import corpus_scores
 from mt.prepare import load_prepared, prepare_corpus
 from mt.progress import RichReporter
@@ -42,8 +42,7 @@ def ensure_run(args, console: Console) -> Path:
         prepared_dir=prepared,
         run_dir=args.run,
         preset="thesis-large",
-        flags=SizeFlags(),
-        overrides={**FAST_THESIS_LARGE, "time_budget": parse_duration(args.train_budget)},
+        changes={**FAST_THESIS_LARGE, "time_budget": parse_duration(args.train_budget)},
         device_name=args.device,
         threads=None,
         force=True,

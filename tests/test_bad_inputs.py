@@ -17,7 +17,7 @@ from typer.testing import Result
 
 from conftest import run_cli as invoke
 from conftest import write_corpus
-from mt.launch import SizeFlags, start_training
+from mt.launch import start_training
 from mt.prepare import prepare_corpus
 from mt.progress import SilentReporter
 
@@ -37,8 +37,7 @@ def run(prepared: Path) -> Path:
         prepared_dir=prepared,
         run_dir=run_dir,
         preset="thesis-small",
-        flags=SizeFlags(),
-        overrides={"max_steps": 3, "batch_size": 16, "lr": 0.5, "warmup": 20},
+        changes={"max_steps": 3, "batch_size": 16, "lr": 0.5, "warmup": 20},
         device_name="cpu",
         threads=None,
         force=False,

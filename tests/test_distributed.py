@@ -19,14 +19,14 @@ import torch
 from safetensors.torch import load_file
 
 from conftest import cli_output as invoke
-from mt.batching import collate
+from mt.batching import TrainData, collate, epoch_batches, step_batches
 from mt.config import ModelConfig
 from mt.distributed import Distributed, setup_distributed
 from mt.errors import MtError
 from mt.metrics import masked_loss_terms
 from mt.model import make_model
 from mt.rundir import read_metrics
-from mt.train import TrainData, Trainer, epoch_batches, learning_rate, train_loop
+from mt.train import Trainer, learning_rate
 from test_train import copy_task
 from test_train import make_trainer as make_copy_trainer
 
@@ -87,9 +87,10 @@ def test_accumulated_step_equals_one_adam_step_over_the_joined_batches(tmp_path:
     trainer = make_trainer(tmp_path, data, Distributed(), grad_accum=2)
     gradients = record_gradients(trainer)
     first, second, *_ = epoch_batches(data.train, trainer.config, epoch=0)
-    *micro, step_tokens = trainer.step_batches([first, second])[0]
-    assert len(micro) == 2 and step_tokens == sum(b.target_tokens for b in micro)
-    loss, correct, finite = trainer.train_step(micro, step_tokens)
+    step = step_batches(data.train, [first, second], world_size=1, rank=0, grad_accum=2)[0]
+    micro = step.micro_batches
+    assert len(micro) == 2 and step.target_tokens == sum(b.target_tokens for b in micro)
+    loss, correct, finite = trainer.train_step(step)
 
     # By hand: one batch holding both micro-batches, mean loss over its real target tokens.
     torch.manual_seed(trainer.config.seed)
@@ -128,7 +129,7 @@ def _train_rank(rank: int, port: int, out: Path) -> None:
     trainer = make_trainer(out / f"run{rank}", copy_task(60, seed=5), dist, max_steps=3)
     gradients = record_gradients(trainer)
     draw = torch.rand(4)  # what the next dropout mask would be drawn from
-    reason = train_loop(trainer, max_epochs=10)
+    reason = trainer.train()
     dist.close()
     torch.save(
         {
@@ -163,7 +164,7 @@ def test_two_ranks_take_the_step_of_one_process_accumulating_two_batches(tmp_pat
         tmp_path / "single", copy_task(60, seed=5), Distributed(), grad_accum=2, max_steps=3
     )
     gradients = record_gradients(single)
-    reason = train_loop(single, max_epochs=10)
+    reason = single.train()
 
     for result in ranks:
         assert result["reason"] == reason
@@ -186,7 +187,7 @@ def test_two_ranks_take_the_step_of_one_process_accumulating_two_batches(tmp_pat
 
 def test_resume_refuses_a_world_size_that_cannot_share_the_step(tmp_path: Path) -> None:
     data = copy_task(40, seed=6)
-    train_loop(make_trainer(tmp_path, data, Distributed(), grad_accum=3, max_steps=1), 10)
+    make_trainer(tmp_path, data, Distributed(), grad_accum=3, max_steps=1).train()
     resumed = make_trainer(tmp_path, data, Distributed(), max_steps=2)
     resumed.dist = Distributed(rank=0, world_size=2)  # restore itself needs no process group
     with pytest.raises(MtError, match="3 batches, which 2 processes cannot share evenly"):
@@ -195,7 +196,7 @@ def test_resume_refuses_a_world_size_that_cannot_share_the_step(tmp_path: Path) 
 
 def test_resume_on_fewer_processes_accumulates_to_keep_the_step(tmp_path: Path) -> None:
     data = copy_task(40, seed=6)
-    train_loop(make_trainer(tmp_path, data, Distributed(), grad_accum=4, max_steps=1), 10)
+    make_trainer(tmp_path, data, Distributed(), grad_accum=4, max_steps=1).train()
     resumed = make_trainer(tmp_path, data, Distributed(), max_steps=2)
     resumed.dist = Distributed(rank=0, world_size=2)
     notes = resumed.restore()

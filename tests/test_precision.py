@@ -11,8 +11,8 @@ from torch import nn
 
 from mt.config import ConfigError, TrainConfig
 from mt.metrics import evaluate_teacher_forced
-from mt.train import Trainer, epoch_batches, train_loop
-from test_train import copy_task, make_trainer
+from mt.train import Trainer
+from test_train import copy_task, epoch_steps, make_trainer
 
 
 def linear_output_dtypes(trainer: Trainer) -> set[torch.dtype]:
@@ -29,9 +29,8 @@ def train_steps(tmp_path: Path, precision: str, steps: int = 4) -> Trainer:
     data = copy_task(40, seed=7)
     trainer = make_trainer(tmp_path / precision, data, precision=precision, lr=0.01, warmup=1)
     dtypes = linear_output_dtypes(trainer)
-    for micro in trainer.step_batches(epoch_batches(data.train, trainer.config, 0))[:steps]:
-        *batches, step_tokens = micro
-        loss, _, finite = trainer.train_step(batches, step_tokens)
+    for step in epoch_steps(trainer)[:steps]:
+        loss, _, finite = trainer.train_step(step)
         assert finite and torch.isfinite(loss)
     expected = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
     assert dtypes == {expected}
@@ -71,8 +70,8 @@ def test_compiled_training_follows_eager_training(tmp_path: Path) -> None:
     eager = make_trainer(tmp_path / "eager", data, max_steps=2)
     compiled = make_trainer(tmp_path / "compiled", data, max_steps=2, compile=True)
     assert compiled.forward is not compiled.model
-    train_loop(eager, max_epochs=10)
-    train_loop(compiled, max_epochs=10)
+    eager.train()
+    compiled.train()
     for row, expected in zip(compiled.progress.history, eager.progress.history, strict=True):
         assert row["train_loss"] == pytest.approx(expected["train_loss"], rel=1e-5)
         assert row["selection_loss"] == pytest.approx(expected["selection_loss"], rel=1e-4)

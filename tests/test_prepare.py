@@ -222,7 +222,7 @@ def test_load_prepared_refuses_another_format(corpus_file: Path, tmp_path: Path)
     prepare(corpus_file, out)
     info = json.loads((out / "prepare.json").read_text(encoding="utf-8"))
     (out / "prepare.json").write_text(json.dumps({**info, "format_version": 99}))
-    with pytest.raises(MtError, match="format 99"):
+    with pytest.raises(MtError, match="prepare.json: prepared format version 99"):
         load_prepared(out)
 
 

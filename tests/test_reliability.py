@@ -29,7 +29,6 @@ from mt.errors import MtError
 from mt.prepare import prepare_corpus
 from mt.rundir import CHECKPOINTS, load_latest_checkpoint, read_metrics
 from mt.tokenization import WordPieceCodec
-from mt.train import train_loop
 from test_train import copy_task, make_trainer
 
 TRAIN_FLAGS = [
@@ -259,7 +258,7 @@ def test_ctrl_c_at_any_step_resumes_to_the_same_weights_and_metrics(
 ) -> None:
     data = copy_task(120, seed=5)
     straight = make_trainer(tmp_path / "straight", data, max_steps=12, eval_every=4)
-    train_loop(straight, max_epochs=5)
+    straight.train()
 
     first = make_trainer(tmp_path / "resumed", data, max_steps=12, eval_every=4)
     real_step = first.train_step
@@ -271,12 +270,12 @@ def test_ctrl_c_at_any_step_resumes_to_the_same_weights_and_metrics(
 
     monkeypatch.setattr(first, "train_step", train_step)
     with pytest.raises(MtError, match=f"interrupted at step {step}; resume with") as caught:
-        train_loop(first, max_epochs=5)
+        first.train()
     assert caught.value.exit_code == 130
     second = make_trainer(tmp_path / "resumed", data, max_steps=12, eval_every=4)
     second.restore()
     assert second.progress.step == step
-    train_loop(second, max_epochs=5)
+    second.train()
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
     rows = [

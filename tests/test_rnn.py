@@ -17,7 +17,6 @@ from mt.model import count_parameters, make_model
 from mt.rnn import RecurrentSeq2Seq
 from mt.rundir import read_metrics
 from mt.tokenization import BOS, PAD
-from mt.train import train_loop
 from test_train import copy_task, make_trainer
 
 SRC_VOCAB, TGT_VOCAB = 30, 40
@@ -197,8 +196,9 @@ def test_tiny_rnn_learns_the_copy_task(tmp_path: Path) -> None:
         copy_task(200, seed=0),
         model=tiny_config(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, layers=1),
         clip_norm=1.0,
+        max_epochs=60,
     )
-    reason = train_loop(trainer, max_epochs=60)
+    reason = trainer.train()
     assert read_metrics(tmp_path)[-1]["selection_accuracy"] == 1.0, reason
     assert "reached the goal" in reason
 

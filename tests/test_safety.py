@@ -14,7 +14,6 @@ import os
 import pickle
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,15 +21,15 @@ import torch
 
 from conftest import cli_output as invoke
 from conftest import write_corpus
+from mt import atomic
 from mt import train as train_module
 from mt.checkpoint import load_tensors, save_tensors
 from mt.errors import MtError
-from mt.launch import SizeFlags, start_training
+from mt.launch import start_training
 from mt.prepare import prepare_corpus
 from mt.progress import SilentReporter
 from mt.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
-from mt.train import epoch_batches, train_loop
-from test_train import copy_task, make_trainer
+from test_train import copy_task, epoch_steps, make_trainer
 
 SOURCE = Path(__file__).parents[1] / "src" / "mt"
 
@@ -45,8 +44,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
         prepared_dir=prepared,
         run_dir=root / "run",
         preset="thesis-small",
-        flags=SizeFlags(),
-        overrides={"max_steps": 6, "eval_every": 2, "batch_size": 16, "lr": 0.5, "warmup": 20},
+        changes={"max_steps": 6, "eval_every": 2, "batch_size": 16, "lr": 0.5, "warmup": 20},
         device_name="cpu",
         threads=None,
         force=False,
@@ -146,14 +144,14 @@ def fail_with(number: int):
 
 @pytest.mark.parametrize(
     ("target", "number"),
-    [(os, errno.ENOSPC), (tempfile, errno.EACCES)],
+    [(os, errno.ENOSPC), (atomic, errno.EACCES)],
     ids=["disk full at fsync", "permission denied at create"],
 )
 def test_a_failed_write_is_one_line_and_keeps_the_previous_checkpoint(
     run: Path, monkeypatch: pytest.MonkeyPatch, target: object, number: int
 ) -> None:
     before = snapshot(run / CHECKPOINTS)
-    monkeypatch.setattr(target, "fsync" if target is os else "mkstemp", fail_with(number))
+    monkeypatch.setattr(target, "fsync" if target is os else "_create_temporary", fail_with(number))
     output = invoke("train", "--resume", run, "--max-steps", "8", code=1)
     assert re.search(
         rf"error: cannot write {re.escape(str(run))}/\S+: {os.strerror(number)}", output
@@ -182,7 +180,7 @@ def poison(monkeypatch: pytest.MonkeyPatch, targets: list[tuple[int, ...]]) -> N
 
 
 def batch_targets(trainer, position: int) -> tuple[int, ...]:
-    batch = trainer.step_batches(epoch_batches(trainer.data.train, trainer.config, 0))[position][0]
+    batch = epoch_steps(trainer)[position].micro_batches[0]
     return tuple(batch.tgt_out[batch.tgt_mask].tolist())
 
 
@@ -192,7 +190,7 @@ def test_a_non_finite_loss_stops_training_and_keeps_the_last_good_checkpoint(
     trainer = make_trainer(tmp_path, copy_task(160, seed=3), max_steps=9, eval_every=2)
     poison(monkeypatch, [batch_targets(trainer, 5)])
     with pytest.raises(MtError, match=r"non-finite loss at step 6; training stopped") as caught:
-        train_loop(trainer, max_epochs=5)
+        trainer.train()
     assert caught.value.exit_code == 1 and "--skip-nonfinite" in str(caught.value)
     tensors, state, _ = load_latest_checkpoint(tmp_path)
     assert state["progress"]["step"] == 4
@@ -208,17 +206,17 @@ def test_skipped_batches_are_counted_and_a_resume_does_not_replay_them(
     settings = {"eval_every": 3, "skip_nonfinite": 2}
     straight = make_trainer(tmp_path / "straight", data, max_steps=8, **settings)
     poison(monkeypatch, [batch_targets(straight, 2), batch_targets(straight, 4)])
-    train_loop(straight, max_epochs=5)
+    straight.train()
     assert straight.reporter.messages == [
         "skipped a batch with a non-finite loss at step 3",
         "skipped a batch with a non-finite loss at step 4",
     ]
 
     first = make_trainer(tmp_path / "resumed", data, max_steps=5, **settings)
-    train_loop(first, max_epochs=5)
+    first.train()
     second = make_trainer(tmp_path / "resumed", data, max_steps=8, **settings)
     second.restore()
-    train_loop(second, max_epochs=5)
+    second.train()
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
 

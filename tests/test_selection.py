@@ -10,8 +10,7 @@ import torch
 
 from mt.checkpoint import load_tensors
 from mt.metrics import evaluate_teacher_forced
-from mt.selection import _keep_snapshot, average_snapshots, evaluate_and_save
-from mt.train import Trainer, train_loop
+from mt.train import Trainer
 from test_train import copy_task, make_trainer
 
 
@@ -22,7 +21,7 @@ def selection_loss(trainer: Trainer) -> float:
 
 def test_best_weights_follow_the_lowest_selection_loss(tmp_path: Path) -> None:
     trainer = make_trainer(tmp_path, copy_task(40, seed=1))
-    evaluate_and_save(trainer, lr=0.0, end_of_epoch=True)
+    trainer.evaluate_and_save(end_of_epoch=True)
     first = load_tensors(tmp_path / "best.safetensors")[0]
     assert trainer.progress.best_loss == pytest.approx(selection_loss(trainer))
     assert trainer.progress.bad_epochs == 0
@@ -31,7 +30,7 @@ def test_best_weights_follow_the_lowest_selection_loss(tmp_path: Path) -> None:
         for parameter in trainer.model.parameters():
             parameter.add_(torch.randn_like(parameter))
     assert selection_loss(trainer) > trainer.progress.best_loss
-    evaluate_and_save(trainer, lr=0.0, end_of_epoch=True)
+    trainer.evaluate_and_save(end_of_epoch=True)
     kept = load_tensors(tmp_path / "best.safetensors")[0]
     assert all(torch.equal(first[name], kept[name]) for name in first)
     assert trainer.progress.bad_epochs == 1
@@ -44,27 +43,27 @@ def test_only_the_last_snapshots_are_kept_as_copies(tmp_path: Path) -> None:
     for value in (1.0, 2.0, 3.0):
         with torch.no_grad():
             weight.fill_(value)
-        _keep_snapshot(trainer)
-    assert len(trainer.snapshots) == 2
+        trainer.selection.keep_snapshot(trainer.model)
+    snapshots = trainer.selection.snapshots
+    assert len(snapshots) == 2
     name = next(iter(trainer.model.state_dict()))
-    assert [float(s[name].flatten()[0]) for s in trainer.snapshots] == [2.0, 3.0]
+    assert [float(s[name].flatten()[0]) for s in snapshots] == [2.0, 3.0]
 
 
 def test_the_average_replaces_the_best_weights_only_when_it_scores_better(tmp_path: Path) -> None:
-    trainer = make_trainer(tmp_path, copy_task(40, seed=3), average_last=2, max_steps=30)
-    train_loop(trainer, max_epochs=10)
-    snapshots = trainer.snapshots
+    data = copy_task(40, seed=3)
+    trainer = make_trainer(tmp_path, data, average_last=2, max_steps=30, max_epochs=10)
+    trainer.train()
+    snapshots = trainer.selection.snapshots
     assert len(snapshots) == 2
     expected = {name: (snapshots[0][name] + snapshots[1][name]) / 2 for name in snapshots[0]}
 
-    trainer.progress.best_loss = -math.inf  # nothing can beat it
     before = load_tensors(tmp_path / "best.safetensors")[0]
-    assert "not better" in average_snapshots(trainer)
+    assert "not better" in trainer.selection.average(trainer.model, best_loss=-math.inf)
     after = load_tensors(tmp_path / "best.safetensors")[0]
     assert all(torch.equal(before[name], after[name]) for name in before)
 
-    trainer.progress.best_loss = math.inf  # anything beats it
-    assert "is best" in average_snapshots(trainer)
+    assert "is best" in trainer.selection.average(trainer.model, best_loss=math.inf)
     best = load_tensors(tmp_path / "best.safetensors")[0]
     for name, tensor in expected.items():
         torch.testing.assert_close(best[name], tensor)
@@ -72,6 +71,6 @@ def test_the_average_replaces_the_best_weights_only_when_it_scores_better(tmp_pa
 
 def test_no_average_without_two_snapshots(tmp_path: Path) -> None:
     trainer = make_trainer(tmp_path, copy_task(20, seed=4), average_last=0)
-    _keep_snapshot(trainer)
-    assert trainer.snapshots == []
-    assert average_snapshots(trainer) == ""
+    trainer.selection.keep_snapshot(trainer.model)
+    assert trainer.selection.snapshots == []
+    assert trainer.selection.average(trainer.model, best_loss=math.inf) == ""

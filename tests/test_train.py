@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-from mt.batching import encode_pairs
+from mt.batching import StepBatch, TrainData, encode_pairs, epoch_batches, step_batches
 from mt.config import ModelConfig, TrainConfig
 from mt.distributed import Distributed
 from mt.metrics import masked_cross_entropy_accuracy
 from mt.progress import SilentReporter
 from mt.rundir import read_metrics
 from mt.tokenization import PAD
-from mt.train import TrainData, Trainer, learning_rate, train_loop
+from mt.train import Trainer, learning_rate
 
 
 def test_schedule_rises_linearly_to_its_peak_then_decays_as_inverse_sqrt() -> None:
@@ -76,9 +76,16 @@ def make_trainer(
     )
 
 
+def epoch_steps(trainer: Trainer, epoch: int = 0) -> list[StepBatch]:
+    """The optimizer steps of one epoch as the trainer's loop builds them (one process)."""
+    batches = epoch_batches(trainer.data.train, trainer.config, epoch)
+    grad_accum = trainer.config.grad_accum
+    return step_batches(trainer.data.train, batches, world_size=1, rank=0, grad_accum=grad_accum)
+
+
 def test_tiny_model_learns_the_copy_task(tmp_path) -> None:
     trainer = make_trainer(tmp_path, copy_task(200, seed=0), max_epochs=60)
-    reason = train_loop(trainer, max_epochs=60)
+    reason = trainer.train()
     final = read_metrics(tmp_path)[-1]
     assert final["selection_accuracy"] == 1.0, reason
     assert "reached the goal" in reason
@@ -87,14 +94,14 @@ def test_tiny_model_learns_the_copy_task(tmp_path) -> None:
 def test_resume_gives_bitwise_the_same_weights(tmp_path) -> None:
     data = copy_task(100, seed=1)
     straight = make_trainer(tmp_path / "straight", data, max_steps=25, eval_every=7)
-    train_loop(straight, max_epochs=100)
+    straight.train()
 
     first = make_trainer(tmp_path / "resumed", data, max_steps=11, eval_every=7)
-    train_loop(first, max_epochs=100)
+    first.train()
     second = make_trainer(tmp_path / "resumed", data, max_steps=25, eval_every=7)
     second.restore()
     assert second.progress.step == 11
-    train_loop(second, max_epochs=100)
+    second.train()
 
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
@@ -114,11 +121,11 @@ def test_dropout_and_label_smoothing_resume_exactly(tmp_path) -> None:
     data = copy_task(60, seed=2)
     changes = {"label_smoothing": 0.1}
     straight = make_trainer(tmp_path / "a", data, max_steps=12, dropout=0.3, **changes)
-    train_loop(straight, max_epochs=100)
+    straight.train()
     first = make_trainer(tmp_path / "b", data, max_steps=5, dropout=0.3, **changes)
-    train_loop(first, max_epochs=100)
+    first.train()
     second = make_trainer(tmp_path / "b", data, max_steps=12, dropout=0.3, **changes)
     second.restore()
-    train_loop(second, max_epochs=100)
+    second.train()
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name

@@ -6,14 +6,15 @@ whole epoch's batch order is a pure function of (seed, epoch): resuming mid-epoc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from mt.tokenization import BOS, EOS, PAD
+from mt.config import TrainConfig
+from mt.tokenization import BOS, EOS, PAD, WordPieceCodec
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,55 @@ def encode_pairs(
         src.append(np.asarray(s, dtype=np.int64))
         tgt.append(np.asarray(t, dtype=np.int64))
     return EncodedPairs(src=src, tgt=tgt, truncated=truncated)
+
+
+@dataclass(frozen=True)
+class TrainData:
+    train: EncodedPairs
+    selection: EncodedPairs
+    noisy: Callable[[int], EncodedPairs] | None = None  # epoch -> training pairs (--source-noise)
+
+    def epoch_train(self, epoch: int) -> EncodedPairs:
+        """The training pairs of one epoch: with source noise, each epoch's own draw."""
+        return self.train if self.noisy is None else self.noisy(epoch)
+
+
+def encode_parts(
+    train_pairs: list[tuple[str, str]],
+    selection_pairs: list[tuple[str, str]],
+    source_codec: WordPieceCodec,
+    target_codec: WordPieceCodec,
+    config: TrainConfig,
+) -> TrainData:
+    """Both parts tokenized and cut to the config's length limits."""
+
+    def encode(pairs: list[tuple[str, str]]) -> EncodedPairs:
+        return encode_pairs(
+            source_codec.encode_batch([en for en, _ in pairs]),
+            target_codec.encode_batch([es for _, es in pairs]),
+            max_src_len=config.max_src_len,
+            max_tgt_len=config.max_tgt_len,
+        )
+
+    train = encode(train_pairs)
+    noisy = None
+    if config.source_noise:
+        from mt.noise import noisy_epoch  # noise builds on this module
+
+        sources = [en for en, _ in train_pairs]
+
+        def noisy(epoch: int) -> EncodedPairs:
+            return noisy_epoch(
+                train,
+                sources,
+                source_codec,
+                rate=config.source_noise,
+                seed=config.seed,
+                epoch=epoch,
+                max_src_len=config.max_src_len,
+            )
+
+    return TrainData(train=train, selection=encode(selection_pairs), noisy=noisy)
 
 
 def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[np.ndarray]:
@@ -153,6 +203,51 @@ def _cut(
             start, widest = position, int(longest[index])
     batches.append(sorted_pool[start:])
     return batches
+
+
+def epoch_batches(
+    data: EncodedPairs, config: TrainConfig, epoch: int, shuffle: bool = True
+) -> list[np.ndarray]:
+    """The index groups of one epoch under the config's batch size and seed."""
+    src_len, tgt_len = lengths(data)
+    return batch_indices(
+        src_len,
+        tgt_len,
+        batch_size=config.batch_size,
+        batch_tokens=config.batch_tokens,
+        seed=config.seed,
+        epoch=epoch,
+        shuffle=shuffle,
+    )
+
+
+@dataclass(frozen=True)
+class StepBatch:
+    """One optimizer step: this process's micro-batches, and the real target tokens of the whole
+    step (every process, every micro-batch), by which each micro-batch's loss is divided."""
+
+    micro_batches: tuple[Batch, ...]
+    target_tokens: int
+
+
+def step_batches(
+    pairs: EncodedPairs,
+    batches: Sequence[np.ndarray],
+    *,
+    world_size: int,
+    rank: int,
+    grad_accum: int,
+) -> list[StepBatch]:
+    """Consecutive groups of ``world_size * grad_accum`` batches, one per step; process ``rank``
+    takes its ``grad_accum`` share of each. A last incomplete group is left out."""
+    per_step = world_size * grad_accum
+    steps = []
+    for start in range(0, len(batches) - per_step + 1, per_step):
+        group = batches[start : start + per_step]
+        mine = group[rank * grad_accum : (rank + 1) * grad_accum]
+        tokens = sum(int(sum(len(pairs.tgt[i]) - 1 for i in indices)) for indices in group)
+        steps.append(StepBatch(tuple(collate(pairs, indices) for indices in mine), tokens))
+    return steps
 
 
 def lengths(pairs: EncodedPairs) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,8 @@
-"""Run-directory files written atomically and read back without ever executing code.
+"""Tensor files written atomically and read back without ever executing code.
 
 Weights and optimizer tensors go to safetensors with a SHA-256 of their tensor bytes in the
-header, configs and counters to JSON. Every file is written through mt.atomic, so a crash leaves
-either the old file or the new one, never half of one.
+header; configs and counters go to JSON through mt.files. Every file is written through
+mt.atomic, so a crash leaves either the old file or the new one, never half of one.
 Resumable checkpoints are step-numbered pairs (``step-N.safetensors`` then ``step-N.json``, the
 JSON written last), so the newest JSON always names a complete tensor file.
 """
@@ -20,23 +20,10 @@ from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as save_safetensors_bytes
 from torch import Tensor
 
-from mt.atomic import atomic_write_bytes, atomic_write_text
+from mt.atomic import atomic_write_bytes
 from mt.errors import MtError
 
 CHECKSUM_KEY = "mt_sha256"
-
-
-def write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MtError(f"{path}: file is missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise MtError(f"{path}: not a readable JSON file ({error})") from None
 
 
 def tensors_digest(tensors: dict[str, Tensor]) -> str:

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal, Self
 
 from mt.errors import MtError
-
-FORMAT_VERSION = 1
-"""Version of the run-directory layout; a run of another version is refused with a message."""
 
 
 class ConfigError(MtError, ValueError):
@@ -83,7 +81,7 @@ class ModelConfig(_DictMixin):
 
 @dataclass(frozen=True)
 class ModelShape:
-    """The size part of a model config, as a preset or the size flags give it."""
+    """A model config without its vocabulary sizes: what a preset and the model options set."""
 
     d_model: int
     ff: int
@@ -93,6 +91,11 @@ class ModelShape:
     pre_norm: bool = False
     tie_embeddings: bool = False
     dropout: float = 0.1
+    cell: Literal["lstm", "gru"] = "lstm"
+    attention: Literal["bahdanau", "luong"] = "bahdanau"
+
+    def with_vocabularies(self, src_vocab: int, tgt_vocab: int) -> ModelConfig:
+        return ModelConfig(src_vocab=src_vocab, tgt_vocab=tgt_vocab, **dataclasses.asdict(self))
 
 
 PRESETS: dict[str, ModelShape] = {
@@ -132,6 +135,7 @@ class TrainConfig(_DictMixin):
     compile: bool = False
     average_last: int = 0  # average this many last evaluation snapshots into the final weights
     skip_nonfinite: int = 0
+    source_noise: float = 0.0  # share of sources made casual each epoch (mt.noise)
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -163,6 +167,10 @@ class TrainConfig(_DictMixin):
         _check(self.average_last >= 0, f"--average-last must be >= 0, got {self.average_last}")
         _check(
             self.skip_nonfinite >= 0, f"--skip-nonfinite must be >= 0, got {self.skip_nonfinite}"
+        )
+        _check(
+            0 <= self.source_noise <= 1,
+            f"--source-noise must be in [0, 1], got {self.source_noise}",
         )
 
 
@@ -207,6 +215,108 @@ RECIPES: dict[str, Recipe] = {
         ),
     ),
 }
+
+
+# ----- a run's configuration, assembled --------------------------------------------------------
+
+DEFAULT_RECIPE = "default"
+MODEL_OPTIONS = frozenset(f.name for f in fields(ModelShape))
+TRAIN_OPTIONS = frozenset(f.name for f in fields(TrainConfig))
+OPTIONS = MODEL_OPTIONS | TRAIN_OPTIONS
+"""The settings a user may change, by field name: `mt train` has one option for each."""
+
+RESUMABLE_OPTIONS = frozenset(
+    {
+        "max_epochs",
+        "max_steps",
+        "time_budget",
+        "patience",
+        "accuracy_goal",
+        "eval_every",
+        "skip_nonfinite",
+    }
+)
+"""What a resumed run may change: when it stops, how often it evaluates, what it skips. Anything
+else would make the continued run differ from the one that was started."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The two configurations a new run is started with."""
+
+    model: ModelConfig
+    train: TrainConfig
+
+
+def recipe(name: str | None) -> Recipe:
+    """The named recipe; None is the default one."""
+    chosen = name or DEFAULT_RECIPE
+    known = ", ".join(sorted(RECIPES))
+    _check(chosen in RECIPES, f"--preset: unknown preset {chosen!r} (known: {known})")
+    return RECIPES[chosen]
+
+
+def given_options(values: Mapping[str, object]) -> dict[str, object]:
+    """The options among ``values`` that were given (None means not given), by field name; a
+    time budget may be a duration text such as "30m". Other names in ``values`` are ignored."""
+    given = {name: v for name, v in values.items() if name in OPTIONS and v is not None}
+    if isinstance(given.get("time_budget"), str):
+        given["time_budget"] = parse_duration(given["time_budget"])
+    return given
+
+
+def new_run_config(
+    *,
+    src_vocab: int,
+    tgt_vocab: int,
+    preset: str | None = None,
+    changes: Mapping[str, object] | None = None,
+) -> RunConfig:
+    """The recipe ``preset`` with ``changes`` (option name -> value), validated, and the rules
+    between options applied:
+
+    - a batch size given without a token budget asks for sentence batches (``batch_tokens`` 0);
+    - a recurrent model under a recipe without gradient clipping gets ``RNN_CLIP_NORM``, unless
+      ``clip_norm`` is given.
+    """
+    changes = dict(changes or {})
+    unknown = sorted(set(changes) - OPTIONS)
+    _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
+    chosen = recipe(preset)
+    shape = dataclasses.replace(chosen.shape, **_only(changes, MODEL_OPTIONS))
+    model = shape.with_vocabularies(src_vocab, tgt_vocab)
+    train = chosen.train
+    if "batch_size" in changes and "batch_tokens" not in changes:
+        train = dataclasses.replace(train, batch_tokens=0)
+    if model.arch == "rnn" and not train.clip_norm:
+        train = dataclasses.replace(train, clip_norm=RNN_CLIP_NORM)
+    return RunConfig(model, dataclasses.replace(train, **_only(changes, TRAIN_OPTIONS)))
+
+
+def check_resumable(changes: Mapping[str, object]) -> None:
+    """Refuse changes a resumed run may not make (see RESUMABLE_OPTIONS)."""
+    if set(changes) & MODEL_OPTIONS:
+        raise ConfigError(
+            "--resume continues a run as configured; give no model size, preset or prepared "
+            "directory"
+        )
+    fixed = sorted(set(changes) - RESUMABLE_OPTIONS)
+    if fixed:
+        named = ", ".join("--" + name.replace("_", "-") for name in fixed)
+        raise ConfigError(
+            "--resume continues a run as configured; only stopping limits may be given, "
+            f"not {named}"
+        )
+
+
+def resumed_train_config(stored: TrainConfig, changes: Mapping[str, object]) -> TrainConfig:
+    """A resumed run's training config: as stored, with only stopping limits changed."""
+    check_resumable(changes)
+    return dataclasses.replace(stored, **changes)
+
+
+def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any]:
+    return {name: value for name, value in changes.items() if name in names}
 
 
 @dataclass(frozen=True)

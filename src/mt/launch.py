@@ -1,73 +1,44 @@
-"""Start or resume a training run: check the inputs, lay out the run directory, train, summarise."""
+"""Start or resume a training run: the steps in order, each done by the module that owns it.
+
+Configuration is assembled in mt.config, the run directory claimed and written by mt.rundir, the
+data encoded by mt.batching, the model trained by mt.train. `train_run` is what `mt train` calls;
+a library user calls it too, with option changes by config field name, e.g.
+``train_run(prepared=Path("data/prepared"), out=Path("runs/a"), changes={"max_steps": 100})``.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import shutil
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from mt.config import RECIPES, RNN_CLIP_NORM, ModelConfig, ModelShape, TrainConfig
+from mt.batching import encode_parts
+from mt.config import (
+    ModelConfig,
+    TrainConfig,
+    check_resumable,
+    new_run_config,
+    resumed_train_config,
+)
 from mt.distributed import Distributed, resolve_device, setup_distributed
 from mt.errors import MtError
+from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model import count_parameters, make_model
 from mt.plots import plot_curves
-from mt.prepare import load_prepared
+from mt.prepare import Prepared, load_prepared
 from mt.progress import Reporter, SilentReporter
 from mt.rundir import (
-    CHECKPOINTS,
-    MODEL_JSON,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
-    TRAIN_JSON,
+    claim_run_dir,
     has_checkpoint,
     read_model_config,
     read_train_config,
     remove_leftovers,
     write_configs,
 )
-from mt.selection import average_snapshots
-from mt.train import Trainer, encode_parts, train_loop
-
-RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
-"""What only `mt train` writes (a prepared directory has tokenizers too): `--force` replaces a
-directory only if it holds one of these."""
-
-
-@dataclass(frozen=True)
-class SizeFlags:
-    """Explicit size flags from the command line; None means "not given"."""
-
-    d_model: int | None = None
-    ff: int | None = None
-    heads: int | None = None
-    layers: int | None = None
-    dropout: float | None = None
-    pre_norm: bool | None = None
-    tie_embeddings: bool | None = None
-    arch: str | None = None
-    cell: str | None = None
-    attention: str | None = None
-
-
-def choose_recipe(name: str | None) -> tuple[ModelShape, TrainConfig]:
-    recipe_name = name or "default"
-    if recipe_name not in RECIPES:
-        known = ", ".join(sorted(RECIPES))
-        raise MtError(f"--preset: unknown preset {recipe_name!r} (known: {known})")
-    recipe = RECIPES[recipe_name]
-    return recipe.shape, recipe.train
-
-
-def model_config_for(
-    shape: ModelShape, flags: SizeFlags, src_vocab: int, tgt_vocab: int
-) -> ModelConfig:
-    values = dataclasses.asdict(shape)
-    values.update({k: v for k, v in dataclasses.asdict(flags).items() if v is not None})
-    return ModelConfig(src_vocab=src_vocab, tgt_vocab=tgt_vocab, **values)
+from mt.train import Trainer
 
 
 @dataclass(frozen=True)
@@ -84,10 +55,51 @@ class TrainSummary:
     is_main: bool = True  # only the main process of a torchrun job reports
 
 
-def dry_run(prepared_dir: Path, preset: str | None, flags: SizeFlags) -> tuple[ModelConfig, int]:
+def train_run(
+    *,
+    prepared: Path | None = None,
+    out: Path | None = None,
+    resume: Path | None = None,
+    preset: str | None = None,
+    changes: Mapping[str, object] | None = None,
+    device: str = "auto",
+    threads: int | None = None,
+    force: bool = False,
+    reporter: Reporter | None = None,
+) -> TrainSummary:
+    """A new run (``prepared`` and ``out``) or a resumed one (``resume``)."""
+    reporter = reporter or SilentReporter()
+    if resume is not None:
+        if preset or prepared:
+            raise MtError(
+                "--resume continues a run as configured; give no model size, preset or "
+                "prepared directory"
+            )
+        return resume_training(
+            run_dir=resume, changes=changes, device_name=device, threads=threads, reporter=reporter
+        )
+    if prepared is None or out is None:
+        raise MtError("give the prepared directory and --out RUN (or --resume RUN)")
+    return start_training(
+        prepared_dir=prepared,
+        run_dir=out,
+        preset=preset,
+        changes=changes,
+        device_name=device,
+        threads=threads,
+        force=force,
+        reporter=reporter,
+    )
+
+
+def dry_run(
+    prepared_dir: Path | None, preset: str | None, changes: Mapping[str, object] | None = None
+) -> tuple[ModelConfig, int]:
+    """The model a run would train, and its parameter count, without training it."""
+    if prepared_dir is None:
+        raise MtError("--dry-run needs the prepared directory")
     prepared = load_prepared(prepared_dir)
-    shape, _ = choose_recipe(preset)
-    config = model_config_for(shape, flags, prepared.source.vocab_size, prepared.target.vocab_size)
+    config = _new_config(prepared, preset, changes).model
     return config, count_parameters(make_model(config))
 
 
@@ -95,80 +107,48 @@ def start_training(
     *,
     prepared_dir: Path,
     run_dir: Path,
-    preset: str | None,
-    flags: SizeFlags,
-    overrides: dict[str, object],
-    device_name: str,
-    threads: int | None,
-    force: bool,
+    preset: str | None = None,
+    changes: Mapping[str, object] | None = None,
+    device_name: str = "auto",
+    threads: int | None = None,
+    force: bool = False,
     reporter: Reporter,
 ) -> TrainSummary:
-    """A new run: model from preset/flags, training settings from the recipe plus overrides."""
+    """A new run: the recipe ``preset`` with ``changes`` (option name -> value)."""
     dist, device_name = setup_distributed(device_name)
     prepared = load_prepared(prepared_dir)
-    shape, recipe_train = choose_recipe(preset)
-    model_config = model_config_for(
-        shape, flags, prepared.source.vocab_size, prepared.target.vocab_size
-    )
-    if model_config.arch == "rnn" and not recipe_train.clip_norm:  # a Transformer recipe
-        recipe_train = dataclasses.replace(recipe_train, clip_norm=RNN_CLIP_NORM)
-    train_config = TrainConfig.from_dict({**recipe_train.to_dict(), **overrides})
+    config = _new_config(prepared, preset, changes)
     resolve_device(device_name)  # a bad --device must not leave a new run directory behind
     if dist.is_main:
-        _claim_run_dir(run_dir, force)
+        claim_run_dir(run_dir, force=force)
         # model.json last: a run directory that has it has everything `--resume` needs.
         prepared.source.save(run_dir / SOURCE_TOKENIZER)
         prepared.target.save(run_dir / TARGET_TOKENIZER)
-        write_configs(run_dir, model_config, train_config, prepared_dir.resolve())
+        write_configs(run_dir, config.model, config.train, prepared_dir.resolve())
     dist.barrier()
     return _run(
-        prepared,
-        run_dir,
-        model_config,
-        train_config,
-        device_name,
-        threads,
-        dist,
-        reporter,
+        prepared=prepared,
+        run_dir=run_dir,
+        model_config=config.model,
+        train_config=config.train,
+        device_name=device_name,
+        threads=threads,
+        dist=dist,
+        reporter=reporter,
         resume=False,
     )
-
-
-RESUME_OVERRIDES = frozenset(
-    {
-        "max_epochs",
-        "max_steps",
-        "time_budget",
-        "patience",
-        "accuracy_goal",
-        "eval_every",
-        "skip_nonfinite",
-    }
-)
-"""What a resumed run may change: when it stops, how often it evaluates, what it skips. Anything
-else would make the continued run differ from the one that was started."""
-
-
-def check_resume_overrides(given: set[str]) -> None:
-    fixed = sorted(given - RESUME_OVERRIDES)
-    if fixed:
-        named = ", ".join("--" + name.replace("_", "-") for name in fixed)
-        raise MtError(
-            "--resume continues a run as configured; only stopping limits may be given, "
-            f"not {named}"
-        )
 
 
 def resume_training(
     *,
     run_dir: Path,
-    overrides: dict[str, object],
-    device_name: str,
-    threads: int | None,
+    changes: Mapping[str, object] | None = None,
+    device_name: str = "auto",
+    threads: int | None = None,
     reporter: Reporter,
 ) -> TrainSummary:
     """Continue a run where its newest good checkpoint stopped; only stopping limits may change."""
-    check_resume_overrides(set(overrides))
+    check_resumable(changes or {})  # before any work
     dist, device_name = setup_distributed(device_name)
     if not run_dir.is_dir():
         raise MtError(f"--resume {run_dir}: no such run directory")
@@ -178,8 +158,8 @@ def resume_training(
             f"it again with `mt train PREPARED --out {run_dir} --force`"
         )
     model_config = read_model_config(run_dir)
-    train_config, prepared_dir = read_train_config(run_dir)
-    train_config = TrainConfig.from_dict({**train_config.to_dict(), **overrides})
+    stored, prepared_dir = read_train_config(run_dir)
+    train_config = resumed_train_config(stored, changes or {})
     prepared = load_prepared(prepared_dir)
     sizes = (prepared.source.vocab_size, prepared.target.vocab_size)
     if sizes != (model_config.src_vocab, model_config.tgt_vocab):
@@ -189,49 +169,30 @@ def resume_training(
             f" the run was trained with {model_config.src_vocab}/{model_config.tgt_vocab}"
         )
     return _run(
-        prepared,
-        run_dir,
-        model_config,
-        train_config,
-        device_name,
-        threads,
-        dist,
-        reporter,
+        prepared=prepared,
+        run_dir=run_dir,
+        model_config=model_config,
+        train_config=train_config,
+        device_name=device_name,
+        threads=threads,
+        dist=dist,
+        reporter=reporter,
         resume=True,
     )
 
 
-def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:
-    """Newest good checkpoint; a run stopped before its first checkpoint starts again at step 0."""
-    remove_leftovers(run_dir)
-    if not has_checkpoint(run_dir):
-        reporter.message(f"{run_dir} has no checkpoint yet: starting it again from step 0")
-        return
-    for warning in trainer.restore():
-        reporter.message(f"warning: {warning}")
-    reporter.message(f"resuming {run_dir} at step {trainer.progress.step}")
-
-
-def _claim_run_dir(run_dir: Path, force: bool) -> None:
-    if run_dir.exists() and not run_dir.is_dir():
-        raise MtError(f"--out {run_dir}: is a file, not a run directory")
-    if run_dir.exists() and any(run_dir.iterdir()):
-        if not force:
-            raise MtError(
-                f"--out {run_dir}: directory exists; use --resume {run_dir} to continue it or "
-                "--force to start over"
-            )
-        if not any((run_dir / name).exists() for name in RUN_MARKERS):
-            raise MtError(
-                f"--out {run_dir}: not a run directory (no {MODEL_JSON}); --force replaces only "
-                "what `mt train` wrote"
-            )
-        shutil.rmtree(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+def _new_config(prepared: Prepared, preset: str | None, changes: Mapping[str, object] | None):
+    return new_run_config(
+        src_vocab=prepared.source.vocab_size,
+        tgt_vocab=prepared.target.vocab_size,
+        preset=preset,
+        changes=changes,
+    )
 
 
 def _run(
-    prepared,
+    *,
+    prepared: Prepared,
     run_dir: Path,
     model_config: ModelConfig,
     train_config: TrainConfig,
@@ -239,7 +200,6 @@ def _run(
     threads: int | None,
     dist: Distributed,
     reporter: Reporter,
-    *,
     resume: bool,
 ) -> TrainSummary:
     if threads:
@@ -263,7 +223,6 @@ def _run(
         reporter=reporter,
         dist=dist,
     )
-    notes = []
     if resume:
         _restore(trainer, run_dir, reporter)
     reporter.message(
@@ -272,15 +231,12 @@ def _run(
     )
     started = time.monotonic()
     try:
-        reason = train_loop(trainer, train_config.max_epochs)
-        note = average_snapshots(trainer)
-        if note:
-            notes.append(note)
+        reason = trainer.train()
     finally:
         reporter.close()
         dist.close()
     if dist.is_main:
-        plot_curves(trainer.progress.history, run_dir / "curves.png")
+        plot_curves(trainer.progress.history, run_dir / CURVES_PNG)
     progress = trainer.progress
     return TrainSummary(
         run_dir=run_dir,
@@ -291,6 +247,17 @@ def _run(
         best_selection_loss=progress.best_loss,
         elapsed=time.monotonic() - started,
         padding_share=1 - trainer.target_positions[0] / max(trainer.target_positions[1], 1),
-        notes=tuple(notes),
+        notes=tuple(trainer.notes),
         is_main=dist.is_main,
     )
+
+
+def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:
+    """Newest good checkpoint; a run stopped before its first checkpoint starts again at step 0."""
+    remove_leftovers(run_dir)
+    if not has_checkpoint(run_dir):
+        reporter.message(f"{run_dir} has no checkpoint yet: starting it again from step 0")
+        return
+    for warning in trainer.restore():
+        reporter.message(f"warning: {warning}")
+    reporter.message(f"resuming {run_dir} at step {trainer.progress.step}")

@@ -7,7 +7,6 @@ run never leaves a half-prepared directory behind. `load_prepared` is how `train
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -29,15 +28,19 @@ from mt.corpus import (
     split_corpus,
 )
 from mt.errors import MtError
+from mt.files import (
+    PREPARE_JSON,
+    PREPARED_FORMAT,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    check_format,
+    read_json,
+    write_json,
+)
 from mt.tokenization import WordPieceCodec
 
-FORMAT_VERSION = 1
-"""Version of the prepared-directory layout; another version is refused with a message."""
 DEFAULT_SRC_VOCAB = 4562
 DEFAULT_TGT_VOCAB = 6134
-INFO_FILE = "prepare.json"
-SOURCE_TOKENIZER = "source-tokenizer.json"
-TARGET_TOKENIZER = "target-tokenizer.json"
 PART_FILES = {part: f"{part}.tsv" for part in PARTS}
 _EXAMPLES = 20  # bad lines quoted in prepare.json
 
@@ -50,14 +53,6 @@ class Prepared:
     info: dict[str, Any]
     source: WordPieceCodec
     target: WordPieceCodec
-
-    @property
-    def source_path(self) -> Path:
-        return self.root / SOURCE_TOKENIZER
-
-    @property
-    def target_path(self) -> Path:
-        return self.root / TARGET_TOKENIZER
 
     def path(self, part: str) -> Path:
         return self.root / PART_FILES[part]
@@ -108,7 +103,7 @@ def prepare_corpus(
         source = WordPieceCodec.train(train_en, src_vocab)
         target = WordPieceCodec.train(train_es, tgt_vocab)
     info: dict[str, Any] = {
-        "format_version": FORMAT_VERSION,
+        "format_version": PREPARED_FORMAT,
         "corpus": str(corpus),
         "seed": seed,
         "split": None if selection else list(fractions),
@@ -181,9 +176,9 @@ def _check_out(out: Path, *, force: bool) -> None:
         raise MtError(f"--out {out} exists and is not a directory")
     if not force:
         raise MtError(f"--out {out} already exists; use --force to replace it")
-    if any(out.iterdir()) and not (out / INFO_FILE).is_file():
+    if any(out.iterdir()) and not (out / PREPARE_JSON).is_file():
         raise MtError(
-            f"--out {out} is not a prepared directory (no {INFO_FILE}); refusing to replace it"
+            f"--out {out} is not a prepared directory (no {PREPARE_JSON}); refusing to replace it"
         )
 
 
@@ -207,8 +202,7 @@ def _write_dir(
             (tmp / PART_FILES[part]).write_text(text, encoding="utf-8")
         source.save(tmp / SOURCE_TOKENIZER)
         target.save(tmp / TARGET_TOKENIZER)
-        info_text = json.dumps(info, indent=2, ensure_ascii=False) + "\n"
-        (tmp / INFO_FILE).write_text(info_text, encoding="utf-8")
+        write_json(tmp / PREPARE_JSON, info)
         _check_out(out, force=force)  # another run may have created it meanwhile
         if out.exists():
             os.rename(out, old)
@@ -250,23 +244,17 @@ def load_prepared(root: Path) -> Prepared:
         raise MtError(
             f"prepared directory {root} does not exist; run `mt prepare CORPUS --out {root}`"
         )
-    needed = [INFO_FILE, SOURCE_TOKENIZER, TARGET_TOKENIZER, *PART_FILES.values()]
+    needed = [PREPARE_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER, *PART_FILES.values()]
     missing = [name for name in needed if not (root / name).is_file()]
     if missing:
         raise MtError(
             f"prepared directory {root} is incomplete: missing {', '.join(missing)}; "
             "run `mt prepare`"
         )
-    try:
-        info = json.loads((root / INFO_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise MtError(f"{root / INFO_FILE} is corrupt ({error}); run `mt prepare` again") from None
+    info = read_json(root / PREPARE_JSON)
     version = info.get("format_version") if isinstance(info, dict) else None
-    if version != FORMAT_VERSION:
-        raise MtError(
-            f"{root} was prepared in format {version}, this mt reads format {FORMAT_VERSION}; "
-            "run `mt prepare` again"
-        )
+    what = f"{root / PREPARE_JSON}: prepared"
+    check_format(version, PREPARED_FORMAT, what=what, advice="run `mt prepare` again")
     return Prepared(
         root=root,
         info=info,

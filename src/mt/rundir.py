@@ -1,11 +1,6 @@
-"""The run directory: everything needed to translate, resume or inspect one trained model.
+"""The run directory (layout in mt.files): configs, weights, checkpoints and metrics of one run.
 
-RUN/model.json            format version + model config
-RUN/train.json            training config + where the prepared data was
-RUN/source-tokenizer.json, RUN/target-tokenizer.json
-RUN/last.safetensors, RUN/best.safetensors   weights (best = lowest selection loss)
-RUN/checkpoints/step-N.safetensors + step-N.json   resumable state, the two newest kept
-RUN/metrics.csv, RUN/curves.png
+Everything here reads a run without executing code and names the file when something is wrong.
 """
 
 from __future__ import annotations
@@ -13,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,19 +17,26 @@ import torch
 from torch import Tensor, nn
 
 from mt.atomic import atomic_write_text
-from mt.checkpoint import load_tensors, read_json, save_tensors, write_json
-from mt.config import FORMAT_VERSION, ModelConfig, TrainConfig
+from mt.checkpoint import load_tensors, save_tensors
+from mt.config import ModelConfig, TrainConfig
 from mt.errors import MtError
+from mt.files import (
+    CHECKPOINTS,
+    METRICS_CSV,
+    MODEL_JSON,
+    RUN_FORMAT,
+    RUN_MARKERS,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
+    check_format,
+    read_json,
+    write_json,
+)
 from mt.model import make_model
 from mt.tokenization import WordPieceCodec
 
-MODEL_JSON = "model.json"
-TRAIN_JSON = "train.json"
-SOURCE_TOKENIZER = "source-tokenizer.json"
-TARGET_TOKENIZER = "target-tokenizer.json"
-METRICS_CSV = "metrics.csv"
 ConfigT = TypeVar("ConfigT", ModelConfig, TrainConfig)
-CHECKPOINTS = "checkpoints"
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
     "step",
@@ -48,13 +51,32 @@ METRICS_FIELDS = (
 )
 
 
+def claim_run_dir(run_dir: Path, *, force: bool) -> None:
+    """An empty directory for a new run; ``force`` replaces an earlier run, never anything else."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise MtError(f"--out {run_dir}: is a file, not a run directory")
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if not force:
+            raise MtError(
+                f"--out {run_dir}: directory exists; use --resume {run_dir} to continue it or "
+                "--force to start over"
+            )
+        if not any((run_dir / name).exists() for name in RUN_MARKERS):
+            raise MtError(
+                f"--out {run_dir}: not a run directory (no {MODEL_JSON}); --force replaces only "
+                "what `mt train` wrote"
+            )
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+
 def write_configs(run_dir: Path, model: ModelConfig, train: TrainConfig, prepared: Path) -> None:
     """model.json goes last, so a run directory that has it also has train.json."""
     write_json(
         run_dir / TRAIN_JSON,
-        {"format_version": FORMAT_VERSION, "prepared": str(prepared), "train": train.to_dict()},
+        {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()},
     )
-    write_json(run_dir / MODEL_JSON, {"format_version": FORMAT_VERSION, "model": model.to_dict()})
+    write_json(run_dir / MODEL_JSON, {"format_version": RUN_FORMAT, "model": model.to_dict()})
 
 
 def read_model_config(run_dir: Path) -> ModelConfig:
@@ -73,11 +95,8 @@ def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
 def _read_versioned(path: Path) -> dict[str, Any]:
     data = read_json(path)
     version = data.get("format_version") if isinstance(data, dict) else None
-    if version != FORMAT_VERSION:
-        raise MtError(
-            f"{path}: run format version {version!r}, this mt reads version "
-            f"{FORMAT_VERSION}; retrain or use the mt version that wrote it"
-        )
+    advice = "retrain or use the mt version that wrote it"
+    check_format(version, RUN_FORMAT, what=f"{path}: run", advice=advice)
     return data
 
 
@@ -94,17 +113,12 @@ def _config_from(path: Path, data: dict[str, Any], key: str, kind: type[ConfigT]
 
 
 def save_weights(path: Path, model: nn.Module) -> None:
-    save_tensors(path, model.state_dict(), metadata={"format_version": str(FORMAT_VERSION)})
+    save_tensors(path, model.state_dict(), metadata={"format_version": str(RUN_FORMAT)})
 
 
 def load_weights_into(model: nn.Module, path: Path) -> None:
     tensors, metadata = load_tensors(path)
-    version = metadata.get("format_version")
-    if version != str(FORMAT_VERSION):
-        raise MtError(
-            f"{path}: weights of run format version {version}, this mt reads version "
-            f"{FORMAT_VERSION}"
-        )
+    check_format(metadata.get("format_version"), RUN_FORMAT, what=f"{path}: weights of run")
     check_fits(path, tensors, model.state_dict())
     model.load_state_dict(tensors)
 
@@ -133,7 +147,6 @@ class LoadedRun:
     config: ModelConfig
     source: WordPieceCodec
     target: WordPieceCodec
-    max_src_len: int
 
 
 def load_run(
@@ -145,7 +158,7 @@ def load_run(
     if checkpoint not in ("best", "last"):
         raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
     config = read_model_config(run_dir)
-    train_config, _ = read_train_config(run_dir)
+    read_train_config(run_dir)  # a damaged train.json is refused here, not at `mt evaluate`
     source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
     target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
     for codec, size, side in (
@@ -164,7 +177,7 @@ def load_run(
     model.eval()
     if device is not None:
         model.to(device)
-    return LoadedRun(run_dir, model, config, source, target, train_config.max_src_len)
+    return LoadedRun(run_dir, model, config, source, target)
 
 
 # ----- resumable checkpoints -------------------------------------------------------------------
@@ -189,7 +202,7 @@ def save_checkpoint(
     """Write the tensor file, then the JSON that names it, then drop all but the newest few."""
     folder = run_dir / CHECKPOINTS
     save_tensors(folder / f"step-{step:08d}.safetensors", tensors)
-    write_json(folder / f"step-{step:08d}.json", {"format_version": FORMAT_VERSION, **state})
+    write_json(folder / f"step-{step:08d}.json", {"format_version": RUN_FORMAT, **state})
     for old in sorted(_checkpoint_steps(folder))[:-KEEP_CHECKPOINTS]:
         (folder / f"step-{old:08d}.json").unlink(missing_ok=True)
         (folder / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
@@ -231,9 +244,8 @@ def load_latest_checkpoint(
 
 def _read_checkpoint_state(path: Path) -> dict[str, Any]:
     state = read_json(path)
-    if not isinstance(state, dict) or state.get("format_version") != FORMAT_VERSION:
-        version = state.get("format_version") if isinstance(state, dict) else None
-        raise MtError(f"{path}: checkpoint of run format version {version!r}, not {FORMAT_VERSION}")
+    version = state.get("format_version") if isinstance(state, dict) else None
+    check_format(version, RUN_FORMAT, what=f"{path}: checkpoint of run")
     missing = [key for key in ("progress", "optimizer") if key not in state]
     if missing:
         raise MtError(f"{path}: checkpoint state is missing {missing[0]!r}")

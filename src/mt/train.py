@@ -1,5 +1,8 @@
 """The training loop: warmup Adam, masked cross-entropy/accuracy, selection, stopping, resume.
 
+`Trainer.train` reads top to bottom: epochs of optimizer steps, an evaluation when one is due,
+and the stopping rules, all of which live in one section below ("why training stops").
+
 One optimizer step consumes ``world_size * grad_accum`` consecutive batches of the epoch's
 deterministic batch list (rank r takes its ``grad_accum`` share), and every micro-batch's loss is
 divided by the target-token count of the whole step. So a step means the same update whether it
@@ -12,17 +15,19 @@ import contextlib
 import math
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
-from mt.batching import Batch, EncodedPairs, batch_indices, collate, encode_pairs, lengths
+from mt.batching import StepBatch, TrainData, epoch_batches, step_batches
 from mt.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.config import ModelConfig, TrainConfig
 from mt.distributed import Distributed
 from mt.errors import MtError
+from mt.files import LAST_WEIGHTS
 from mt.metrics import masked_loss_terms
 from mt.model import count_parameters, make_model
 from mt.precision import autocast
@@ -35,7 +40,12 @@ from mt.rundir import (
     save_weights,
     write_metrics,
 )
-from mt.selection import evaluate_and_save
+from mt.selection import Selection
+
+REPORT_EVERY = 10
+"""Steps between progress updates; on CUDA also between reads of the running loss (a sync)."""
+
+INTERRUPTED = "interrupted"
 
 
 def learning_rate(step: int, lr: float, warmup: int) -> float:
@@ -61,47 +71,8 @@ class Progress:
     history: list[dict[str, float]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class TrainData:
-    train: EncodedPairs
-    selection: EncodedPairs
-
-
-def encode_parts(
-    train_pairs: list[tuple[str, str]],
-    selection_pairs: list[tuple[str, str]],
-    source_codec,
-    target_codec,
-    config: TrainConfig,
-) -> TrainData:
-    def encode(pairs: list[tuple[str, str]]) -> EncodedPairs:
-        return encode_pairs(
-            source_codec.encode_batch([en for en, _ in pairs]),
-            target_codec.encode_batch([es for _, es in pairs]),
-            max_src_len=config.max_src_len,
-            max_tgt_len=config.max_tgt_len,
-        )
-
-    return TrainData(train=encode(train_pairs), selection=encode(selection_pairs))
-
-
-def epoch_batches(
-    data: EncodedPairs, config: TrainConfig, epoch: int, shuffle: bool = True
-) -> list:
-    src_len, tgt_len = lengths(data)
-    return batch_indices(
-        src_len,
-        tgt_len,
-        batch_size=config.batch_size,
-        batch_tokens=config.batch_tokens,
-        seed=config.seed,
-        epoch=epoch,
-        shuffle=shuffle,
-    )
-
-
 class Trainer:
-    """Holds the model, optimizer and progress of one run and advances them step by step."""
+    """Holds the model, optimizer and progress of one run and trains it until a rule stops it."""
 
     def __init__(
         self,
@@ -135,12 +106,235 @@ class Trainer:
         self.forward = dist.wrap(self.model, device)
         if config.compile:
             self.forward = torch.compile(self.forward, dynamic=True)
-        self.snapshots: list[dict[str, Tensor]] = []
+        self.selection = Selection(
+            data=data.selection, config=config, device=device, run_dir=run_dir, writes=dist.is_main
+        )
+        self.notes: list[str] = []  # what the user should read at the end (snapshot averaging)
         self.interrupted = False
         self.steps_in_epoch = 1
         self.target_positions = [0, 0]  # real, padded: the padding share of training batches
 
-    # ----- state ------------------------------------------------------------------------------
+    # ----- the loop -------------------------------------------------------------------------------
+
+    def train(self) -> str:
+        """Train until a stopping rule fires; returns why. Ctrl-C saves and raises an MtError."""
+        progress = self.progress
+        started = time.monotonic() - progress.elapsed
+        with self._ctrl_c_sets_a_flag():
+            while progress.epoch < self.config.max_epochs:
+                steps = self._epoch_steps()
+                self.reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
+                sums = _RunningSums(self.device)
+                for step in steps[progress.batch_in_epoch :]:
+                    loss, correct, finite = self.train_step(step)
+                    if not finite:
+                        self._skip_nonfinite()
+                        continue
+                    progress.step += 1
+                    progress.batch_in_epoch += 1
+                    progress.elapsed = time.monotonic() - started
+                    sums.add(loss, correct, step.target_tokens)  # whole-step sums, all ranks
+                    last_of_epoch = progress.batch_in_epoch == len(steps)
+                    reason = self._stop_after_step()
+                    # The epoch's last step is evaluated by the end-of-epoch evaluation.
+                    evaluate = self._evaluation_due() and not last_of_epoch
+                    report = progress.step % REPORT_EVERY == 0 or last_of_epoch
+                    if report or evaluate or reason or self.device.type == "cpu":
+                        sums.settle(progress)
+                    if report:
+                        loss_mean, accuracy, rate = sums.window()
+                        self.reporter.advance(
+                            progress.batch_in_epoch, loss_mean, accuracy, self.lr, rate
+                        )
+                    if reason == INTERRUPTED:  # a due evaluation still runs: resume won't redo it
+                        self.evaluate_and_save(evaluate=evaluate)
+                        raise MtError(
+                            f"interrupted at step {progress.step}; resume with "
+                            f"`mt train --resume {self.run_dir}`",
+                            exit_code=130,
+                        )
+                    if evaluate or reason:
+                        self.evaluate_and_save()
+                    if reason:
+                        return self._finish(reason)
+                sums.settle(progress)  # a skipped last step leaves sums unread
+                train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
+                progress.epoch += 1
+                progress.batch_in_epoch = 0
+                self.evaluate_and_save(end_of_epoch=True)
+                reason = self._stop_after_epoch(train_accuracy)
+                if reason:
+                    return self._finish(reason)
+        return self._finish(f"reached --max-epochs {self.config.max_epochs}")
+
+    @property
+    def lr(self) -> float:
+        return self.optimizer.param_groups[0]["lr"]
+
+    def _epoch_steps(self) -> list[StepBatch]:
+        pairs = self.data.epoch_train(self.progress.epoch)
+        steps = step_batches(
+            pairs,
+            epoch_batches(pairs, self.config, self.progress.epoch),
+            world_size=self.dist.world_size,
+            rank=self.dist.rank,
+            grad_accum=self.config.grad_accum,
+        )
+        self.steps_in_epoch = len(steps)
+        return steps
+
+    def _finish(self, reason: str) -> str:
+        note = self.selection.average(self.model, self.progress.best_loss)
+        if note:
+            self.notes.append(note)
+        return reason
+
+    # ----- why training stops: every rule ------------------------------------------------------
+
+    def _stop_after_step(self) -> str:
+        """The step limit, Ctrl-C and the time budget, the same on every rank (rank 0 decides).
+
+        The step limit is the same everywhere; the clock and Ctrl-C are per process, so several
+        processes consult rank 0 about them only every REPORT_EVERY steps: a broadcast is a sync.
+        """
+        config, progress = self.config, self.progress
+        if config.max_steps and progress.step >= config.max_steps:
+            return f"reached --max-steps {config.max_steps}"
+        if self.dist.enabled and progress.step % REPORT_EVERY:
+            return ""
+        reason = ""
+        if self.interrupted:
+            reason = INTERRUPTED
+        elif config.time_budget and progress.elapsed >= config.time_budget:
+            reason = f"time budget of {config.time_budget:.0f} s used"
+        return self.dist.agree(reason)
+
+    def _stop_after_epoch(self, train_accuracy: float) -> str:
+        """The accuracy goal and patience; the epoch limit is the loop's own condition."""
+        config, reason = self.config, ""
+        if train_accuracy >= config.accuracy_goal:
+            goal = config.accuracy_goal
+            reason = f"training accuracy {train_accuracy:.4f} reached the goal {goal}"
+        elif config.patience and self.progress.bad_epochs >= config.patience:
+            reason = f"selection loss did not improve for {config.patience} epochs (patience)"
+        return self.dist.agree(reason)
+
+    def _skip_nonfinite(self) -> None:
+        """A non-finite loss skips the step, up to --skip-nonfinite times; then training stops."""
+        progress = self.progress
+        progress.skipped += 1
+        if progress.skipped > self.config.skip_nonfinite:
+            raise MtError(
+                f"non-finite loss at step {progress.step + 1}; training stopped and the last good "
+                f"checkpoint in {self.run_dir} was kept (lower --lr, or allow --skip-nonfinite N)",
+                exit_code=1,
+            )
+        progress.batch_in_epoch += 1  # used up: a resume must not replay it
+        self.reporter.message(f"skipped a batch with a non-finite loss at step {progress.step + 1}")
+
+    @contextlib.contextmanager
+    def _ctrl_c_sets_a_flag(self) -> Iterator[None]:
+        """Ctrl-C sets a flag that the loop checks between steps, so the saved state is
+        consistent; outside the main thread signals cannot be caught and nothing changes."""
+
+        def handler(signum: int, frame: object) -> None:
+            self.interrupted = True
+
+        try:
+            previous = signal.signal(signal.SIGINT, handler)
+        except ValueError:  # not the main thread
+            previous = None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    # ----- evaluation and the best weights --------------------------------------------------------
+
+    def _evaluation_due(self) -> bool:
+        every = self.config.eval_every
+        return bool(every and self.progress.step % every == 0)
+
+    def evaluate_and_save(self, *, end_of_epoch: bool = False, evaluate: bool = True) -> None:
+        """Selection metrics, a metrics row, the best weights and a resumable checkpoint; at an
+        epoch's end also the count of epochs without a better selection loss, so one checkpoint
+        holds it all."""
+        progress = self.progress
+        improved = False
+        if evaluate:
+            stats = self.selection.score(self.model)
+            row = {
+                "step": progress.step,
+                "epoch": progress.epoch + progress.batch_in_epoch / max(1, self.steps_in_epoch),
+                "lr": self.lr,
+                "train_loss": progress.epoch_loss_sum / max(progress.epoch_count, 1),
+                "train_accuracy": progress.epoch_correct / max(progress.epoch_count, 1),
+                "selection_loss": stats.loss,
+                "selection_accuracy": stats.accuracy,
+                "tokens_per_second": self.reporter.tokens_per_second,
+                "elapsed": progress.elapsed,
+            }
+            progress.history.append(row)
+            self.reporter.evaluation(row)
+            if stats.loss < progress.best_loss:
+                progress.best_loss = stats.loss
+                improved = True
+                self.selection.save_best(self.model)
+            self.selection.keep_snapshot(self.model)
+        if end_of_epoch:
+            progress.epoch_loss_sum, progress.epoch_correct, progress.epoch_count = 0.0, 0, 0
+            progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
+        self.save()
+
+    # ----- one step -----------------------------------------------------------------------------
+
+    def train_step(self, step: StepBatch) -> tuple[Tensor, Tensor, bool]:
+        """One optimizer update from this rank's micro-batches; the loss and hits of the whole
+        step (all ranks), and whether the loss was finite (else nothing was updated)."""
+        for batch in step.micro_batches:
+            self.target_positions[0] += batch.target_tokens
+            self.target_positions[1] += batch.tgt_mask.numel()
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate(self.progress.step + 1, self.config.lr, self.config.warmup)
+        # float64 so that summing micro-batches here or over ranks gives the same number
+        loss_total = torch.zeros((), device=self.device, dtype=torch.float64)
+        correct_total = torch.zeros((), device=self.device, dtype=torch.long)
+        last = len(step.micro_batches) - 1
+        for index, batch in enumerate(step.micro_batches):
+            if self.device.type == "cuda":
+                batch = batch.pin_memory()  # so the copy below runs asynchronously
+            batch = batch.to(self.device)
+            sync = self.dist.no_sync(self.forward) if index < last else contextlib.nullcontext()
+            with sync:
+                with autocast(self.device, self.config.precision):
+                    logits = self.forward(
+                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
+                    )
+                loss_sum, correct = masked_loss_terms(
+                    logits, batch.tgt_out[batch.tgt_mask], self.config.label_smoothing
+                )
+                # DDP averages gradients over ranks, so scale by world size to get a sum.
+                scale = self.dist.world_size / step.target_tokens
+                self.scaler.scale(loss_sum * scale).backward()
+            loss_total += loss_sum.detach()
+            correct_total += correct
+        if self.dist.enabled:  # whole-step sums: the same finiteness and metrics on every rank
+            both = self.dist.sum(torch.stack([loss_total.double(), correct_total.double()]))
+            loss_total, correct_total = both[0], both[1].long()
+        finite = True
+        if self.device.type == "cpu" or self.config.skip_nonfinite:
+            finite = bool(torch.isfinite(loss_total))
+        if finite:
+            if self.config.clip_norm > 0:
+                self.scaler.unscale_(self.optimizer)
+                nn.utils.clip_grad_norm_(self.model.parameters(), self.config.clip_norm)
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss_total, correct_total, finite
+
+    # ----- state --------------------------------------------------------------------------------
 
     def state_tensors(self) -> dict[str, Tensor]:
         optimizer_tensors, _ = optimizer_to_tensors(self.optimizer.state_dict())
@@ -161,7 +355,7 @@ class Trainer:
             "batches_per_step": self.dist.world_size * self.config.grad_accum,
         }
         save_checkpoint(self.run_dir, self.progress.step, self.state_tensors(), state)
-        save_weights(self.run_dir / "last.safetensors", self.model)
+        save_weights(self.run_dir / LAST_WEIGHTS, self.model)
         write_metrics(self.run_dir, self.progress.history)
 
     def restore(self) -> list[str]:
@@ -196,170 +390,6 @@ class Trainer:
         rank 0's random state only); one process keeps its stream untouched."""
         if self.dist.rank:
             torch.manual_seed(self.config.seed + 1_000_003 * self.dist.rank + self.progress.step)
-
-    # ----- one step -----------------------------------------------------------------------------
-
-    def step_batches(self, batches: list) -> list[list[Batch]]:
-        """Group the epoch's batches per optimizer step and keep this rank's share."""
-        per_step = self.dist.world_size * self.config.grad_accum
-        steps = []
-        for start in range(0, len(batches) - per_step + 1, per_step):
-            group = batches[start : start + per_step]
-            mine = group[
-                self.dist.rank * self.config.grad_accum : (self.dist.rank + 1)
-                * self.config.grad_accum
-            ]
-            steps.append(
-                [collate(self.data.train, indices) for indices in mine] + [_count(self.data, group)]
-            )
-        return steps
-
-    def train_step(
-        self, micro_batches: list[Batch], step_tokens: int
-    ) -> tuple[Tensor, Tensor, bool]:
-        lr = learning_rate(self.progress.step + 1, self.config.lr, self.config.warmup)
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-        # float64 so that summing micro-batches here or over ranks gives the same number
-        loss_total = torch.zeros((), device=self.device, dtype=torch.float64)
-        correct_total = torch.zeros((), device=self.device, dtype=torch.long)
-        for index, batch in enumerate(micro_batches):
-            if self.device.type == "cuda":
-                batch = batch.pin_memory()  # so the copy below runs asynchronously
-            batch = batch.to(self.device)
-            sync = (
-                self.dist.no_sync(self.forward)
-                if index < len(micro_batches) - 1
-                else contextlib.nullcontext()
-            )
-            with sync:
-                with autocast(self.device, self.config.precision):
-                    logits = self.forward(
-                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
-                    )
-                loss_sum, correct = masked_loss_terms(
-                    logits, batch.tgt_out[batch.tgt_mask], self.config.label_smoothing
-                )
-                # DDP averages gradients over ranks, so scale by world size to get a sum.
-                self.scaler.scale(loss_sum * (self.dist.world_size / step_tokens)).backward()
-            loss_total += loss_sum.detach()
-            correct_total += correct
-        if self.dist.enabled:  # whole-step sums: the same finiteness and metrics on every rank
-            both = self.dist.sum(torch.stack([loss_total.double(), correct_total.double()]))
-            loss_total, correct_total = both[0], both[1].long()
-        finite = True
-        if self.device.type == "cpu" or self.config.skip_nonfinite:
-            finite = bool(torch.isfinite(loss_total))
-        if finite:
-            if self.config.clip_norm > 0:
-                self.scaler.unscale_(self.optimizer)
-                nn.utils.clip_grad_norm_(self.model.parameters(), self.config.clip_norm)
-            self.scaler.step(self.optimizer)
-            self.scaler.update()
-        self.optimizer.zero_grad(set_to_none=True)
-        return loss_total, correct_total, finite
-
-
-def _count(data: TrainData, group: list) -> int:
-    """Real target tokens of a whole optimizer step (all ranks, all micro-batches)."""
-    return sum(int(sum(len(data.train.tgt[i]) - 1 for i in indices)) for indices in group)
-
-
-def train_loop(trainer: Trainer, max_epochs: int) -> str:
-    """Run until a stopping rule fires; returns the reason."""
-    config, progress, reporter = trainer.config, trainer.progress, trainer.reporter
-    start = time.monotonic() - progress.elapsed
-    previous_handler = _install_interrupt_flag(trainer)
-    try:
-        while progress.epoch < max_epochs:
-            steps = trainer.step_batches(epoch_batches(trainer.data.train, config, progress.epoch))
-            trainer.steps_in_epoch = len(steps)
-            reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
-            running = _RunningSums(trainer.device)
-            for micro in steps[progress.batch_in_epoch :]:
-                *batches, step_tokens = micro
-                local_tokens = sum(b.target_tokens for b in batches)
-                trainer.target_positions[0] += local_tokens
-                trainer.target_positions[1] += sum(b.tgt_mask.numel() for b in batches)
-                loss, correct, finite = trainer.train_step(batches, step_tokens)
-                if not finite:
-                    reason = _handle_nonfinite(trainer)
-                    if reason:
-                        return reason
-                    continue
-                progress.step += 1
-                progress.batch_in_epoch += 1
-                running.add(loss, correct, step_tokens)  # whole-step sums over all ranks
-                progress.elapsed = time.monotonic() - start
-                lr = trainer.optimizer.param_groups[0]["lr"]
-                reason = _step_limit_reached(trainer)
-                report = progress.step % REPORT_EVERY == 0 or progress.batch_in_epoch == len(steps)
-                # The epoch's last step is evaluated by the end-of-epoch evaluation below.
-                evaluate = (
-                    config.eval_every
-                    and progress.step % config.eval_every == 0
-                    and progress.batch_in_epoch < len(steps)
-                )
-                if report or evaluate or reason or trainer.device.type == "cpu":
-                    running.settle(progress)
-                if report:
-                    loss_mean, accuracy, rate = running.window()
-                    reporter.advance(progress.batch_in_epoch, loss_mean, accuracy, lr, rate)
-                if evaluate and not reason:
-                    evaluate_and_save(trainer, lr)
-                if reason == INTERRUPTED:  # a due evaluation still runs: resume will not redo it
-                    evaluate_and_save(trainer, lr, evaluate=bool(evaluate))
-                    raise MtError(
-                        f"interrupted at step {progress.step}; resume with "
-                        f"`mt train --resume {trainer.run_dir}`",
-                        exit_code=130,
-                    )
-                if reason:
-                    evaluate_and_save(trainer, lr)
-                    return reason
-            running.settle(progress)  # a skipped last step leaves sums unread
-            train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
-            progress.epoch += 1
-            progress.batch_in_epoch = 0
-            evaluate_and_save(trainer, trainer.optimizer.param_groups[0]["lr"], end_of_epoch=True)
-            reason = ""
-            if train_accuracy >= config.accuracy_goal:
-                goal = config.accuracy_goal
-                reason = f"training accuracy {train_accuracy:.4f} reached the goal {goal}"
-            elif config.patience and progress.bad_epochs >= config.patience:
-                reason = f"selection loss did not improve for {config.patience} epochs (patience)"
-            reason = trainer.dist.agree(reason)
-            if reason:
-                return reason
-        return f"reached --max-epochs {max_epochs}"
-    finally:
-        if previous_handler is not None:
-            signal.signal(signal.SIGINT, previous_handler)
-
-
-REPORT_EVERY = 10
-"""Steps between progress updates; on CUDA also between reads of the running loss (a sync)."""
-
-INTERRUPTED = "interrupted"
-
-
-def _step_limit_reached(trainer: Trainer) -> str:
-    """Why to stop after this step, the same on every rank (rank 0 decides).
-
-    The step limit is the same everywhere; the clock and Ctrl-C are per process, so several
-    processes consult rank 0 about them only every REPORT_EVERY steps: a broadcast is a sync.
-    """
-    config, progress = trainer.config, trainer.progress
-    if config.max_steps and progress.step >= config.max_steps:
-        return f"reached --max-steps {config.max_steps}"
-    if trainer.dist.enabled and progress.step % REPORT_EVERY:
-        return ""
-    reason = ""
-    if trainer.interrupted:
-        reason = INTERRUPTED
-    elif config.time_budget and progress.elapsed >= config.time_budget:
-        reason = f"time budget of {config.time_budget:.0f} s used"
-    return trainer.dist.agree(reason)
 
 
 class _RunningSums:
@@ -397,30 +427,3 @@ class _RunningSums:
         now = time.monotonic()
         self.shown = [0.0, 0, 0, now]
         return loss / max(tokens, 1), correct / max(tokens, 1), tokens / max(now - since, 1e-9)
-
-
-def _handle_nonfinite(trainer: Trainer) -> str:
-    trainer.progress.skipped += 1
-    if trainer.progress.skipped <= trainer.config.skip_nonfinite:
-        trainer.progress.batch_in_epoch += 1  # used up: a resume must not replay it
-        trainer.reporter.message(
-            f"skipped a batch with a non-finite loss at step {trainer.progress.step + 1}"
-        )
-        return ""
-    raise MtError(
-        f"non-finite loss at step {trainer.progress.step + 1}; training stopped and the last good "
-        f"checkpoint in {trainer.run_dir} was kept (lower --lr, or allow --skip-nonfinite N)",
-        exit_code=1,
-    )
-
-
-def _install_interrupt_flag(trainer: Trainer):
-    """Ctrl-C sets a flag that the loop checks between steps, so the saved state is consistent."""
-    try:
-
-        def handler(signum: int, frame: object) -> None:
-            trainer.interrupted = True
-
-        return signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
-        return None

@@ -1,0 +1,61 @@
+"""The files mt writes, named once: directory layouts, JSON reading and writing, and the one check
+of a stored format version. No torch here: `mt prepare` uses it and must start fast.
+
+A prepared directory (`mt prepare`): prepare.json, train.tsv, selection.tsv, test.tsv and the two
+tokenizers. A run directory (`mt train`), everything needed to translate, resume or inspect it:
+
+RUN/model.json            format version + model config
+RUN/train.json            format version + training config + where the prepared data was
+RUN/source-tokenizer.json, RUN/target-tokenizer.json
+RUN/last.safetensors, RUN/best.safetensors   weights (best = lowest selection loss)
+RUN/checkpoints/step-N.safetensors + step-N.json   resumable state, the two newest kept
+RUN/metrics.csv, RUN/curves.png
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mt.atomic import atomic_write_text
+from mt.errors import MtError
+
+RUN_FORMAT = 1
+"""Version of the run-directory layout; a run of another version is refused with a message."""
+PREPARED_FORMAT = 1
+"""Version of the prepared-directory layout."""
+
+SOURCE_TOKENIZER = "source-tokenizer.json"
+TARGET_TOKENIZER = "target-tokenizer.json"
+PREPARE_JSON = "prepare.json"
+MODEL_JSON = "model.json"
+TRAIN_JSON = "train.json"
+BEST_WEIGHTS = "best.safetensors"
+LAST_WEIGHTS = "last.safetensors"
+CHECKPOINTS = "checkpoints"
+METRICS_CSV = "metrics.csv"
+CURVES_PNG = "curves.png"
+RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
+"""What only `mt train` writes (a prepared directory has tokenizers too)."""
+
+
+def write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MtError(f"{path}: file is missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise MtError(f"{path}: not a readable JSON file ({error})") from None
+
+
+def check_format(found: object, expected: int, *, what: str, advice: str = "") -> None:
+    """The one format-version check: ``what`` names the file and its kind ("x/model.json: run"),
+    ``advice`` says what to do about another version."""
+    if found != expected and found != str(expected):
+        tail = f"; {advice}" if advice else ""
+        raise MtError(f"{what} format version {found}, this mt reads version {expected}{tail}")

@@ -1,0 +1,114 @@
+"""Configuration assembly: presets and recipes, changes, the rules between options, resumes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from mt.cli import train as train_command
+from mt.config import (
+    MODEL_OPTIONS,
+    OPTIONS,
+    PRESETS,
+    RECIPES,
+    RNN_CLIP_NORM,
+    TRAIN_OPTIONS,
+    ConfigError,
+    DecodeConfig,
+    ModelConfig,
+    TrainConfig,
+    given_options,
+    new_run_config,
+    parse_duration,
+    recipe,
+    resumed_train_config,
+)
+
+VOCAB = {"src_vocab": 150, "tgt_vocab": 180}
+
+
+def test_no_changes_give_the_default_recipe() -> None:
+    config = new_run_config(**VOCAB)
+    default = RECIPES["default"]
+    assert config.train == default.train
+    assert config.model == ModelConfig(**VOCAB, **dataclasses.asdict(default.shape))
+    assert recipe(None) is default
+
+
+def test_changes_reach_the_model_and_the_training_config() -> None:
+    config = new_run_config(
+        **VOCAB, preset="thesis-small", changes={"layers": 3, "lr": 0.5, "time_budget": 60.0}
+    )
+    assert (config.model.layers, config.model.d_model) == (3, PRESETS["thesis-small"].d_model)
+    assert (config.train.lr, config.train.time_budget) == (0.5, 60.0)
+
+
+def test_a_batch_size_alone_asks_for_sentence_batches() -> None:
+    tokens = dataclasses.replace(RECIPES["default"].train, batch_tokens=2500)
+    RECIPES["tokens"] = dataclasses.replace(RECIPES["default"], train=tokens)
+    try:
+        assert new_run_config(**VOCAB, preset="tokens").train.batch_tokens == 2500
+        sentences = new_run_config(**VOCAB, preset="tokens", changes={"batch_size": 32}).train
+        assert (sentences.batch_size, sentences.batch_tokens) == (32, 0)
+        both = {"batch_size": 32, "batch_tokens": 900}
+        assert new_run_config(**VOCAB, preset="tokens", changes=both).train.batch_tokens == 900
+    finally:
+        del RECIPES["tokens"]
+
+
+def test_a_recurrent_model_gets_its_gradient_clipping_unless_told_otherwise() -> None:
+    assert new_run_config(**VOCAB, changes={"arch": "rnn"}).train.clip_norm == RNN_CLIP_NORM
+    assert new_run_config(**VOCAB, preset="rnn-small").train.clip_norm == RNN_CLIP_NORM
+    given = {"arch": "rnn", "clip_norm": 0.0}
+    assert new_run_config(**VOCAB, changes=given).train.clip_norm == 0.0
+    assert new_run_config(**VOCAB).train.clip_norm == 0.0  # a Transformer keeps its recipe's
+
+
+@pytest.mark.parametrize(
+    ("preset", "changes", "message"),
+    [
+        ("nope", {}, "--preset: unknown preset 'nope' \\(known: default, rnn-large"),
+        (None, {"colour": "red"}, "unknown option\\(s\\) colour"),
+        (None, {"heads": 3}, "--d-model 256 is not divisible by --heads 3"),
+        (None, {"lr": -1.0}, "--lr must be positive"),
+        ("thesis-small", {"tie_embeddings": True}, "tied embeddings need a shared vocabulary"),
+    ],
+)
+def test_bad_settings_are_one_clear_error(preset, changes, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        new_run_config(**VOCAB, preset=preset, changes=changes)
+
+
+def test_a_resume_may_change_only_stopping_limits() -> None:
+    stored = TrainConfig(max_steps=100)
+    resumed = resumed_train_config(stored, {"max_steps": 200, "time_budget": 30.0})
+    assert resumed == dataclasses.replace(stored, max_steps=200, time_budget=30.0)
+    with pytest.raises(ConfigError, match="only stopping limits may be given, not --lr, --seed"):
+        resumed_train_config(stored, {"seed": 1, "lr": 0.1, "max_steps": 5})
+    with pytest.raises(ConfigError, match="give no model size, preset or prepared directory"):
+        resumed_train_config(stored, {"layers": 3})
+
+
+def test_given_options_keep_what_was_given_and_read_durations() -> None:
+    values = {"lr": 0.1, "layers": None, "time_budget": "30m", "out": "runs/a", "force": True}
+    assert given_options(values) == {"lr": 0.1, "time_budget": 1800.0}
+    assert parse_duration("1.5h") == 5400.0
+    with pytest.raises(ConfigError, match="cannot read duration 'soon'"):
+        given_options({"time_budget": "soon"})
+
+
+def test_every_option_is_a_field_and_has_its_command_line_option() -> None:
+    assert OPTIONS == MODEL_OPTIONS | TRAIN_OPTIONS
+    assert {f.name for f in dataclasses.fields(TrainConfig)} == TRAIN_OPTIONS
+    parameters = set(train_command.__annotations__)
+    assert parameters >= OPTIONS, sorted(OPTIONS - parameters)
+
+
+def test_configs_round_trip_through_dicts() -> None:
+    config = new_run_config(**VOCAB, preset="rnn-small")
+    assert ModelConfig.from_dict(config.model.to_dict()) == config.model
+    assert TrainConfig.from_dict(config.train.to_dict()) == config.train
+    assert DecodeConfig.from_dict(DecodeConfig(beam_size=3).to_dict()) == DecodeConfig(beam_size=3)
+    with pytest.raises(ConfigError, match="unknown field"):
+        TrainConfig.from_dict({"colour": "red"})
