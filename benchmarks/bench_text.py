@@ -90,14 +90,16 @@ def restore_form(source: str, output: str) -> str:
     return output
 
 
-def score(translator: Translator, sources: list[str], refs: list[str], fix=None) -> dict:
+def translated(translator: Translator, sources: list[str]) -> tuple[list[str], float]:
+    """The outputs and lines per second."""
     started = time.perf_counter()
     outputs = [t.text for t in translator.translate(sources)]
-    seconds = time.perf_counter() - started
-    if fix is not None:
-        outputs = [fix(s, o) for s, o in zip(sources, outputs, strict=True)]
+    return outputs, len(sources) / (time.perf_counter() - started)
+
+
+def score(outputs: list[str], rate: float, refs: list[str]) -> dict:
     scores = corpus_scores(outputs, [[r] for r in refs])
-    return {"bleu": scores.bleu, "chrf": scores.chrf, "lines/s": len(sources) / seconds}
+    return {"bleu": scores.bleu, "chrf": scores.chrf, "lines/s": rate}
 
 
 def casual_variant(text: str) -> str:
@@ -216,20 +218,36 @@ def main() -> None:
     joined_refs = [" ".join(refs[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     for model, run in runs:
         translator = open_translator(run, config, device="cpu")
-        whole = open_translator(run, config, device="cpu", split=False)
-        row(model, "clean, one a line", score(translator, sources, refs))
-        row(model, "casual", score(translator, casual_sources, refs))
-        row(model, "casual + restored form", score(translator, casual_sources, refs, restore_form))
+        row(model, "clean, one a line", score(*translated(translator, sources), refs=refs))
+        outputs, rate = translated(translator, casual_sources)
+        row(model, "casual", score(outputs, rate, refs))
+        restored = [restore_form(s, o) for s, o in zip(casual_sources, outputs, strict=True)]
+        row(model, "casual + restored form", score(restored, rate, refs))
         if model == "bench":
-            row(model, "paragraphs of 4, split", score(translator, paragraphs, joined_refs))
-            row(model, "paragraphs of 4, --no-split", score(whole, paragraphs, joined_refs))
+            translator.placeholders = False
+            row(model, "clean, no placeholders", score(*translated(translator, sources), refs=refs))
+            translator.placeholders = True
+            split, rate = translated(translator, paragraphs)
+            row(model, "paragraphs of 4, split", score(split, rate, joined_refs))
+            whole = open_translator(run, config, device="cpu", split=False)
+            row(
+                model,
+                "paragraphs of 4, --no-split",
+                score(*translated(whole, paragraphs), refs=joined_refs),
+            )
     console.print(table)
 
     train_text = (args.data / "train.tsv").read_text(encoding="utf-8")
     cases = check_set(test, train_text, rng, args.names)
     for model, run in runs:
-        rates = copy_rates(open_translator(run, config, device="cpu"), cases)
-        console.print(f"copy rate ({model}): " + "  ".join(f"{k}: {v}" for k, v in rates.items()))
+        translator = open_translator(run, config, device="cpu")
+        for placeholders in (False, True):
+            translator.placeholders = placeholders
+            rates = copy_rates(translator, cases)
+            console.print(
+                f"copy rate ({model}, placeholders {'on' if placeholders else 'off'}): "
+                + "  ".join(f"{kind}: {rate}" for kind, rate in rates.items())
+            )
 
     trips = round_trips(args.run, sources[: args.trips], args.threads)
     later = sorted(trips[1:])
