@@ -1,7 +1,7 @@
 import numpy as np
 import torch
 
-from mt.batching import batch_indices, collate, encode_pairs, lengths, padding_share
+from mt.batching import Batch, batch_indices, collate, encode_pairs, lengths
 from mt.tokenization import BOS, EOS, PAD
 
 
@@ -69,3 +69,10 @@ def test_batch_to_device_keeps_values() -> None:
     batch = collate(pairs, list(range(10)))
     moved = batch.to(torch.device("cpu"))
     assert torch.equal(moved.src, batch.src) and torch.equal(moved.tgt_mask, batch.tgt_mask)
+
+
+def padding_share(batches: list[Batch]) -> float:
+    """Share of the padded target positions that are padding."""
+    real = sum(b.target_tokens for b in batches)
+    total = sum(b.tgt_mask.numel() for b in batches)
+    return 1.0 - real / total if total else 0.0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,15 @@ def test_dry_run_counts_the_parameters_of_the_model_it_would_train(prepared: Pat
     assert (small.layers, larger.layers) == (1, 2) and more > count > 0
     with pytest.raises(MtError, match="--dry-run needs the prepared directory"):
         dry_run(None, None)
+
+
+def test_inference_and_selection_code_never_load_the_trainer() -> None:
+    """Translation, evaluation, the command line and selection stand without mt.train (so no
+    import cycle with selection, and no training code in a served model's process)."""
+    code = (
+        "import sys, mt.cli, mt.evaluation, mt.translation, mt.selection, mt.batching; "
+        "print(sorted(m for m in ('mt.train', 'mt.launch') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -255,10 +255,3 @@ def lengths(pairs: EncodedPairs) -> tuple[np.ndarray, np.ndarray]:
         np.fromiter((len(s) for s in pairs.src), dtype=np.int64, count=len(pairs)),
         np.fromiter((len(t) - 1 for t in pairs.tgt), dtype=np.int64, count=len(pairs)),
     )
-
-
-def padding_share(batches: Sequence[Batch]) -> float:
-    """Share of the padded target positions that are padding."""
-    real = sum(b.target_tokens for b in batches)
-    total = sum(b.tgt_mask.numel() for b in batches)
-    return 1.0 - real / total if total else 0.0

@@ -50,19 +50,6 @@ def masked_loss_terms(
     return loss_sum, correct
 
 
-def masked_cross_entropy_accuracy(
-    logits: Tensor, target: Tensor, pad_id: int
-) -> tuple[float, float]:
-    """Mean cross-entropy and accuracy over positions whose target is not padding.
-
-    logits (B, T, V), target (B, T).
-    """
-    mask = target != pad_id
-    loss_sum, correct = masked_loss_terms(logits[mask], target[mask])
-    count = int(mask.sum())
-    return float(loss_sum) / count, int(correct) / count
-
-
 @torch.inference_mode()
 def evaluate_teacher_forced(
     model: nn.Module, data: EncodedPairs, config: TrainConfig, device: torch.device
