@@ -1,0 +1,253 @@
+"""`mt export RUN --out DIR`: a trained Transformer as a CTranslate2 model plus what mt needs.
+
+DIR/model.json          "format": "mt-ctranslate2", the model config, mt's default search
+                        settings, and what was exported (run, checkpoint, quantization)
+DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data and length limits
+DIR/source-tokenizer.json, DIR/target-tokenizer.json
+DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
+DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
+
+The directory is built under a temporary name beside DIR and renamed into place, so a failure
+leaves nothing half-written, and `--force` replaces only a directory `mt export` wrote. No torch
+model is built: the weights go from the run's safetensors straight into the converter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from mt import __version__
+from mt.atomic import atomic_write_bytes, atomic_write_text
+from mt.checkpoint import load_tensors
+from mt.config import DecodeConfig, ModelConfig
+from mt.errors import MtError
+from mt.files import (
+    MODEL_JSON,
+    RUN_FORMAT,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
+    read_json,
+    write_json,
+)
+from mt.rundir import check_fits, read_model_config, read_train_config
+from mt.tokenization import WordPieceCodec
+
+EXPORT_FORMAT = "mt-ctranslate2"
+QUANTIZATIONS = ("int8", "int8_float32", "int16", "float16", "float32")
+CT2_MODEL = "ctranslate2"
+CHECKSUMS = "checksums.sha256"
+INSTALL_HINT = "pip install 'ctranslate2>=4.5' (or `make setup`, which installs mt's dependencies)"
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    out: Path
+    quantization: str
+    model_bytes: int  # DIR/ctranslate2/model.bin
+    weights_bytes: int  # the run's safetensors file
+    seconds: float
+
+
+def require_ctranslate2(purpose: str) -> ModuleType:
+    """The ctranslate2 module, or one line saying what to install; imported only when needed."""
+    try:
+        import ctranslate2
+    except ImportError:
+        raise MtError(f"{purpose} needs the ctranslate2 package: {INSTALL_HINT}", 1) from None
+    return ctranslate2
+
+
+def is_export(directory: Path) -> bool:
+    """Whether `directory` holds an `mt export` (its model.json names the format)."""
+    path = directory / MODEL_JSON
+    if not path.is_file():
+        return False
+    data = read_json(path)
+    return isinstance(data, dict) and data.get("format") == EXPORT_FORMAT
+
+
+def export_run(
+    run_dir: Path,
+    out: Path,
+    *,
+    quantization: str = "int8",
+    checkpoint: str = "best",
+    force: bool = False,
+) -> ExportResult:
+    """Convert `run_dir`'s `checkpoint` weights and write the export directory `out`."""
+    started = time.perf_counter()
+    if quantization not in QUANTIZATIONS:
+        raise MtError(
+            f"--quantization must be one of {', '.join(QUANTIZATIONS)}, got {quantization!r}"
+        )
+    if checkpoint not in ("best", "last"):
+        raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
+    if not run_dir.is_dir():
+        raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
+    config = read_model_config(run_dir)
+    if config.arch != "transformer":
+        raise MtError(
+            f"{run_dir}: an {config.arch.upper()} run cannot be exported; CTranslate2 runs "
+            "Transformers only (train with --arch transformer)"
+        )
+    read_train_config(run_dir)  # copied into the export: it must be readable
+    _check_out(run_dir, out, force=force)
+    ctranslate2 = require_ctranslate2("mt export")
+    source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
+    target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
+    _check_vocabularies(run_dir, config, source, target)
+    weights_path = run_dir / f"{checkpoint}.safetensors"
+    weights, digest = _read_weights(weights_path, config)
+
+    tmp = out.with_name(f".{out.name}.exporting-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()
+        from mt.ct2_convert import MtConverter
+
+        MtConverter(
+            config=config,
+            weights=weights,
+            source_vocabulary=_vocabulary(source),
+            target_vocabulary=_vocabulary(target),
+        ).convert(str(tmp / CT2_MODEL), quantization=quantization)
+        for name in (SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON):
+            atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
+        facts = {"quantization": quantization, "version": ctranslate2.__version__}
+        write_json(tmp / MODEL_JSON, _model_json(config, run_dir, checkpoint, digest, facts))
+        write_checksums(tmp)
+        _check_out(run_dir, out, force=force)  # another process may have made it meanwhile
+        _move_into_place(tmp, out)
+    except OSError as error:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise MtError(f"cannot write {out}: {error.strerror or error}", 1) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ExportResult(
+        out=out,
+        quantization=quantization,
+        model_bytes=(out / CT2_MODEL / "model.bin").stat().st_size,
+        weights_bytes=weights_path.stat().st_size,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _check_out(run_dir: Path, out: Path, *, force: bool) -> None:
+    if out.resolve() == run_dir.resolve():
+        raise MtError(f"--out {out} is the run directory itself; give a new directory")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise MtError(f"--out {out} exists and is not a directory")
+    if not force:
+        raise MtError(f"--out {out} already exists; use --force to replace it")
+    if any(out.iterdir()) and not is_export(out):
+        raise MtError(
+            f"--out {out} is not an mt export (no {MODEL_JSON} with format {EXPORT_FORMAT}); "
+            "--force replaces only what `mt export` wrote"
+        )
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    """Rename the finished directory to `out`; an old export is renamed away first, restored if
+    the second rename fails, and deleted once the new one is in place."""
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    if out.exists():
+        os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        if old.exists():
+            os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _check_vocabularies(
+    run_dir: Path, config: ModelConfig, source: WordPieceCodec, target: WordPieceCodec
+) -> None:
+    for codec, size, side in (
+        (source, config.src_vocab, "source"),
+        (target, config.tgt_vocab, "target"),
+    ):
+        if codec.vocab_size != size:
+            raise MtError(
+                f"{run_dir}: {side} tokenizer has {codec.vocab_size} labels, model.json says {size}"
+            )
+
+
+def _vocabulary(codec: WordPieceCodec) -> list[str]:
+    """Label strings in id order: CTranslate2 exchanges tokens, mt's ids index this list."""
+    return [codec.id_to_piece(i) for i in range(codec.vocab_size)]
+
+
+def _read_weights(path: Path, config: ModelConfig) -> tuple[dict[str, np.ndarray], str]:
+    """Float32 arrays by state_dict name, checked against the shapes `config` gives."""
+    from mt.checkpoint import CHECKSUM_KEY
+    from mt.model import make_model
+
+    tensors, metadata = load_tensors(path)
+    check_fits(path, tensors, make_model(config).state_dict())
+    arrays = {name: t.detach().float().cpu().numpy() for name, t in tensors.items()}
+    return arrays, metadata.get(CHECKSUM_KEY, "")
+
+
+def _model_json(
+    config: ModelConfig, run_dir: Path, checkpoint: str, digest: str, facts: dict[str, str]
+) -> dict[str, object]:
+    """What the directory is, the model it holds, and mt's default search settings, so that a
+    CTranslate2 user outside mt can reproduce mt's output (see mt.ct2_engine for the mapping)."""
+    return {
+        "format": EXPORT_FORMAT,
+        "format_version": RUN_FORMAT,
+        "model": config.to_dict(),
+        "decode": DecodeConfig().to_dict(),
+        "ctranslate2": {"directory": CT2_MODEL, **facts},
+        "exported_from": {
+            "run": str(run_dir.resolve()),
+            "checkpoint": checkpoint,
+            "weights_sha256": digest,
+            "mt_version": __version__,
+        },
+    }
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_checksums(directory: Path) -> None:
+    files = sorted(p for p in directory.rglob("*") if p.is_file() and p.name != CHECKSUMS)
+    lines = [f"{_sha256(p)}  {p.relative_to(directory).as_posix()}\n" for p in files]
+    atomic_write_text(directory / CHECKSUMS, "".join(lines))
+
+
+def verify_checksums(directory: Path) -> None:
+    """Every file the checksum list names exists with its recorded SHA-256, else an MtError."""
+    listing = directory / CHECKSUMS
+    if not listing.is_file():
+        raise MtError(f"{directory}: export is incomplete: missing {CHECKSUMS}")
+    for number, line in enumerate(listing.read_text(encoding="utf-8").splitlines(), start=1):
+        expected, _, name = line.partition("  ")
+        path = directory / name
+        if not name or len(expected) != 64 or ".." in Path(name).parts:
+            raise MtError(f"{listing}:{number}: not a 'sha256  file' line")
+        if not path.is_file():
+            raise MtError(f"{directory}: export is incomplete: missing {name}")
+        if _sha256(path) != expected:
+            raise MtError(f"{path}: checksum mismatch; the file is corrupt, export the run again")
