@@ -112,3 +112,16 @@ def test_configs_round_trip_through_dicts() -> None:
     assert DecodeConfig.from_dict(DecodeConfig(beam_size=3).to_dict()) == DecodeConfig(beam_size=3)
     with pytest.raises(ConfigError, match="unknown field"):
         TrainConfig.from_dict({"colour": "red"})
+
+
+def test_train_help_shows_the_default_recipe_values() -> None:
+    import typer.main
+
+    from mt.cli import app
+
+    command = typer.main.get_command(app).get_command(None, "train")
+    shown = {param.name: param.show_default for param in command.params}
+    default = RECIPES["default"]
+    assert shown["lr"] == f"recipe: {default.train.lr}"
+    assert shown["d_model"] == f"recipe: {default.shape.d_model}"
+    assert shown["force"] is not None and not str(shown["force"]).startswith("recipe")

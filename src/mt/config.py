@@ -256,6 +256,12 @@ def recipe(name: str | None) -> Recipe:
     return RECIPES[chosen]
 
 
+def recipe_values(name: str | None) -> dict[str, object]:
+    """Every option's value in the named recipe, by field name."""
+    chosen = recipe(name)
+    return {**dataclasses.asdict(chosen.shape), **chosen.train.to_dict()}
+
+
 def given_options(values: Mapping[str, object]) -> dict[str, object]:
     """The options among ``values`` that were given (None means not given), by field name; a
     time budget may be a duration text such as "30m". Other names in ``values`` are ignored."""
