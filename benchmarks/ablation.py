@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import parse_duration
+from mt.files import PREPARE_JSON
 from mt.launch import start_training
 from mt.prepare import prepare_corpus
 from mt.progress import SilentReporter
@@ -81,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     budget = parse_duration(args.budget)
     prepared = args.out / "data"
-    if not (prepared / "prepare.json").exists():
+    if not (prepared / PREPARE_JSON).exists():
         prepare_corpus(args.corpus, out=prepared, force=True)
     results = []
     for number, (name, preset, shape, overrides) in enumerate(VARIANTS):

@@ -22,6 +22,7 @@ from torch import Tensor, nn
 from mt.batching import collate, encode_parts, epoch_batches
 from mt.config import RECIPES, ModelConfig, TrainConfig
 from mt.distributed import resolve_device
+from mt.files import PREPARE_JSON
 from mt.metrics import masked_loss_terms
 from mt.model import Embedding, count_parameters, make_model
 from mt.prepare import load_prepared, prepare_corpus
@@ -101,7 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     device = resolve_device(args.device)
     prepared_dir = args.out / "data"
-    if not (prepared_dir / "prepare.json").exists():
+    if not (prepared_dir / PREPARE_JSON).exists():
         prepare_corpus(args.corpus, out=prepared_dir, seed=0, force=True)
     prepared = load_prepared(prepared_dir)
     shape = RECIPES[args.preset].shape

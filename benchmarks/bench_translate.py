@@ -21,6 +21,7 @@ from rich.table import Table
 from mt.config import DecodeConfig, parse_duration
 from mt.decode import recompute_stepper
 from mt.distributed import resolve_device
+from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.launch import start_training
 from mt.metrics import corpus_scores
 from mt.prepare import load_prepared, prepare_corpus
@@ -32,10 +33,10 @@ FAST_THESIS_LARGE = {"lr": 0.05, "warmup": 800, "batch_tokens": 2500, "label_smo
 
 
 def ensure_run(args, console: Console) -> Path:
-    if (args.run / "best.safetensors").exists():
+    if (args.run / BEST_WEIGHTS).exists():
         return args.run
     prepared = args.out / "data"
-    if not (prepared / "prepare.json").exists():
+    if not (prepared / PREPARE_JSON).exists():
         prepare_corpus(args.corpus, out=prepared, seed=0, force=True)
     console.print(f"training a thesis-large run for {args.train_budget} into {args.run}")
     start_training(
