@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import torch
@@ -33,6 +34,42 @@ class TokenStats:
     @property
     def accuracy(self) -> float:
         return self.correct / self.count if self.count else float("nan")
+
+
+class RunningSums:
+    """Training loss and hits kept on the device until the loop needs them as numbers.
+
+    Reading a CUDA tensor waits for the GPU, so on CUDA the loop reads them only to report,
+    evaluate or stop; on the CPU every step.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.loss = torch.zeros((), device=device, dtype=torch.float64)
+        self.correct = torch.zeros((), device=device, dtype=torch.long)
+        self.tokens = 0
+        self.shown = [0.0, 0, 0, time.monotonic()]  # since the last window: loss, hits, tokens
+
+    def add(self, loss: Tensor, correct: Tensor, tokens: int) -> None:
+        self.loss += loss
+        self.correct += correct
+        self.tokens += tokens
+
+    def settle(self) -> tuple[float, int, int]:
+        """Loss sum, hits and tokens since the last call, as numbers; the sums start again."""
+        loss, correct, tokens = float(self.loss), int(self.correct), self.tokens
+        self.loss.zero_()
+        self.correct.zero_()
+        self.tokens = 0
+        for index, value in enumerate((loss, correct, tokens)):
+            self.shown[index] += value
+        return loss, correct, tokens
+
+    def window(self) -> tuple[float, float, float]:
+        """Mean loss, accuracy and target tokens/s of what was settled since the last call."""
+        loss, correct, tokens, since = self.shown
+        now = time.monotonic()
+        self.shown = [0.0, 0, 0, now]
+        return loss / max(tokens, 1), correct / max(tokens, 1), tokens / max(now - since, 1e-9)
 
 
 def masked_loss_terms(

@@ -28,7 +28,7 @@ from mt.config import ModelConfig, TrainConfig
 from mt.distributed import Distributed
 from mt.errors import MtError
 from mt.files import LAST_WEIGHTS
-from mt.metrics import masked_loss_terms
+from mt.metrics import RunningSums, masked_loss_terms
 from mt.model import count_parameters, make_model
 from mt.precision import autocast
 from mt.progress import Reporter
@@ -124,7 +124,7 @@ class Trainer:
             while progress.epoch < self.config.max_epochs:
                 steps = self._epoch_steps()
                 self.reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
-                sums = _RunningSums(self.device)
+                sums = RunningSums(self.device)
                 for step in steps[progress.batch_in_epoch :]:
                     loss, correct, finite = self.train_step(step)
                     if not finite:
@@ -140,7 +140,7 @@ class Trainer:
                     evaluate = self._evaluation_due() and not last_of_epoch
                     report = progress.step % REPORT_EVERY == 0 or last_of_epoch
                     if report or evaluate or reason or self.device.type == "cpu":
-                        sums.settle(progress)
+                        self._settle(sums)
                     if report:
                         loss_mean, accuracy, rate = sums.window()
                         self.reporter.advance(
@@ -157,7 +157,7 @@ class Trainer:
                         self.evaluate_and_save()
                     if reason:
                         return self._finish(reason)
-                sums.settle(progress)  # a skipped last step leaves sums unread
+                self._settle(sums)  # a skipped last step leaves sums unread
                 train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
                 progress.epoch += 1
                 progress.batch_in_epoch = 0
@@ -166,6 +166,12 @@ class Trainer:
                 if reason:
                     return self._finish(reason)
         return self._finish(f"reached --max-epochs {self.config.max_epochs}")
+
+    def _settle(self, sums: RunningSums) -> None:
+        loss, correct, tokens = sums.settle()
+        self.progress.epoch_loss_sum += loss
+        self.progress.epoch_correct += correct
+        self.progress.epoch_count += tokens
 
     @property
     def lr(self) -> float:
@@ -390,40 +396,3 @@ class Trainer:
         rank 0's random state only); one process keeps its stream untouched."""
         if self.dist.rank:
             torch.manual_seed(self.config.seed + 1_000_003 * self.dist.rank + self.progress.step)
-
-
-class _RunningSums:
-    """Training loss and hits kept on the device until the loop needs them as numbers.
-
-    Reading a CUDA tensor waits for the GPU, so on CUDA they are read only to report, evaluate or
-    stop; on the CPU every step (the sums, and so the metrics rows, stay exactly as they were).
-    """
-
-    def __init__(self, device: torch.device) -> None:
-        self.loss = torch.zeros((), device=device, dtype=torch.float64)
-        self.correct = torch.zeros((), device=device, dtype=torch.long)
-        self.tokens = 0
-        self.shown = [0.0, 0, 0, time.monotonic()]  # since the last report: loss, hits, tokens
-
-    def add(self, loss: Tensor, correct: Tensor, tokens: int) -> None:
-        self.loss += loss
-        self.correct += correct
-        self.tokens += tokens
-
-    def settle(self, progress: Progress) -> None:
-        loss, correct, tokens = float(self.loss), int(self.correct), self.tokens
-        self.loss.zero_()
-        self.correct.zero_()
-        self.tokens = 0
-        progress.epoch_loss_sum += loss
-        progress.epoch_correct += correct
-        progress.epoch_count += tokens
-        for index, value in enumerate((loss, correct, tokens)):
-            self.shown[index] += value
-
-    def window(self) -> tuple[float, float, float]:
-        """Mean loss, accuracy and target tokens/s (all ranks) since the last call."""
-        loss, correct, tokens, since = self.shown
-        now = time.monotonic()
-        self.shown = [0.0, 0, 0, now]
-        return loss / max(tokens, 1), correct / max(tokens, 1), tokens / max(now - since, 1e-9)
