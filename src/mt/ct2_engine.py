@@ -47,7 +47,7 @@ from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.rundir import read_model_config
 from mt.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 
-_PAD, _UNK, _BOS, _EOS = SPECIAL_TOKENS
+_PAD, _, _BOS, _EOS = SPECIAL_TOKENS
 SCORE_BATCH = 64
 
 
@@ -116,7 +116,7 @@ class Ct2Engine:
             sources,
             config,
             limit=limit,
-            num_hypotheses=1 if greedy else 1 if plain and not exhaustive else None,
+            num_hypotheses=1 if greedy or (plain and not exhaustive) else None,
             exhaustive=exhaustive,
         )
         ranked = []

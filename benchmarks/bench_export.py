@@ -1,0 +1,238 @@
+"""`make bench-export`: mt's PyTorch search next to its CTranslate2 exports, in one process.
+
+    python benchmarks/bench_export.py [--run bench/model] [--data bench/data] [--out bench/export]
+
+Exports the run to CTranslate2 float32 and int8 (into --out), then opens each engine (mt PyTorch,
+CT2 float32, CT2 int8) with the same CPU threads and translates the same test sentences greedy and
+with beam 5: sentences/s, target tokens/s, BLEU and chrF, peak resident memory, model size on disk
+and load time. It prints the machine and its load average (the machine may be shared) and the
+ratios the export is meant to reach: int8 beam 5 at least 3x PyTorch's sentences/s, BLEU within
+0.5, weights on disk at most 30% of the safetensors file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import torch
+from rich.console import Console
+from rich.table import Table
+
+from mt.config import DecodeConfig
+from mt.engine import open_run
+from mt.export import export_run
+from mt.metrics import corpus_scores
+from mt.prepare import load_prepared
+from mt.translation import Translator
+
+CPU = torch.device("cpu")
+SEARCHES = {"greedy": DecodeConfig(beam_size=1), "beam 5": DecodeConfig(beam_size=5)}
+
+
+@dataclass
+class Row:
+    engine: str
+    search: str
+    sentences_per_second: float
+    tokens_per_second: float
+    bleu: float
+    chrf: float
+    peak_rss: float  # bytes, while this engine loaded and translated
+    rss_growth: float  # bytes, that peak over the resident memory before loading
+    size: int  # weights on disk, bytes
+    load_seconds: float
+    hypotheses: list[str]
+
+
+class PeakRss:
+    """Samples this process's resident memory every few milliseconds while it is entered."""
+
+    def __init__(self, interval: float = 0.01) -> None:
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._process = psutil.Process()
+
+    def __enter__(self) -> PeakRss:
+        self.before = self.peak = self._process.memory_info().rss
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.peak = max(self.peak, self._process.memory_info().rss)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._process.memory_info().rss)
+
+
+def machine(threads: int) -> str:
+    model, flags = platform.processor() or "?", ""
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        fields = dict(line.split(":", 1) for line in lscpu.splitlines() if ":" in line)
+        model = fields.get("Model name", model).strip()
+        wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8")
+        present = set(fields.get("Flags", "").split())
+        flags = " ".join(flag for flag in wanted if flag in present)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    import ctranslate2
+
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return (
+        f"{model}; {os.cpu_count()} cores; flags: {flags or 'none of avx2/avx512/amx'}; torch "
+        f"{torch.__version__} cpu capability {torch.backends.cpu.get_cpu_capability()}; "
+        f"ctranslate2 {ctranslate2.__version__} "
+        f"(cpu compute types {sorted(ctranslate2.get_supported_compute_types('cpu'))}); "
+        f"{threads} threads per engine; load average {load}"
+    )
+
+
+def test_sentences(data: Path, count: int) -> tuple[list[str], list[list[str]]]:
+    """The first `count` distinct English sentences of the test part, each with its first
+    reference (as bench_translate scores them)."""
+    groups: dict[str, list[str]] = {}
+    for english, spanish in load_prepared(data).read_part("test"):
+        groups.setdefault(english, []).append(spanish)
+    sources = list(groups)[:count]
+    return sources, [groups[source][:1] for source in sources]
+
+
+def measure(
+    engine: str,
+    directory: Path,
+    size: int,
+    sources: list[str],
+    references: list[list[str]],
+    threads: int,
+    say: Callable[[str], None],
+) -> list[Row]:
+    gc.collect()
+    rows = []
+    with PeakRss() as memory:
+        started = time.perf_counter()
+        run = open_run(directory, device=CPU, threads=threads)
+        load_seconds = time.perf_counter() - started
+        for name, config in SEARCHES.items():
+            warm = Translator(run, config, CPU)
+            list(warm.translate(sources[:32]))  # first-call allocations stay out of the timing
+            translator = Translator(run, config, CPU)
+            started = time.perf_counter()
+            hypotheses = [t.text for t in translator.translate(sources)]
+            seconds = time.perf_counter() - started
+            scores = corpus_scores(hypotheses, references)
+            rows.append(
+                Row(
+                    engine,
+                    name,
+                    len(sources) / seconds,
+                    translator.decoded_tokens / seconds,
+                    scores.bleu,
+                    scores.chrf,
+                    0.0,
+                    0.0,
+                    size,
+                    load_seconds,
+                    hypotheses,
+                )
+            )
+            say(f"{engine} {name}: {len(sources) / seconds:,.1f} sentences/s")
+        del run, warm, translator
+    for row in rows:
+        row.peak_rss, row.rss_growth = memory.peak, memory.peak - memory.before
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--run", type=Path, default=Path("bench/model"))
+    parser.add_argument("--data", type=Path, default=Path("bench/data"))
+    parser.add_argument("--out", type=Path, default=Path("bench/export"))
+    parser.add_argument("--sentences", type=int, default=1000)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    console = Console(stderr=True)
+    weights = args.run / "best.safetensors"
+    if not weights.is_file():
+        raise SystemExit(f"{args.run}: no trained run (best.safetensors); train one with mt train")
+    if not (args.run / "DONE").exists():
+        console.print(f"[yellow]note:[/] {args.run}/DONE is missing: training may not be over")
+    console.print(machine(args.threads), highlight=False, soft_wrap=True)
+
+    sources, references = test_sentences(args.data, args.sentences)
+    engines = [("mt PyTorch", args.run, weights.stat().st_size)]
+    for quantization in ("float32", "int8"):
+        out = args.out / quantization
+        result = export_run(args.run, out, quantization=quantization, force=True)
+        console.print(f"export {quantization}: {result.seconds:.1f} s", highlight=False)
+        engines.append((f"CT2 {quantization}", out, result.model_bytes))
+    rows = []
+    for engine, directory, size in engines:
+        rows += measure(engine, directory, size, sources, references, args.threads, console.print)
+
+    print_table(rows, len(sources), args.threads, weights.stat().st_size)
+    print_ratios(rows, weights.stat().st_size)
+    console.print(machine(args.threads), highlight=False, soft_wrap=True)
+
+
+def print_table(rows: list[Row], sentences: int, threads: int, safetensors: int) -> None:
+    table = Table(title=f"{sentences:,} test sentences, CPU, {threads} threads per engine")
+    for column in ("engine", "search", "sent/s", "tgt tok/s", "BLEU", "chrF",
+                   "peak RSS MB (+load)", "size MB", "load s", "same text"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("engine", "search") else "right")
+    reference = {row.search: row.hypotheses for row in rows if row.engine == "mt PyTorch"}
+    for row in rows:
+        same = sum(a == b for a, b in zip(row.hypotheses, reference[row.search], strict=True))
+        table.add_row(
+            row.engine,
+            row.search,
+            f"{row.sentences_per_second:,.1f}",
+            f"{row.tokens_per_second:,.0f}",
+            f"{row.bleu:.2f}",
+            f"{row.chrf:.2f}",
+            f"{row.peak_rss / 1e6:,.0f} (+{row.rss_growth / 1e6:,.0f})",
+            f"{row.size / 1e6:.1f} ({row.size / safetensors:.0%})",
+            f"{row.load_seconds:.2f}",
+            f"{same}/{len(row.hypotheses)}",
+        )
+    Console(width=180).print(table)
+
+
+def print_ratios(rows: list[Row], safetensors: int) -> None:
+    by = {(row.engine, row.search): row for row in rows}
+    base, int8 = by[("mt PyTorch", "beam 5")], by[("CT2 int8", "beam 5")]
+    speed = int8.sentences_per_second / base.sentences_per_second
+    bleu_gap = int8.bleu - base.bleu
+    size = int8.size / safetensors
+    checks = (
+        (f"CT2 int8 beam 5 speed: {speed:.2f}x mt PyTorch beam 5", speed >= 3.0, "target >= 3x"),
+        (f"CT2 int8 beam 5 BLEU: {bleu_gap:+.2f} vs PyTorch", abs(bleu_gap) <= 0.5, "within 0.5"),
+        (f"CT2 int8 weights on disk: {size:.1%} of safetensors", size <= 0.30, "target <= 30%"),
+    )
+    for text, met, target in checks:
+        print(f"{text} ({target}): {'met' if met else 'NOT met'}")
+    for engine in ("CT2 float32", "CT2 int8"):
+        for search in SEARCHES:
+            ratio = (
+                by[(engine, search)].sentences_per_second
+                / by[("mt PyTorch", search)].sentences_per_second
+            )
+            print(f"{engine} {search}: {ratio:.2f}x mt PyTorch {search} in sentences/s")
+
+
+if __name__ == "__main__":
+    main()
