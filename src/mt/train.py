@@ -148,11 +148,7 @@ class Trainer:
                         )
                     if reason == INTERRUPTED:  # a due evaluation still runs: resume won't redo it
                         self.evaluate_and_save(evaluate=evaluate)
-                        raise MtError(
-                            f"interrupted at step {progress.step}; resume with "
-                            f"`mt train --resume {self.run_dir}`",
-                            exit_code=130,
-                        )
+                        raise self._interrupted()
                     if evaluate or reason:
                         self.evaluate_and_save()
                     if reason:
@@ -224,6 +220,14 @@ class Trainer:
         elif config.patience and self.progress.bad_epochs >= config.patience:
             reason = f"selection loss did not improve for {config.patience} epochs (patience)"
         return self.dist.agree(reason)
+
+    def _interrupted(self) -> MtError:
+        """Ctrl-C, once the state is saved: the error that ends the command (exit code 130)."""
+        return MtError(
+            f"interrupted at step {self.progress.step}; resume with "
+            f"`mt train --resume {self.run_dir}`",
+            exit_code=130,
+        )
 
     def _skip_nonfinite(self) -> None:
         """A non-finite loss skips the step, up to --skip-nonfinite times; then training stops."""
