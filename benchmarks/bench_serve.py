@@ -243,7 +243,8 @@ async def soak(port: int, pid: int, sentences: list[str], seconds: float, seed: 
 
 def ensure_model(args, console: Console) -> Path:
     """The given model, or a default-recipe run trained for --train-budget when it is missing."""
-    if (args.model / "best.safetensors").exists() or (args.model / "model.bin").exists():
+    weights = ("best.safetensors", "ctranslate2/model.bin")  # a run, or an `mt export` directory
+    if any((args.model / name).exists() for name in weights):
         return args.model
     from mt.launch import SizeFlags, start_training
     from mt.progress import RichReporter

@@ -104,6 +104,8 @@ def test_languages_health_model_and_openapi(client, trained_run: Path) -> None:
     assert client.get("/health").json() == {"status": "ok"}
     info = client.get("/model").json()
     assert info["name"] == trained_run.name and info["parameters"] > 100_000
+    weights = (trained_run / "best.safetensors").stat().st_size
+    assert weights < info["disk_bytes"] < 3 * weights + 1_000_000  # checkpoints/ not counted
     assert info["vocabulary"] == {"source": 150, "target": 180}
     assert info["architecture"]["d_model"] == 64 and info["training"]["steps"] == 60
     assert info["training"]["best_selection_loss"] > 0 and info["evaluation"] is None
@@ -291,3 +293,26 @@ def test_the_page_is_self_contained(tmp_path) -> None:
     for part in ('<textarea id="source"', 'id="translate"', 'id="copy"', 'id="alternatives"'):
         assert part in html
     assert "http://" not in html and "https://" not in html  # no CDN: works offline
+
+
+def test_an_exported_directory_is_served_like_a_run(trained_run: Path, tmp_path: Path) -> None:
+    """`mt serve DIR` on an `mt export` directory: same API, its format in /model."""
+    from conftest import run_cli
+
+    exported = tmp_path / "export"
+    run_cli("export", trained_run, "--out", exported, "--quantization", "float32")
+    expected = [t.text for t in open_translator(exported, DECODE, device="cpu").translate(["Hi."])]
+    with TestClient(model_app(exported)) as client:
+        wait_healthy(client)
+        assert client.post("/translate", json={"q": "Hi."}).json()["translatedText"] == expected[0]
+        info = client.get("/model").json()
+    assert info["format"] == "mt-ctranslate2" and info["disk_bytes"] > 0
+    assert info["engine"]["quantization"] == "float32"
+    assert info["parameters"] == client_parameters(trained_run)
+    assert info["vocabulary"] == {"source": 150, "target": 180}
+
+
+def client_parameters(run: Path) -> int:
+    with TestClient(model_app(run)) as client:
+        wait_healthy(client)
+        return client.get("/model").json()["parameters"]

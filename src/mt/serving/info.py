@@ -12,7 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mt.config import DecodeConfig
+import torch
+
+from mt.config import DecodeConfig, ModelConfig
+from mt.model import make_model
+from mt.rundir import LoadedRun
 
 KNOWN_FILES = {"model.json", "train.json", "source-tokenizer.json", "target-tokenizer.json"}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")
@@ -26,8 +30,10 @@ def model_info(model_dir: Path, translator: Any, decode: DecodeConfig) -> dict[s
     info: dict[str, Any] = {
         "name": model_dir.resolve().name,
         "format": model_json.get("format", "mt run"),
+        "engine": model_json.get("ctranslate2", "pytorch"),  # an export says which and how
         "architecture": {key: config[key] for key in ARCHITECTURE_KEYS if key in config},
-        "parameters": _parameters(translator, model_json),
+        "parameters": _parameters(translator),
+        "disk_bytes": _disk_bytes(model_dir),
         "vocabulary": {"source": config.get("src_vocab"), "target": config.get("tgt_vocab")},
         "decoding": {"beam_size": decode.beam_size, "length_penalty": decode.length_penalty},
         "training": _training(model_dir),
@@ -36,12 +42,26 @@ def model_info(model_dir: Path, translator: Any, decode: DecodeConfig) -> dict[s
     return info
 
 
-def _parameters(translator: Any, model_json: dict[str, Any]) -> int | None:
-    model = getattr(getattr(translator, "run", None), "model", None)
-    if model is not None and hasattr(model, "parameters"):
-        return sum(p.numel() for p in model.parameters())
-    stored = model_json.get("parameters")
-    return stored if isinstance(stored, int) else None
+def _parameters(translator: Any) -> int | None:
+    """Counted on the loaded PyTorch model, or on one built on the meta device (no memory) from
+    the config of an engine that has no PyTorch model (an export)."""
+    run = getattr(translator, "run", None)
+    if isinstance(run, LoadedRun):
+        return sum(p.numel() for p in run.model.parameters())
+    config = getattr(run, "config", None)
+    if not isinstance(config, ModelConfig):
+        return None
+    with torch.device("meta"):
+        return sum(p.numel() for p in make_model(config).parameters())
+
+
+def _disk_bytes(model_dir: Path) -> int:
+    """What the model takes on disk, resumable checkpoints aside."""
+    return sum(
+        path.stat().st_size
+        for path in model_dir.rglob("*")
+        if path.is_file() and "checkpoints" not in path.relative_to(model_dir).parts
+    )
 
 
 def _training(model_dir: Path) -> dict[str, Any] | None:

@@ -97,7 +97,9 @@ def serve(
 
     def ready(info: dict[str, Any]) -> None:
         parameters = info.get("parameters")
-        size = f"{parameters:,} parameters" if isinstance(parameters, int) else "size unknown"
+        size = f"{info['disk_bytes'] / 1e6:,.1f} MB"
+        if isinstance(parameters, int):
+            size = f"{parameters:,} parameters, {size}"
         say(
             f"serving {info['name']} ({size}, beam {decode.beam_size}, {threads} torch "
             f"thread{'s' if threads > 1 else ''}) at {address} "
@@ -109,7 +111,9 @@ def serve(
         server.should_exit = True
 
     app = create_app(
-        lambda: open_translator(model_dir, decode, device=device, checkpoint=checkpoint),
+        lambda: open_translator(
+            model_dir, decode, device=device, checkpoint=checkpoint, threads=threads
+        ),
         limits,
         model_dir=model_dir,
         decode=decode,

@@ -141,13 +141,13 @@ class BatchingWorker:
             torch.set_num_threads(self.threads)
         try:
             self.translator = self._load()
+            self._on_ready(self.translator)
         except Exception as error:  # reported to the operator; the server stops
             self.failure = str(error) or type(error).__name__
             log.debug("model failed to load", exc_info=True)
             self._on_failure(self.failure)
             return
         self.ready.set()
-        self._on_ready(self.translator)
         while True:
             first = self._queue.get()
             if first is _STOP:
