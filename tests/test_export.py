@@ -112,13 +112,16 @@ def test_float32_beam_gives_pytorch_best_hypothesis(trained: Path, float32_expor
     _compare(torch_engine, exported.engine, sentences, DecodeConfig(beam_size=5))
 
 
-@pytest.mark.parametrize("beam", [1, 5])
+@pytest.mark.parametrize(
+    ("beam", "a", "b"), [(1, 0.0, 3), (5, 0.0, 3), (1, 0.5, 2), (5, 0.5, 2), (5, 0.5, 1)]
+)
 def test_length_limit_forces_eos_as_pytorch_does(
-    trained: Path, float32_export: Path, beam: int
+    trained: Path, float32_export: Path, beam: int, a: float, b: int
 ) -> None:
-    """At most 3 labels: every sentence is cut off, and mt scores the forced EOS."""
+    """At most 3 labels: every sentence is cut off, and mt scores the forced EOS; at most
+    a * S + b: limits differ inside a batch and some sentences are cut off."""
     torch_engine, exported, sentences = _both(trained, float32_export)
-    config = DecodeConfig(beam_size=beam, max_len_a=0.0, max_len_b=3)
+    config = DecodeConfig(beam_size=beam, max_len_a=a, max_len_b=b)
     _compare(torch_engine, exported.engine, sentences[:64], config)
 
 

@@ -13,9 +13,11 @@ How mt's search maps onto CTranslate2's (read mt.decode first):
   differently, because the shift differs between beams.
 - Length: mt lets a sentence emit at most floor(a * S + b) labels (capped by the positions),
   then forces [EOS]. CTranslate2's limit is one number per batch and ends a hypothesis at the
-  limit without [EOS], so each batch is split by limit, and a hypothesis that reaches its limit
-  gets its [EOS] log-prob from `score_batch`; in beam search that sentence is searched again to
-  the limit keeping every finished hypothesis, so the best is chosen among the same set as mt's.
+  limit without [EOS]. So a batch is searched with its largest limit, and a sentence whose result
+  is longer than its own limit is redone: greedy output is cut to the limit, beam search runs
+  again to the sentence's limit keeping every finished hypothesis, so the best is chosen among
+  the same set as mt's; a hypothesis cut at the limit gets its [EOS] log-prob from `score_batch`.
+  (n-best lists and alpha > 0 split the batch by limit instead.)
 - Score: mt's log-prob counts [EOS]; its score divides by the GNMT penalty ((5 + n) / 6) ** alpha,
   n counting [EOS]. CTranslate2 divides by n ** alpha, so scores are recomputed here from
   log-probs. With alpha = 0 (mt's default) beam search stops when the best hypothesis is final
@@ -83,6 +85,9 @@ class Ct2Engine:
 
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
         limits = [self._limit(len(ids), config) for ids in sources]
+        single = config.beam_size == 1 or (config.length_penalty == 0 and config.n_best == 1)
+        if single and min(limits) > 0:
+            return self._search_batch(sources, limits, config)
         found: list[list[Hypothesis]] = [[] for _ in sources]
         groups: dict[int, list[int]] = {}
         for row, limit in enumerate(limits):
@@ -92,6 +97,27 @@ class Ct2Engine:
             for row, hyps in zip(rows, self._search_group(tokens, limit, config), strict=True):
                 found[row] = hyps
         return found
+
+    def _search_batch(
+        self, sources: list[np.ndarray], limits: list[int], config: DecodeConfig
+    ) -> list[list[Hypothesis]]:
+        """One best hypothesis each, in one call with the batch's largest limit. A result within
+        its sentence's own limit is what a search to that limit finds (up to there the searches
+        agree, and a final best beats whatever the limit would cut off); a longer greedy one is
+        cut to the limit (its prefix is the same), a longer beam one searched again."""
+        tokens = [self._source_tokens(ids) for ids in sources]
+        results = self._translate(tokens, config, limit=max(limits), num_hypotheses=1)
+        ranked = []
+        for source, limit, found in zip(tokens, limits, results, strict=True):
+            best = found[0]
+            within = len(best.tokens) < limit or (len(best.tokens) == limit and best.ended)
+            if best.banned or not (within or config.beam_size == 1):
+                ranked.append(self._search_group([source], limit, config)[0])
+            elif not within:
+                ranked.append(self._rank([_Found(best.tokens[:limit], False, 0.0)], source, config))
+            else:
+                ranked.append(self._rank(found, source, config))
+        return ranked
 
     def _limit(self, source_length: int, config: DecodeConfig) -> int:
         """mt.decode.max_lengths for one sentence: labels it may emit before [EOS]."""
