@@ -319,7 +319,7 @@ def main() -> None:
         )  # fmt: skip
     results["load_average_end"] = load_average()
     atomic_write_text(args.out / "results.json", json.dumps(results, indent=2) + "\n")
-    report(results, len(sentences), Console())
+    report(results, len(sentences), Console(width=140))
 
 
 def report(results: dict, count: int, console: Console) -> None:

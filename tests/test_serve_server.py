@@ -41,7 +41,7 @@ def test_mt_serve_process_translates_and_exits_0_on_sigterm(trained_run: Path, t
     output = Path(log.name).read_text()
     assert f"listening on http://127.0.0.1:{port}" in output and "no API key" in output
     assert f"serving {trained_run.name} (" in output and " MB, beam 2, 1 torch thread)" in output
-    assert "POST /translate 200 1 sentences" in output and "Nadia" not in output
+    assert "POST /translate 200 1 sentence " in output and "Nadia" not in output
     assert "stopped" in output and "Traceback" not in output
 
 

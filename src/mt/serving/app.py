@@ -346,7 +346,11 @@ class RequestLog:
             sentences = state.get("sentences")
             line = (
                 f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {scope['method']} {scope['path']} {status}"
-                + (f" {sentences} sentences" if sentences is not None else "")
+                + (
+                    f" {sentences} sentence{'s' * (sentences != 1)}"
+                    if sentences is not None
+                    else ""
+                )
                 + f" {(time.perf_counter() - started) * 1000:.1f} ms"
             )
             if self.log_text and state.get("text"):
