@@ -148,3 +148,20 @@ def test_too_much_queued_is_refused() -> None:
         asyncio.run(scenario())
     finally:
         worker.stop(10)
+
+
+def test_a_job_queued_behind_the_stop_is_refused_not_lost() -> None:
+    translator = ScriptedTranslator()
+    worker = BatchingWorker(lambda: translator)
+    worker.start()
+    worker.ready.wait(10)
+
+    async def scenario() -> None:
+        worker._queue.put(None)  # the stop mark, as stop() puts it, before the job below
+        job = worker.submit(["late"])
+        with pytest.raises(Unavailable, match="shutting down"):
+            await asyncio.wait_for(worker.result(job), 10)
+
+    asyncio.run(scenario())
+    worker.stop(10)
+    assert translator.batches == []

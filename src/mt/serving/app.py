@@ -252,7 +252,10 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
             raise ApiError(503, str(error), headers={"Retry-After": "1"}) from None
     finally:
         worker.arrived()  # after the job is queued: the decoder never misses it
-    translations = await worker.result(job)
+    try:
+        translations = await worker.result(job)
+    except Unavailable as error:  # queued just as the server began to stop
+        raise ApiError(503, str(error), headers={"Retry-After": "1"}) from None
     return JSONResponse(_answer(checked, lines_per_text, translations))
 
 

@@ -18,7 +18,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger("mt.serve")
@@ -34,7 +34,6 @@ class _Job:
     future: asyncio.Future
     loop: asyncio.AbstractEventLoop
     abandoned: bool = False  # the request timed out; the decoder skips the job if not started
-    queued_at: float = field(default_factory=time.perf_counter)
 
 
 _STOP = None
@@ -151,11 +150,22 @@ class BatchingWorker:
         while True:
             first = self._queue.get()
             if first is _STOP:
-                return
+                break
             jobs, stop = self._gather(first)
             self._decode(jobs)
             if stop:
+                break
+        self._refuse_late_jobs()
+
+    def _refuse_late_jobs(self) -> None:
+        """A job queued behind the stop mark (submitted as the stop began) is answered 503."""
+        while True:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
                 return
+            if job is not _STOP:
+                _hand_back(job, None, Unavailable("the server is shutting down"))
 
     def _gather(self, first: _Job) -> tuple[list[_Job], bool]:
         """Every job already waiting, plus those arriving within `batch_wait` while requests are
