@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from mt.batching import EncodedPairs
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
@@ -260,7 +261,8 @@ class ExportedRun:
 def open_exported(
     directory: Path, *, device: str, threads: int | None, compute_type: str
 ) -> ExportedRun:
-    """Check the files against their checksums and load the model on `device` ("cpu", "cuda")."""
+    """Check the files against their checksums and load the model on `device` ("cpu", "cuda")
+    with `threads` CPU threads (default: as many as torch uses)."""
     ctranslate2 = require_ctranslate2(f"{directory} (a CTranslate2 export)")
     verify_checksums(directory)
     config = read_model_config(directory)
@@ -272,7 +274,8 @@ def open_exported(
             device=device,
             compute_type=compute_type,
             inter_threads=1,
-            intra_threads=threads or 0,
+            # Not CTranslate2's own default of 4, which oversubscribes a 2-core machine.
+            intra_threads=threads or torch.get_num_threads(),
         )
     except (ValueError, RuntimeError) as error:
         raise MtError(f"{directory}: CTranslate2 cannot load it ({error})") from None
