@@ -292,7 +292,7 @@ def main() -> None:
     for beam in (int(b) for b in args.beams.split(",")):
         name = "greedy" if beam == 1 else f"beam {beam}"
         config = DecodeConfig(beam_size=beam, n_best=beam)
-        translator = open_translator(args.model, config, device="cpu")
+        translator = open_translator(args.model, config, device="cpu", threads=args.threads)
         started = time.perf_counter()
         direct = [t.text for t in translator.translate(sentences)]
         in_process = len(sentences) / (time.perf_counter() - started)
