@@ -151,6 +151,8 @@ def start_server(args, beam: int, port: int, log: Path) -> subprocess.Popen:
         "--beam-size", str(beam), "--rate-limit", "0", "--device", "cpu",
     ]  # fmt: skip
     command += ["--threads", str(args.threads)]
+    if args.max_alternatives is not None:
+        command += ["--max-alternatives", str(args.max_alternatives)]
     process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -275,6 +277,9 @@ def main() -> None:
     parser.add_argument("--soak", type=float, default=300.0, help="seconds (0: no soak)")
     parser.add_argument("--threads", type=int, default=0, help="0: mt serve's default")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--max-alternatives", type=int, default=None, help="mt serve's; 0 speeds up exports"
+    )
     args = parser.parse_args()
     console = Console(stderr=True)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -291,7 +296,8 @@ def main() -> None:
 
     for beam in (int(b) for b in args.beams.split(",")):
         name = "greedy" if beam == 1 else f"beam {beam}"
-        config = DecodeConfig(beam_size=beam, n_best=beam)
+        alternatives = beam - 1 if args.max_alternatives is None else args.max_alternatives
+        config = DecodeConfig(beam_size=beam, n_best=min(beam, alternatives + 1))  # as served
         translator = open_translator(args.model, config, device="cpu", threads=args.threads)
         started = time.perf_counter()
         direct = [t.text for t in translator.translate(sentences)]
