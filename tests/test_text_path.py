@@ -15,6 +15,7 @@ import pytest
 
 from conftest import run_cli
 from mt.config import DecodeConfig
+from mt.segment import segment
 from mt.translation import open_translator
 
 SENTENCES = ["Ilse likes bread.", "Does Bruno want soup?", "Thank you, Nadia!"]
@@ -62,9 +63,13 @@ def test_a_sentence_longer_than_the_model_takes_is_translated_in_pieces(translat
     words = ("Ilse likes bread, " * limit).strip().rstrip(",") + "."
     assert len(translator.run.source.encode(words)) > limit  # the old path cut this off
     (translation,) = translator.translate([words])
-    assert translation.pieces > 1
-    clause = next(iter(translator.translate(["Ilse likes bread,"]))).text
-    assert translation.text.count(clause.split()[0]) >= translation.pieces
+    cut = segment(
+        words, split=True, fits=lambda text: len(translator.run.source.encode(text)) < limit
+    )
+    assert translation.pieces == len(cut.pieces) > 1
+    assert " ".join(cut.pieces) == words  # every word is in some piece
+    alone = [t.text for t in translator.translate(list(cut.pieces))]
+    assert translation.text == cut.join(alone)
 
 
 def test_translate_cli_keeps_paragraph_lines_and_no_split(trained_run: Path, tmp_path) -> None:
