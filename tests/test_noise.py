@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import invented_pairs
-from mt.batching import encode_pairs
+from mt.batching import encode_pairs, encode_parts
 from mt.config import ConfigError, TrainConfig
 from mt.noise import casual, noisy_epoch, noisy_sources
 from mt.tokenization import WordPieceCodec
-from mt.train import encode_parts
 
 SOURCES = [en for en, _ in invented_pairs()]
 
