@@ -7,9 +7,13 @@ CORPUS := data/spa-eng.tsv
 SHARED_CORPUS := ../shared/data/spa-eng.tsv
 BUDGET ?= 60m
 RECIPE ?= default
-DEMO_BUDGET ?= 8m
+# The demo trains a fixed number of steps, so its model does not depend on what else the machine
+# runs (a time budget gives fewer steps under load); DEMO_BUDGET=1m trains for that long instead,
+# for a quick look at every stage.
+DEMO_STEPS ?= 2000
+DEMO_BUDGET ?=
 
-.PHONY: setup test lint demo bench bench-train bench-translate bench-arch corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-serve bench-export corpus clean
 
 setup: $(STAMP)
 
@@ -19,8 +23,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest
+
+# The browser test of `mt serve`'s page needs Chromium: installed with apt when running as root,
+# otherwise a clear message (the test never passes without running).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update && apt-get install -y chromium; \
+	else \
+		echo "make test needs Chromium for the browser test: run 'sudo apt-get install chromium' (Debian/Ubuntu) or put chromium on PATH" >&2; exit 1; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
@@ -34,7 +48,8 @@ corpus: $(STAMP)
 
 demo: corpus
 	$(BIN)/mt prepare $(CORPUS) --out runs/demo-data --force
-	$(BIN)/mt train runs/demo-data --out runs/demo --time-budget $(DEMO_BUDGET) --force
+	$(BIN)/mt train runs/demo-data --out runs/demo --force \
+		$(if $(DEMO_BUDGET),--time-budget $(DEMO_BUDGET),--max-steps $(DEMO_STEPS))
 	$(BIN)/mt translate runs/demo "Where is the train station?" "I don't like coffee." "Tom is reading a book in the garden."
 	$(BIN)/mt evaluate runs/demo --limit 2000
 
@@ -47,8 +62,30 @@ bench-train: corpus
 bench-translate: corpus
 	$(BIN)/python benchmarks/bench_translate.py --corpus $(CORPUS)
 
+# mt serve on loopback: 1,000 test sentences at 1/8/32 clients, greedy and beam 5, next to
+# mt translate, then a 5-minute soak. SERVE_MODEL without weights: a 10-minute run is trained.
+SERVE_MODEL ?= bench/model
+SOAK ?= 300
+bench-serve: corpus
+	$(BIN)/python benchmarks/bench_serve.py --corpus $(CORPUS) --model $(SERVE_MODEL) --soak $(SOAK)
+
 bench-arch: corpus
 	$(BIN)/python benchmarks/bench_arch.py --corpus $(CORPUS)
+
+# Real text on the bench model (make bench): paragraphs, casual input, names/numbers, live pipe;
+# NOISY_RUN, if trained, is a model trained with --source-noise to compare with.
+TEXT_RUN ?= bench/model
+TEXT_DATA ?= bench/data
+NOISY_RUN ?= bench/model-noise
+bench-text: $(STAMP)
+	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \
+		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
+
+# mt's PyTorch search next to its CTranslate2 float32 and int8 exports, on the bench model.
+EXPORT_RUN ?= bench/model
+EXPORT_DATA ?= bench/data
+bench-export: $(STAMP)
+	$(BIN)/python benchmarks/bench_export.py --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
 
 clean:
 	rm -rf $(VENV) runs bench .pytest_cache .ruff_cache

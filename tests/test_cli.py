@@ -21,6 +21,26 @@ def test_help_lists_every_stage() -> None:
         assert command in result.output
 
 
+def test_help_lists_commands_in_pipeline_order_each_with_an_example() -> None:
+    from mt.cli import PIPELINE
+
+    listed = [name for name in app_commands() if name in PIPELINE]
+    assert listed == [name for name in PIPELINE if name in listed]
+    assert listed[:5] == ["download", "prepare", "train", "translate", "evaluate"]
+    for name in app_commands():
+        result = invoke(name, "--help")
+        assert result.exit_code == 0, result.output
+        assert f"Example: mt {name} " in result.output, name
+
+
+def app_commands() -> list[str]:
+    """Command names in the order `mt --help` shows them."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    return group.list_commands(None)
+
+
 def test_version() -> None:
     result = invoke("--version")
     assert result.exit_code == 0 and result.output.startswith("mt ")

@@ -12,14 +12,38 @@ from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mt import __version__
+from mt.config import DecodeConfig, given_options, recipe_values
 from mt.errors import MtError
+
+PIPELINE = ("download", "prepare", "train", "translate", "evaluate", "export", "serve")
+
+
+class _PipelineOrder(TyperGroup):
+    """`mt --help` lists the commands in the order they are used, wherever they are defined;
+    `mt train --help` shows the default recipe's value of each option it leaves unset."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda n: PIPELINE.index(n) if n in PIPELINE else len(PIPELINE))
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> TyperCommand | None:
+        command = super().get_command(ctx, cmd_name)
+        if cmd_name == "train" and isinstance(command, TyperCommand):
+            values = recipe_values(None)
+            for param in command.params:
+                if param.name in values and isinstance(param, TyperOption):
+                    param.show_default = f"recipe: {values[param.name]}"
+        return command
+
 
 app = typer.Typer(
     name="mt",
+    cls=_PipelineOrder,
     help="English-to-Spanish neural machine translation: "
-    "download, prepare, train, translate, evaluate.",
+    "download, prepare, train, translate, evaluate; then export, serve.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -76,6 +100,7 @@ Opt = typer.Option
 
 @app.command()
 def train(
+    ctx: typer.Context,
     prepared: Annotated[
         Path | None, typer.Argument(help="Directory written by `mt prepare` (not with --resume).")
     ] = None,
@@ -129,7 +154,7 @@ def train(
     clip_norm: Annotated[float | None, Opt(help="Clip the gradient norm (0: off).")] = None,
     grad_accum: Annotated[int | None, Opt(help="Batches accumulated per optimizer step.")] = None,
     precision: Annotated[str | None, Opt(help="fp32, bf16 or fp16 (autocast).")] = None,
-    compile_model: Annotated[
+    compile: Annotated[  # named like the config field, so ctx.params carries it
         bool | None, Opt("--compile/--no-compile", help="Use torch.compile.")
     ] = None,
     average_last: Annotated[
@@ -137,6 +162,10 @@ def train(
     ] = None,
     skip_nonfinite: Annotated[
         int | None, Opt(help="Skip up to N batches with a non-finite loss.")
+    ] = None,
+    source_noise: Annotated[
+        float | None,
+        Opt(help="Share of sources lowercased / without final punctuation each epoch."),
     ] = None,
     seed: Annotated[int | None, Opt(help="Seed for weights, batches and dropout.")] = None,
     device: Annotated[str, Opt(help="auto, cpu or cuda.")] = "auto",
@@ -146,100 +175,49 @@ def train(
         bool, Opt("--dry-run", help="Build the model, print its parameter count, exit.")
     ] = False,
 ) -> None:
-    """Train a Transformer (or RNN) on prepared data; writes a self-contained run directory."""
-    from mt.config import parse_duration
-    from mt.launch import SizeFlags, resume_training, start_training
-    from mt.launch import dry_run as build_only
-    from mt.progress import RichReporter
+    """Train a Transformer (or RNN) on prepared data; writes a self-contained run directory.
 
-    flags = SizeFlags(
-        d_model=d_model,
-        ff=ff,
-        heads=heads,
-        layers=layers,
-        dropout=dropout,
-        pre_norm=pre_norm,
-        tie_embeddings=tie_embeddings,
-        arch=arch,
-        cell=cell,
-        attention=attention,
-    )
-    given = {
-        "lr": lr,
-        "warmup": warmup,
-        "beta1": beta1,
-        "beta2": beta2,
-        "batch_size": batch_size,
-        "batch_tokens": batch_tokens,
-        "label_smoothing": label_smoothing,
-        "max_src_len": max_src_len,
-        "max_tgt_len": max_tgt_len,
-        "accuracy_goal": accuracy_goal,
-        "max_epochs": max_epochs,
-        "max_steps": max_steps,
-        "patience": patience,
-        "eval_every": eval_every,
-        "clip_norm": clip_norm,
-        "grad_accum": grad_accum,
-        "precision": precision,
-        "compile": compile_model,
-        "average_last": average_last,
-        "skip_nonfinite": skip_nonfinite,
-        "seed": seed,
-    }
-    overrides = {key: value for key, value in given.items() if value is not None}
+    Options not given take the values of --preset (the "default" recipe unless named).
+
+    Example: mt train data/prepared --out runs/base --time-budget 30m
+    """
 
     def action() -> None:
-        if time_budget is not None:
-            overrides["time_budget"] = parse_duration(time_budget)
-        if batch_size is not None and batch_tokens is None:
-            overrides["batch_tokens"] = 0  # sentence batches asked for explicitly
+        from mt.launch import dry_run as build_only
+        from mt.launch import train_run
+        from mt.progress import RichReporter
+
+        changes = given_options(ctx.params)
         if dry_run:
-            if prepared is None:
-                raise MtError("--dry-run needs the prepared directory")
-            _, parameters = build_only(prepared, preset, flags)
+            _, parameters = build_only(prepared, preset, changes)
             print(f"parameters: {parameters:,}")
             return
-        reporter = RichReporter(console)
-        if resume is not None:
-            if flags != SizeFlags() or preset or prepared:
-                raise MtError(
-                    "--resume continues a run as configured; give no model size, preset or "
-                    "prepared directory"
-                )
-            summary = resume_training(
-                run_dir=resume,
-                overrides=overrides,
-                device_name=device,
-                threads=threads,
-                reporter=reporter,
-            )
-        else:
-            if prepared is None or out is None:
-                raise MtError("give the prepared directory and --out RUN (or --resume RUN)")
-            summary = start_training(
-                prepared_dir=prepared,
-                run_dir=out,
-                preset=preset,
-                flags=flags,
-                overrides=overrides,
-                device_name=device,
-                threads=threads,
-                force=force,
-                reporter=reporter,
-            )
-        if not summary.is_main:
-            return
-        for note in summary.notes:
-            console.print(note, highlight=False)
-        console.print(
-            f"[bold]stopped:[/] {summary.stop_reason}; {summary.steps:,} steps, "
-            f"{summary.epochs:.2f} epochs, {summary.elapsed:.0f} s; best selection loss "
-            f"{summary.best_selection_loss:.4f}; run directory {summary.run_dir}",
-            highlight=False,
+        summary = train_run(
+            prepared=prepared,
+            out=out,
+            resume=resume,
+            preset=preset,
+            changes=changes,
+            device=device,
+            threads=threads,
+            force=force,
+            reporter=RichReporter(console, max_steps=max_steps or 0),  # step limit: time left
         )
+        if summary.is_main:  # only the main process of a torchrun job reports
+            _print_summary(summary)
 
     run_or_exit(action)
+
+
+def _print_summary(summary) -> None:
+    for note in summary.notes:
+        console.print(note, highlight=False)
+    console.print(
+        f"[bold]stopped:[/] {summary.stop_reason}; {summary.steps:,} steps, "
+        f"{summary.epochs:.2f} epochs, {summary.elapsed:.0f} s; best selection loss "
+        f"{summary.best_selection_loss:.4f}; run directory {summary.run_dir}",
+        highlight=False,
+    )
 
 
 # ----- translate / evaluate -----------------------------------------------------------------------
@@ -252,9 +230,7 @@ def _decode_config(
     max_len_a: float,
     max_len_b: int,
     batch_size: int,
-):
-    from mt.config import DecodeConfig
-
+) -> DecodeConfig:
     return DecodeConfig(
         beam_size=beam_size,
         n_best=n_best,
@@ -265,6 +241,8 @@ def _decode_config(
     )
 
 
+DECODE = DecodeConfig()
+"""Where the search options take their defaults: each is spelled once, in DecodeConfig."""
 BeamSize = Annotated[int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.")]
 LengthPenalty = Annotated[float, Opt(help="GNMT length penalty α (0 = none).")]
 MaxLenA = Annotated[float, Opt("--max-len-a", help="Output length limit a·source_length + b.")]
@@ -272,6 +250,11 @@ MaxLenB = Annotated[int, Opt("--max-len-b", help="Output length limit a·source_
 BatchSize = Annotated[int, Opt("--batch-size", help="Sentences decoded together.")]
 Checkpoint = Annotated[str, Opt(help="best (lowest selection loss) or last.")]
 Device = Annotated[str, Opt(help="auto, cpu or cuda.")]
+Threads = Annotated[int | None, Opt(help="CPU threads (torch, or CTranslate2 for an export).")]
+ComputeType = Annotated[
+    str,
+    Opt(help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32."),
+]
 
 
 @app.command()
@@ -286,25 +269,36 @@ def translate(
     output_file: Annotated[
         Path | None, Opt("--output", "-o", help="Write translations to a file.")
     ] = None,
-    beam_size: BeamSize = 5,
+    beam_size: BeamSize = DECODE.beam_size,
     n_best: Annotated[
         int, Opt("--n-best", help="Print the K best as TSV: index, score, text.")
-    ] = 1,
-    length_penalty: LengthPenalty = 0.0,
-    max_len_a: MaxLenA = 1.5,
-    max_len_b: MaxLenB = 10,
-    batch_size: BatchSize = 64,
+    ] = DECODE.n_best,
+    length_penalty: LengthPenalty = DECODE.length_penalty,
+    max_len_a: MaxLenA = DECODE.max_len_a,
+    max_len_b: MaxLenB = DECODE.max_len_b,
+    batch_size: BatchSize = DECODE.batch_size,
     checkpoint: Checkpoint = "best",
     device: Device = "auto",
+    threads: Threads = None,
+    compute_type: ComputeType = "default",
     attention: Annotated[
         Path | None,
         Opt("--attention", help="With one sentence: save a cross-attention heatmap PNG."),
     ] = None,
+    no_split: Annotated[
+        bool, Opt("--no-split", help="Translate each line whole: no sentence splitting.")
+    ] = False,
 ) -> None:
-    """Translate English sentences to Spanish, one per line, in order."""
+    """Translate English text to Spanish line by line, in order; a line holding several
+    sentences is split, translated and joined back with its spacing. From a pipe, each line is
+    translated as soon as it is complete.
+
+    Example: mt translate runs/base "Where is the station?"
+    """
 
     def action() -> None:
-        from mt.translation import file_lines, open_translator, read_lines, write_translations
+        from mt.liveinput import live_batches, live_fd
+        from mt.translation import open_translator, read_lines, write_translations
 
         config = _decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
         if text and input_file:
@@ -319,6 +313,9 @@ def translate(
             warn=lambda m: console.print(
                 f"[yellow]warning:[/] {m}", highlight=False, soft_wrap=True
             ),
+            split=not no_split,
+            threads=threads,
+            compute_type=compute_type,
         )
         if attention is not None:
             from mt.plots import plot_attention
@@ -327,15 +324,25 @@ def translate(
             plot_attention(source, target, weights, attention)
             console.print(f"attention heatmap written to {attention}")
         if text:
-            lines = iter(text)
+            translations = translator.translate(text)
         elif input_file is not None:
-            lines = file_lines(input_file)
+            from mt.textprogress import translate_file
+            from mt.translation import file_lines
+
+            show = output_file is not None and console.is_terminal
+            translations = (
+                translate_file(translator, input_file, console=console)
+                if show
+                else translator.translate(file_lines(input_file))
+            )
         elif sys.stdin.isatty():
             _interactive(translator)
             return
+        elif (fd := live_fd(sys.stdin)) is not None:
+            translations = translator.translate_batches(live_batches(fd, "<stdin>"))
         else:
-            lines = read_lines(sys.stdin.buffer, "<stdin>")
-        write_translations(translator.translate(lines), output_file, n_best=n_best > 1)
+            translations = translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
+        write_translations(translations, output_file, n_best=n_best > 1)
 
     run_or_exit(action)
 
@@ -357,43 +364,74 @@ def evaluate(
     run: Annotated[Path, typer.Argument(help="Run directory written by `mt train`.")],
     split: Annotated[str, Opt(help="Part of the run's prepared data: test or selection.")] = "test",
     tsv: Annotated[
-        Path | None, Opt("--tsv", help="Evaluate on this english<TAB>spanish file.")
+        Path | None,
+        Opt("--tsv", help="Score this english<TAB>spanish file as given, every line a segment."),
     ] = None,
-    limit: Annotated[int | None, Opt(help="Score only the first N pairs.")] = None,
+    src: Annotated[
+        Path | None, Opt("--src", help="Score this source file (one sentence a line) ...")
+    ] = None,
+    ref: Annotated[
+        list[Path] | None,
+        Opt("--ref", help="... against this line-aligned reference file; repeat for more."),
+    ] = None,
+    skip_bad: Annotated[
+        bool, Opt("--skip-bad", help="Leave out bad test lines with a warning, not an error.")
+    ] = False,
+    limit: Annotated[int | None, Opt(help="Score only the first N segments.")] = None,
     multi_ref: Annotated[
         bool, Opt("--multi-ref", help="Also score with all translations of each English sentence.")
     ] = False,
-    beam_size: BeamSize = 5,
-    length_penalty: LengthPenalty = 0.0,
-    max_len_a: MaxLenA = 1.5,
-    max_len_b: MaxLenB = 10,
-    batch_size: BatchSize = 64,
+    beam_size: BeamSize = DECODE.beam_size,
+    length_penalty: LengthPenalty = DECODE.length_penalty,
+    max_len_a: MaxLenA = DECODE.max_len_a,
+    max_len_b: MaxLenB = DECODE.max_len_b,
+    batch_size: BatchSize = DECODE.batch_size,
     checkpoint: Checkpoint = "best",
     device: Device = "auto",
+    threads: Threads = None,
+    compute_type: ComputeType = "default",
     json_file: Annotated[
         Path | None, Opt("--json", help="Write all figures to this JSON file.")
     ] = None,
     hyps_file: Annotated[
-        Path | None, Opt("--hyps", help="Write the translations to this file.")
+        Path | None, Opt("--hyps", help="Write the translations, one a line, for sacrebleu.")
     ] = None,
 ) -> None:
-    """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output."""
+    """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
+
+    Example: mt evaluate runs/base --split test --json runs/base/test.json
+    """
 
     def action() -> None:
         from mt.distributed import resolve_device
-        from mt.evaluation import evaluate_run, evaluation_pairs
-        from mt.rundir import load_run
+        from mt.engine import open_run
+        from mt.evaluation import evaluate_set, evaluation_set
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")
         config = _decode_config(beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size)
         torch_device = resolve_device(device)
-        loaded = load_run(run, checkpoint, torch_device)
-        pairs = evaluation_pairs(run, split, tsv)[: limit or None]
-        report = evaluate_run(loaded, pairs, config, torch_device, multi_ref=multi_ref)
-        _print_report(report, split if tsv is None else str(tsv))
+        loaded = open_run(
+            run,
+            checkpoint=checkpoint,
+            device=torch_device,
+            threads=threads,
+            compute_type=compute_type,
+        )
+        test_set = evaluation_set(
+            run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
+        ).head(limit)
+        if test_set.skipped:
+            console.print(
+                f"[yellow]warning:[/] left out {len(test_set.skipped):,} bad lines"
+                f" (first: {test_set.skipped[0]})",
+                highlight=False,
+                soft_wrap=True,
+            )
+        report = evaluate_set(loaded, test_set, config, torch_device, multi_ref=multi_ref)
+        _print_report(report, test_set.name)
         if json_file is not None:
-            from mt.checkpoint import write_json
+            from mt.files import write_json
 
             write_json(json_file, report.to_dict())
         if hyps_file is not None:
@@ -407,12 +445,17 @@ def evaluate(
 def _print_report(report, name: str) -> None:
     from rich.table import Table
 
-    table = Table(title=f"mt evaluate: {name}, {report.pairs:,} pairs")
+    refs = f", {report.references} references" if report.references > 1 else ""
+    table = Table(title=f"mt evaluate: {name}, {report.segments:,} segments{refs}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     rows = [
         ("cross-entropy (teacher-forced)", f"{report.cross_entropy:.4f}"),
-        ("accuracy (teacher-forced)", f"{report.accuracy:.4f}"),
+        (
+            "accuracy (teacher-forced)",
+            # None for a CTranslate2 export: its scoring gives the reference's log-probs only.
+            "n/a (export)" if report.accuracy is None else f"{report.accuracy:.4f}",
+        ),
         ("BLEU", f"{report.bleu:.2f}"),
         ("chrF", f"{report.chrf:.2f}"),
         ("TER", f"{report.ter:.2f}"),
@@ -455,7 +498,10 @@ def download(
         ),
     ] = "https://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip",
 ) -> None:
-    """Fetch the Tatoeba English-Spanish corpus and store it as a 2-column UTF-8 TSV."""
+    """Fetch the Tatoeba English-Spanish corpus and store it as a 2-column UTF-8 TSV.
+
+    Example: mt download --out data/spa-eng.tsv
+    """
     from mt.download import download_corpus
 
     result = run_or_exit(lambda: download_corpus(out=out, source=source))
@@ -490,7 +536,10 @@ def prepare(
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad line.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
-    """Clean and split a corpus by English sentence; train tokenizers on the train part."""
+    """Clean and split a corpus by English sentence; train tokenizers on the train part.
+
+    Example: mt prepare data/spa-eng.tsv --out data/prepared
+    """
     from rich.table import Table
 
     from mt.corpus import parse_split
@@ -535,3 +584,122 @@ def prepare(
             )
     elapsed = result.info["elapsed_seconds"]
     console.print(f"prepared {result.out} in {elapsed:.1f} s", highlight=False, soft_wrap=True)
+
+
+# ----- serve -------------------------------------------------------------------------------------
+
+
+@app.command()
+def serve(
+    run: Annotated[Path, typer.Argument(help="Run directory (or exported model) to serve.")],
+    host: Annotated[str, Opt(help="Address to listen on (loopback unless you give a key).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, Opt(help="Port to listen on.")] = 8000,
+    beam_size: BeamSize = DECODE.beam_size,
+    length_penalty: LengthPenalty = DECODE.length_penalty,
+    max_len_a: MaxLenA = DECODE.max_len_a,
+    max_len_b: MaxLenB = DECODE.max_len_b,
+    batch_size: BatchSize = DECODE.batch_size,
+    checkpoint: Checkpoint = "best",
+    device: Device = "auto",
+    threads: Annotated[
+        int | None, Opt(help="CPU threads for torch (default: all cores but one).")
+    ] = None,
+    max_chars: Annotated[int, Opt(help="Characters per request (413 above).")] = 5000,
+    max_items: Annotated[int, Opt(help="Texts per q array (413 above).")] = 100,
+    max_body_bytes: Annotated[int, Opt(help="Request body bytes (413 above).")] = 262_144,
+    timeout: Annotated[float, Opt(help="Seconds one request may take (503 after).")] = 30.0,
+    rate_limit: Annotated[
+        int, Opt(help="Requests per minute per key or client address (429 above; 0: off).")
+    ] = 600,
+    batch_wait_ms: Annotated[
+        float, Opt(help="Milliseconds the decoder waits for requests still being read.")
+    ] = 5.0,
+    api_key: Annotated[
+        str | None, Opt(envvar="MT_API_KEY", help="Key clients must send as api_key.")
+    ] = None,
+    cors_origin: Annotated[
+        list[str] | None, Opt("--cors-origin", help="Origin allowed to call from a browser.")
+    ] = None,
+    log_text: Annotated[bool, Opt("--log-text", help="Also log the texts translated.")] = False,
+    max_alternatives: Annotated[
+        int | None,
+        Opt(help="Alternatives a request may get (default beam size - 1; 0 is faster on exports)."),
+    ] = None,
+) -> None:
+    """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
+
+    Example: mt serve runs/base --port 8000
+    """
+
+    def action() -> None:
+        from mt.serving.limits import Limits
+        from mt.serving.server import serve as run_server
+
+        if max_alternatives is not None and max_alternatives < 0:
+            raise MtError(f"--max-alternatives must be >= 0, got {max_alternatives}")
+        n_best = beam_size if max_alternatives is None else min(beam_size, max_alternatives + 1)
+        config = _decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
+        limits = Limits(
+            max_chars=max_chars,
+            max_items=max_items,
+            max_body_bytes=max_body_bytes,
+            timeout=timeout,
+            per_minute=rate_limit,
+        )
+        if batch_wait_ms < 0:
+            raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
+        run_server(
+            run,
+            host=host,
+            port=port,
+            decode=config,
+            limits=limits,
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            api_key=api_key,
+            cors_origins=cors_origin or (),
+            batch_wait=batch_wait_ms / 1000,
+            log_text=log_text,
+            say=lambda message: console.print(message, highlight=False, soft_wrap=True),
+            warn=lambda message: console.print(
+                f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True
+            ),
+        )
+
+    run_or_exit(action)
+
+
+# ----- export ------------------------------------------------------------------------------------
+
+
+@app.command()
+def export(
+    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train` (Transformer).")],
+    out: Annotated[Path, Opt("--out", "-o", help="Export directory to create.")],
+    quantization: Annotated[
+        str, Opt(help="Weights: int8, int8_float32, int16, float16 or float32.")
+    ] = "int8",
+    checkpoint: Checkpoint = "best",
+    force: Annotated[bool, Opt("--force", help="Replace an existing export in --out.")] = False,
+) -> None:
+    """Convert a run to CTranslate2 for fast inference; translate, evaluate and serve read it.
+
+    Example: mt export runs/base --out runs/base-ct2
+    """
+
+    def action() -> None:
+        from mt.export import export_run
+
+        result = export_run(run, out, quantization=quantization, checkpoint=checkpoint, force=force)
+        console.print(
+            f"exported {run} to {result.out}: {result.quantization} weights, "
+            f"{result.model_bytes / 1e6:.2f} MB ({result.model_bytes / result.weights_bytes:.0%} "
+            f"of the {result.weights_bytes / 1e6:.2f} MB safetensors) in {result.seconds:.1f} s",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    run_or_exit(action)

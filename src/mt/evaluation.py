@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
 
+from mt.batching import encode_parts
 from mt.config import DecodeConfig
-from mt.corpus import read_corpus
+from mt.engine import engine_for
 from mt.errors import MtError
-from mt.metrics import corpus_scores, evaluate_teacher_forced
+from mt.metrics import corpus_scores
 from mt.prepare import load_prepared
 from mt.rundir import LoadedRun, read_train_config
-from mt.train import encode_parts
+from mt.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.translation import Translator
 
 
 @dataclass
 class EvaluationReport:
-    pairs: int
+    pairs: int  # (source, reference) pairs the teacher-forced metrics saw
     cross_entropy: float
-    accuracy: float
+    accuracy: float | None  # None for a CTranslate2 export (see mt.ct2_engine)
     bleu: float
     chrf: float
     ter: float
@@ -33,20 +33,15 @@ class EvaluationReport:
     sentences_per_second: float
     tokens_per_second: float
     multi_ref: dict[str, float] | None = None
+    segments: int = 0  # lines scored, duplicates included
+    references: int = 1  # references per segment
+    skipped: int = 0  # bad lines left out by --skip-bad
     hypotheses: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
         data.pop("hypotheses")
         return data
-
-
-def group_by_source(pairs: list[tuple[str, str]]) -> OrderedDict[str, list[str]]:
-    """English sentence -> all of its Spanish translations, in first-seen order."""
-    groups: OrderedDict[str, list[str]] = OrderedDict()
-    for english, spanish in pairs:
-        groups.setdefault(english, []).append(spanish)
-    return groups
 
 
 def evaluate_run(
@@ -57,25 +52,37 @@ def evaluate_run(
     *,
     multi_ref: bool = False,
 ) -> EvaluationReport:
+    """Score (English, Spanish) pairs, each a segment with one reference (prepared parts)."""
+    test_set = EvaluationSet.from_pairs("pairs", pairs)
+    return evaluate_set(run, test_set, config, device, multi_ref=multi_ref)
+
+
+def evaluate_set(
+    run: LoadedRun,
+    test_set: EvaluationSet,
+    config: DecodeConfig,
+    device: torch.device,
+    *,
+    multi_ref: bool = False,
+) -> EvaluationReport:
+    """Every segment scored as given, so the figures match `sacrebleu` on the same files."""
+    pairs = test_set.pairs()
     train_config, _ = read_train_config(run.directory)
     encoded = encode_parts(pairs, [], run.source, run.target, train_config).train
-    teacher = evaluate_teacher_forced(run.model, encoded, train_config, device)
+    teacher = engine_for(run, device).teacher_forced(encoded, train_config)
 
     translator = Translator(run, config, device)
     started = time.perf_counter()
-    sources = [english for english, _ in pairs]
-    unique = list(
-        dict.fromkeys(sources)
-    )  # an English sentence with several references: decode once
+    unique = list(dict.fromkeys(test_set.sources))  # a repeated source is decoded once
     translated = dict(zip(unique, (t.text for t in translator.translate(unique)), strict=True))
     seconds = time.perf_counter() - started
-    hypotheses = [translated[english] for english in sources]
-    scores = corpus_scores(hypotheses, [[spanish] for _, spanish in pairs])
+    hypotheses = [translated[source] for source in test_set.sources]
+    scores = corpus_scores(hypotheses, test_set.references)
 
     multi = None
     if multi_ref:
-        groups = group_by_source(pairs)
-        grouped = corpus_scores([translated[en] for en in groups], list(groups.values()))
+        groups = test_set.grouped()
+        grouped = corpus_scores([translated[src] for src in groups], list(groups.values()))
         multi = {
             "sentences": len(groups),
             "bleu": grouped.bleu,
@@ -99,15 +106,32 @@ def evaluate_run(
         sentences_per_second=len(unique) / seconds if seconds else 0.0,
         tokens_per_second=translator.decoded_tokens / seconds if seconds else 0.0,
         multi_ref=multi,
+        segments=len(test_set),
+        references=test_set.reference_count(),
+        skipped=len(test_set.skipped),
         hypotheses=hypotheses,
     )
 
 
-def evaluation_pairs(run: Path, split: str, tsv: Path | None) -> list[tuple[str, str]]:
-    """Pairs to score: any TSV, or a part of the data the run was trained from."""
+def evaluation_set(
+    run: Path,
+    split: str,
+    *,
+    tsv: Path | None = None,
+    source: Path | None = None,
+    references: list[Path] | None = None,
+    skip_bad: bool = False,
+) -> EvaluationSet:
+    """What to score: a TSV or aligned --src/--ref files as given, or a part of the run's data."""
+    if tsv is not None and (source is not None or references):
+        raise MtError("give either --tsv or --src/--ref, not both")
     if tsv is not None:
-        return read_corpus(tsv).pairs
+        return read_tsv_set(tsv, skip_bad=skip_bad)
+    if source is not None:
+        return read_aligned_set(source, references or [], skip_bad=skip_bad)
+    if references:
+        raise MtError("--ref needs --src, the source file its lines translate")
     if split not in ("test", "selection"):
         raise MtError(f"--split must be test or selection, got {split!r}")
     _, prepared_dir = read_train_config(run)
-    return load_prepared(prepared_dir).read_part(split)
+    return EvaluationSet.from_pairs(split, load_prepared(prepared_dir).read_part(split))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
+import itertools
 import sys
-import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -13,26 +12,20 @@ from typing import BinaryIO, TextIO
 import torch
 
 from mt.atomic import atomic_output
-from mt.batching import encode_sources, pad
+from mt.batching import encode_sources
 from mt.config import DecodeConfig
-from mt.decode import Hypothesis, search
+from mt.decode import Hypothesis
+from mt.engine import engine_for
 from mt.errors import MtError
+from mt.placeholders import Slots, protect, restore
 from mt.rundir import LoadedRun
+from mt.segment import join_alternatives, segment
+from mt.textclean import clean_text
 from mt.tokenization import BOS, EOS, PAD
 
 CHUNK_LINES = 2000
 """Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
 on what is held in memory however long the input is."""
-
-_INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff]")
-_SPACES = re.compile(r"\s+")
-
-
-def clean_input(text: str) -> str:
-    """The cleaning `mt prepare` applies, plus removal of control characters."""
-    text = unicodedata.normalize("NFC", _INVISIBLE.sub("", text))
-    text = "".join(ch if unicodedata.category(ch) != "Cc" else " " for ch in text)
-    return _SPACES.sub(" ", text).strip()
 
 
 def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
@@ -51,6 +44,7 @@ def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
 class Translation:
     source: str
     hypotheses: tuple[tuple[str, float], ...]  # (detokenized text, score), best first
+    pieces: int = 1  # sentences (and parts of too-long ones) translated for this line
 
     @property
     def text(self) -> str:
@@ -66,6 +60,9 @@ class Translator:
         config: DecodeConfig,
         device: torch.device,
         warn: Callable[[str], None] = lambda message: None,
+        split: bool = True,
+        trained_src_len: int | None = None,
+        placeholders: bool = True,
     ) -> None:
         self.run = run
         self.config = config
@@ -73,28 +70,55 @@ class Translator:
         self.warn = warn
         self.max_src_len = run.config.max_positions - 1
         self.decoded_tokens = 0
+        self.engine = engine_for(run, device)  # PyTorch, or CTranslate2 for an `mt export`
+        self.split = split  # False (--no-split): a line is one piece unless the model can't take it
+        # Split pieces fit the length the model was trained on (it has seen nothing longer).
+        self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
+        self.placeholders = placeholders  # unseen names and numbers through stand-ins
 
     def translate(self, lines: Iterable[str]) -> Iterator[Translation]:
-        chunk: list[str] = []
-        offset = 0
-        for line in lines:
-            chunk.append(line)
-            if len(chunk) == CHUNK_LINES:
-                yield from self._translate_chunk(chunk, offset)
-                offset += len(chunk)
-                chunk = []
-        if chunk:
-            yield from self._translate_chunk(chunk, offset)
+        """Each line cut into sentences (mt.segment), translated, and joined back with its own
+        spacing; lines are read CHUNK_LINES at a time so that batches are dense."""
+        iterator = iter(lines)
+        chunks = iter(lambda: list(itertools.islice(iterator, CHUNK_LINES)), [])
+        return self.translate_batches(chunks)
 
-    def _translate_chunk(self, lines: list[str], offset: int) -> list[Translation]:
-        cleaned = [clean_input(line) for line in lines]
+    def translate_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[Translation]:
+        """Like translate(), but each batch is decoded as soon as it arrives: a live pipe's lines
+        (mt.liveinput) are not held back waiting for more."""
+        for batch in batches:
+            yield from self._translate_lines(list(batch))
+
+    def _translate_lines(self, lines: list[str]) -> list[Translation]:
+        # Pieces fit the training length, or with --no-split what the model's positions allow;
+        # cut_long sees to it, so no input is ever cut off.
+        limit = self.piece_len if self.split else self.max_src_len
+
+        def fits(text: str) -> bool:
+            return len(self.run.source.encode(clean_text(text))) < limit
+
+        segmented = [segment(line, split=self.split, fits=fits) for line in lines]
+        pieces = [piece for line in segmented for piece in line.pieces]
+        masked = [self._protect(piece) for piece in pieces]
+        done = self._translate_chunk([text for text, _ in masked])
+        translated = iter(zip(done, masked, strict=True))
+        results = []
+        for line, cut in zip(lines, segmented, strict=True):
+            parts = []
+            for _ in cut.pieces:
+                translation, (_, slots) = next(translated)
+                parts.append(tuple((restore(t, slots), s) for t, s in translation.hypotheses))
+            results.append(Translation(line, join_alternatives(cut, parts), len(cut.pieces)))
+        return results
+
+    def _protect(self, piece: str) -> tuple[str, Slots]:
+        if not self.placeholders:
+            return piece, ()
+        return protect(piece, lambda word: len(self.run.source.encode(word)) == 1)
+
+    def _translate_chunk(self, lines: list[str]) -> list[Translation]:
+        cleaned = [clean_text(line) for line in lines]
         ids = self.run.source.encode_batch(cleaned)
-        for index, sentence_ids in enumerate(ids):
-            if len(sentence_ids) >= self.max_src_len:
-                self.warn(
-                    f"line {offset + index + 1}: {len(sentence_ids)} labels, longer than the "
-                    f"model's {self.max_src_len - 1}; translating the first {self.max_src_len - 1}"
-                )
         sources = encode_sources(ids, self.max_src_len)
         results: list[tuple[tuple[str, float], ...]] = [()] * len(lines)
         order = sorted((i for i, text in enumerate(cleaned) if text), key=lambda i: len(sources[i]))
@@ -104,17 +128,15 @@ class Translator:
                 results[row] = tuple((self.run.target.decode(h.tokens), h.score) for h in hyps)
         return [Translation(line, hyps) for line, hyps in zip(lines, results, strict=True)]
 
-    @torch.inference_mode()
     def _search(self, sources: list) -> list[list[Hypothesis]]:
-        src = pad(sources).to(self.device)
-        hypotheses = search(self.run.model, src, src != PAD, self.config)
+        hypotheses = self.engine.search(sources, self.config)
         self.decoded_tokens += sum(len(h[0].tokens) + 1 for h in hypotheses if h)
         return hypotheses
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
         """Source pieces, target pieces and the (target, source) cross-attention of the best
         translation, averaged over the heads of the last decoder layer."""
-        text = clean_input(sentence)
+        text = clean_text(sentence)
         source_ids = encode_sources([self.run.source.encode(text)], self.max_src_len)[0]
         best = self._search([source_ids])[0][0]
         src = torch.as_tensor(source_ids)[None].to(self.device)
@@ -132,13 +154,36 @@ def open_translator(
     device: str = "auto",
     checkpoint: str = "best",
     warn: Callable[[str], None] = lambda message: None,
+    split: bool = True,
+    threads: int | None = None,
+    compute_type: str = "default",
 ) -> Translator:
-    """The one way callers (CLI, server, benchmarks) open a model directory for translation."""
+    """The one way callers (CLI, server, benchmarks) open a model directory for translation:
+    a run directory, or an `mt export` directory (searched with CTranslate2, whose
+    `compute_type` applies; `threads` sets the CPU threads of either engine)."""
     from mt.distributed import resolve_device
-    from mt.rundir import load_run
+    from mt.engine import open_run
 
     torch_device = resolve_device(device)
-    return Translator(load_run(model_dir, checkpoint, torch_device), config, torch_device, warn)
+    run = open_run(
+        model_dir,
+        checkpoint=checkpoint,
+        device=torch_device,
+        threads=threads,
+        compute_type=compute_type,
+    )
+    trained = _trained_src_len(model_dir)
+    return Translator(run, config, torch_device, warn, split=split, trained_src_len=trained)
+
+
+def _trained_src_len(model_dir: Path) -> int | None:
+    """The source length limit the model was trained with, where its train.json says."""
+    from mt.rundir import read_train_config
+
+    try:
+        return read_train_config(model_dir)[0].max_src_len
+    except MtError:
+        return None
 
 
 def file_lines(path: Path) -> Iterator[str]:
