@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from mt.errors import MtError
+from mt.files import read_text_file
 from mt.textclean import clean_texts
 
 DEFAULT_SPLIT = (0.6, 0.2, 0.2)
@@ -30,8 +31,6 @@ ONE_COLUMN = "one column: expected english<TAB>spanish"
 CSV_ONE_COLUMN = "missing the spanish column"
 EMPTY_ENGLISH = "empty English side"
 EMPTY_SPANISH = "empty Spanish side"
-
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -125,26 +124,11 @@ def read_corpus(path: Path, *, strict: bool = False) -> Corpus:
 
 
 def _read_bytes(path: Path) -> bytes:
-    if path.is_dir():
-        raise MtError(f"{path} is a directory, not a corpus file")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise MtError(f"corpus file {path} does not exist") from None
-    except OSError as error:
-        raise MtError(f"cannot read {path}: {error.strerror}") from None
-    data = data.removeprefix(_BOM)
-    if not data.strip():
-        raise MtError(f"{path} is empty")
-    if data.startswith(b"PK\x03\x04"):
-        raise MtError(f"{path} is a zip archive; extract it with `mt download --source {path}`")
-    if data.startswith(b"\x1f\x8b"):
-        raise MtError(f"{path} is gzip-compressed; unpack it with `gunzip` first")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise MtError(f"{path} line {line}: NUL byte, this looks like a binary file, not text")
-    return data
+    archives = {
+        b"PK\x03\x04": f"is a zip archive; extract it with `mt download --source {path}`",
+        b"\x1f\x8b": "is gzip-compressed; unpack it with `gunzip` first",
+    }
+    return read_text_file(path, what="corpus file", known_binaries=archives)
 
 
 def _is_csv(path: Path, data: bytes) -> bool:

@@ -25,7 +25,7 @@ from types import ModuleType
 import numpy as np
 
 from mt import __version__
-from mt.atomic import atomic_write_bytes, atomic_write_text
+from mt.atomic import atomic_write_bytes, atomic_write_text, replace_directory
 from mt.checkpoint import load_tensors
 from mt.config import DecodeConfig, ModelConfig
 from mt.errors import MtError
@@ -38,7 +38,7 @@ from mt.files import (
     read_json,
     write_json,
 )
-from mt.rundir import check_fits, read_model_config, read_train_config
+from mt.rundir import check_fits, check_vocabularies, read_model_config, read_train_config
 from mt.tokenization import WordPieceCodec
 
 EXPORT_FORMAT = "mt-ctranslate2"
@@ -104,7 +104,7 @@ def export_run(
     ctranslate2 = require_ctranslate2("mt export")
     source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
     target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
-    _check_vocabularies(run_dir, config, source, target)
+    check_vocabularies(run_dir, config, source, target)
     weights_path = run_dir / f"{checkpoint}.safetensors"
     weights, digest = _read_weights(weights_path, config)
 
@@ -127,7 +127,7 @@ def export_run(
         write_json(tmp / MODEL_JSON, _model_json(config, run_dir, checkpoint, digest, facts))
         write_checksums(tmp)
         _check_out(run_dir, out, force=force)  # another process may have made it meanwhile
-        _move_into_place(tmp, out)
+        replace_directory(tmp, out)
     except OSError as error:
         shutil.rmtree(tmp, ignore_errors=True)
         raise MtError(f"cannot write {out}: {error.strerror or error}", 1) from None
@@ -157,34 +157,6 @@ def _check_out(run_dir: Path, out: Path, *, force: bool) -> None:
             f"--out {out} is not an mt export (no {MODEL_JSON} with format {EXPORT_FORMAT}); "
             "--force replaces only what `mt export` wrote"
         )
-
-
-def _move_into_place(tmp: Path, out: Path) -> None:
-    """Rename the finished directory to `out`; an old export is renamed away first, restored if
-    the second rename fails, and deleted once the new one is in place."""
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        os.rename(out, old)
-    try:
-        os.rename(tmp, out)
-    except OSError:
-        if old.exists():
-            os.rename(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _check_vocabularies(
-    run_dir: Path, config: ModelConfig, source: WordPieceCodec, target: WordPieceCodec
-) -> None:
-    for codec, size, side in (
-        (source, config.src_vocab, "source"),
-        (target, config.tgt_vocab, "target"),
-    ):
-        if codec.vocab_size != size:
-            raise MtError(
-                f"{run_dir}: {side} tokenizer has {codec.vocab_size} labels, model.json says {size}"
-            )
 
 
 def _vocabulary(codec: WordPieceCodec) -> list[str]:

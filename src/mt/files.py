@@ -59,3 +59,30 @@ def check_format(found: object, expected: int, *, what: str, advice: str = "") -
     if found != expected and found != str(expected):
         tail = f"; {advice}" if advice else ""
         raise MtError(f"{what} format version {found}, this mt reads version {expected}{tail}")
+
+
+def read_text_file(
+    path: Path, *, what: str, known_binaries: dict[bytes, str] | None = None
+) -> bytes:
+    """The bytes of a corpus or test file, with every reason it cannot be text named in one line:
+    a directory, missing, unreadable, empty, a known binary format (file signature -> advice), or
+    other binary data (a NUL byte, with its line). A UTF-8 byte order mark is dropped."""
+    if path.is_dir():
+        raise MtError(f"{path} is a directory, not a {what}")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MtError(f"{what} {path} does not exist") from None
+    except OSError as error:
+        raise MtError(f"cannot read {path}: {error.strerror}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if not data.strip():
+        raise MtError(f"{path} is empty")
+    for signature, advice in (known_binaries or {}).items():
+        if data.startswith(signature):
+            raise MtError(f"{path} {advice}")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise MtError(f"{path} line {line}: NUL byte, this looks like a binary file, not text")
+    return data

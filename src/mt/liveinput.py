@@ -48,7 +48,7 @@ def live_batches(fd: int, name: str) -> Iterator[list[str]]:
             batch = []
             for raw in complete:
                 number += 1
-                batch.append(_decode(raw, name, number))
+                batch.append(decode_line(raw, name, number))
             yield batch
         if ended:
             return
@@ -59,7 +59,8 @@ def _ready(fd: int) -> bool:
     return bool(readable)
 
 
-def _decode(raw: bytes, name: str, number: int) -> str:
+def decode_line(raw: bytes, name: str, number: int) -> str:
+    """One line of input as text without its line ending; bad UTF-8 names the line."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as error:

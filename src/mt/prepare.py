@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from mt.atomic import replace_directory
 from mt.corpus import (
     DEFAULT_SEED,
     DEFAULT_SPLIT,
@@ -192,7 +193,6 @@ def _write_dir(
     force: bool,
 ) -> None:
     tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -204,21 +204,13 @@ def _write_dir(
         target.save(tmp / TARGET_TOKENIZER)
         write_json(tmp / PREPARE_JSON, info)
         _check_out(out, force=force)  # another run may have created it meanwhile
-        if out.exists():
-            os.rename(out, old)
-        try:
-            os.rename(tmp, out)
-        except OSError:
-            if old.exists():
-                os.rename(old, out)
-            raise
+        replace_directory(tmp, out)
     except OSError as error:
         shutil.rmtree(tmp, ignore_errors=True)
         raise MtError(f"cannot write {out}: {error}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def read_pairs(path: Path) -> list[tuple[str, str]]:

@@ -149,6 +149,20 @@ class LoadedRun:
     target: WordPieceCodec
 
 
+def check_vocabularies(
+    run_dir: Path, config: ModelConfig, source: WordPieceCodec, target: WordPieceCodec
+) -> None:
+    """The tokenizers beside model.json are the ones it was built for."""
+    for codec, size, side in (
+        (source, config.src_vocab, "source"),
+        (target, config.tgt_vocab, "target"),
+    ):
+        if codec.vocab_size != size:
+            raise MtError(
+                f"{run_dir}: {side} tokenizer has {codec.vocab_size} labels, model.json says {size}"
+            )
+
+
 def load_run(
     run_dir: Path, checkpoint: str = "best", device: torch.device | None = None
 ) -> LoadedRun:
@@ -161,14 +175,7 @@ def load_run(
     read_train_config(run_dir)  # a damaged train.json is refused here, not at `mt evaluate`
     source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
     target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
-    for codec, size, side in (
-        (source, config.src_vocab, "source"),
-        (target, config.tgt_vocab, "target"),
-    ):
-        if codec.vocab_size != size:
-            raise MtError(
-                f"{run_dir}: {side} tokenizer has {codec.vocab_size} labels, model.json says {size}"
-            )
+    check_vocabularies(run_dir, config, source, target)
     weights = run_dir / f"{checkpoint}.safetensors"
     if not weights.exists():
         raise MtError(f"{run_dir}: run directory is incomplete: missing {weights.name}")

@@ -16,23 +16,15 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from mt.corpus import BadLine
 from mt.errors import MtError
+from mt.files import read_text_file
 
 NO_TAB = "no tab between English and Spanish"
 EMPTY = "empty line"
 EMPTY_SIDE = "empty {side} side"
 NOT_UTF8 = "not valid UTF-8"
 SKIP_HINT = "(--skip-bad leaves such lines out)"
-
-
-@dataclass(frozen=True)
-class BadLine:
-    path: str
-    line: int
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path} line {self.line}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -160,7 +152,7 @@ def _lines(path: Path) -> list[str | None]:
     Split on ``\\n`` only, as the ``sacrebleu`` command line reads files, so line numbers and
     segments agree with it.
     """
-    data = _read(path)
+    data = read_text_file(path, what="test file")
     raw_lines = data.split(b"\n")
     if raw_lines[-1] == b"":
         raw_lines.pop()  # the final newline ends the last line, it does not start another
@@ -171,22 +163,3 @@ def _lines(path: Path) -> list[str | None]:
         except UnicodeDecodeError:
             lines.append(None)
     return lines
-
-
-def _read(path: Path) -> bytes:
-    if path.is_dir():
-        raise MtError(f"{path} is a directory, not a test file")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise MtError(f"test file {path} does not exist") from None
-    except OSError as error:
-        raise MtError(f"cannot read {path}: {error.strerror}") from None
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark is not text
-    if not data.strip():
-        raise MtError(f"{path} is empty")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise MtError(f"{path} line {line}: NUL byte, this looks like a binary file, not text")
-    return data

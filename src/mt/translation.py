@@ -17,6 +17,7 @@ from mt.config import DecodeConfig
 from mt.decode import Hypothesis
 from mt.engine import engine_for
 from mt.errors import MtError
+from mt.liveinput import decode_line
 from mt.placeholders import Slots, protect, restore
 from mt.rundir import LoadedRun
 from mt.segment import join_alternatives, segment
@@ -31,13 +32,7 @@ on what is held in memory however long the input is."""
 def read_lines(stream: BinaryIO, name: str) -> Iterator[str]:
     """Lines without their newline; undecodable bytes are an error naming the line."""
     for number, raw in enumerate(stream, start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise MtError(f"{name}:{number}: not valid UTF-8 (byte {error.start + 1})") from None
-        if number == 1:
-            line = line.removeprefix("\ufeff")
-        yield line.rstrip("\r\n")
+        yield decode_line(raw.removesuffix(b"\n"), name, number)
 
 
 @dataclass(frozen=True)
