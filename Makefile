@@ -72,19 +72,21 @@ bench-serve: corpus
 bench-arch: corpus
 	$(BIN)/python benchmarks/bench_arch.py --corpus $(CORPUS)
 
-# Real text on the bench model (make bench): paragraphs, casual input, names/numbers, live pipe;
-# NOISY_RUN, if trained, is a model trained with --source-noise to compare with.
-TEXT_RUN ?= bench/model
-TEXT_DATA ?= bench/data
-NOISY_RUN ?= bench/model-noise
+# Real text on a trained run (default: the `make demo` model): paragraphs, casual input,
+# names/numbers, live pipe; NOISY_RUN, if trained, is a model trained with --source-noise.
+TEXT_RUN ?= runs/demo
+TEXT_DATA ?= runs/demo-data
+NOISY_RUN ?= runs/demo-noise
 bench-text: $(STAMP)
+	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \
 		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
 
-# mt's PyTorch search next to its CTranslate2 float32 and int8 exports, on the bench model.
-EXPORT_RUN ?= bench/model
-EXPORT_DATA ?= bench/data
+# mt's PyTorch search next to its CTranslate2 float32 and int8 exports (default: the demo model).
+EXPORT_RUN ?= runs/demo
+EXPORT_DATA ?= runs/demo-data
 bench-export: $(STAMP)
+	@test -f $(EXPORT_RUN)/best.safetensors || { echo "bench-export needs a trained run in $(EXPORT_RUN): run 'make demo' first or give EXPORT_RUN=RUN EXPORT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_export.py --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
 
 clean:
