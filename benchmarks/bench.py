@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import torch
+from machine import cpu
 from rich.console import Console
 from rich.table import Table
 
@@ -35,17 +36,12 @@ PENALTIES = (0.0, 0.6, 1.0)
 
 
 def machine() -> dict[str, object]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    model, flags = cpu()
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
     return {
-        "cpu": cpu,
+        "cpu": model,
+        "cpu_flags": flags,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "cores": torch.get_num_threads(),
         "gpu": gpu,
         "python": platform.python_version(),

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import platform
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +22,7 @@ from pathlib import Path
 
 import psutil
 import torch
+from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
 
@@ -80,25 +78,12 @@ class PeakRss:
 
 
 def machine(threads: int) -> str:
-    model, flags = platform.processor() or "?", ""
-    try:
-        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-        fields = dict(line.split(":", 1) for line in lscpu.splitlines() if ":" in line)
-        model = fields.get("Model name", model).strip()
-        wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8")
-        present = set(fields.get("Flags", "").split())
-        flags = " ".join(flag for flag in wanted if flag in present)
-    except (OSError, subprocess.CalledProcessError):
-        pass
     import ctranslate2
 
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     return (
-        f"{model}; {os.cpu_count()} cores; flags: {flags or 'none of avx2/avx512/amx'}; torch "
-        f"{torch.__version__} cpu capability {torch.backends.cpu.get_cpu_capability()}; "
-        f"ctranslate2 {ctranslate2.__version__} "
+        f"{describe(threads)} per engine; ctranslate2 {ctranslate2.__version__} "
         f"(cpu compute types {sorted(ctranslate2.get_supported_compute_types('cpu'))}); "
-        f"{threads} threads per engine; load average {load}"
+        f"load average {load_average()}"
     )
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import psutil
 import torch
+from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
 
@@ -83,24 +83,6 @@ def run_client(coroutine):
     except ImportError:
         return asyncio.run(coroutine)
     return uvloop.run(coroutine)
-
-
-def machine(threads: int) -> str:
-    cpu, flags = "unknown", set()
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-        if line.startswith("flags"):
-            flags = {f for f in line.split() if f == "avx2" or f.startswith(("avx512", "amx"))}
-    return (
-        f"cpu: {cpu} ({os.cpu_count()} cores), flags: {' '.join(sorted(flags)) or 'none'}, "
-        f"torch {torch.__version__} capability {torch.backends.cpu.get_cpu_capability()}, "
-        f"threads {threads}"
-    )
-
-
-def load_average() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -286,7 +268,7 @@ def main() -> None:
     args.model = ensure_model(args, console)
     args.threads = args.threads or default_threads()
     torch.set_num_threads(args.threads)  # mt translate here runs with the server's threads
-    header = machine(args.threads)
+    header = describe(args.threads)
     console.print(header + f", load average at the start: {load_average()}", highlight=False)
     _, prepared = read_train_config(args.model)
     english = list(dict.fromkeys(e for e, _ in load_prepared(prepared).read_part("test")))

@@ -11,13 +11,14 @@ one that splits most cases right (see mt.segment); speed matters little next to 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from machine import load_average  # noqa: E402
+
 from split_cases import CASES  # noqa: E402
 
 Splitter = Callable[[str], list[str]]
@@ -77,7 +78,7 @@ def main() -> None:
     parser.add_argument("--paragraphs", type=int, default=1000)
     parser.add_argument("--show", action="store_true", help="print each missed case")
     args = parser.parse_args()
-    print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average: {load_average()}")
     paragraphs: list[str] = []
     if args.data is not None:
         lines = (args.data / "test.tsv").read_text(encoding="utf-8").split("\n")[:-1]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
 import re
 import select
 import statistics
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
 
@@ -54,25 +54,6 @@ QUESTION_WORDS = frozenset((
     "might", "have", "has", "had", "isn't", "aren't", "wasn't", "weren't", "don't", "doesn't",
     "didn't", "can't", "couldn't", "won't", "wouldn't", "shouldn't", "haven't", "hasn't",
 ))  # fmt: skip
-
-
-def machine(threads: int) -> str:
-    cpu = platform.processor() or platform.machine()
-    flags: set[str] = set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-            if line.startswith("flags"):
-                flags = {f for f in line.split() if f == "avx2" or f.startswith(("avx512", "amx"))}
-    except OSError:
-        pass
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (
-        f"cpu: {cpu} ({os.cpu_count()} cores)  flags: {' '.join(sorted(flags)) or 'none'}  "
-        f"torch: {torch.__version__} capability {torch.backends.cpu.get_cpu_capability()}  "
-        f"threads: {threads}  load average: {load}"
-    )
 
 
 def restore_form(source: str, output: str) -> str:
@@ -188,7 +169,7 @@ def main() -> None:
     args = parser.parse_args()
     console = Console()
     torch.set_num_threads(args.threads)
-    console.print(machine(args.threads))
+    console.print(f"{describe(args.threads)}, load average: {load_average()}")
     for path in (args.run / "best.safetensors", args.data / "test.tsv"):
         if not path.exists():
             raise SystemExit(f"{path} is missing (see the Makefile's bench target)")
@@ -256,7 +237,7 @@ def main() -> None:
         f"median {statistics.median(later) * 1000:.0f} ms, "
         f"90th percentile {later[math.ceil(0.9 * len(later)) - 1] * 1000:.0f} ms over {len(later)}"
     )
-    console.print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    console.print(f"load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":
