@@ -13,7 +13,7 @@ import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -71,6 +71,21 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def check_replaceable(
+    out: Path, *, force: bool, is_ours: Callable[[Path], bool], refusal: str
+) -> None:
+    """`--out` may be created, or with --force replaced when it holds what the command wrote
+    before; `refusal` ends the message for a directory that holds something else."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise MtError(f"--out {out} exists and is not a directory")
+    if not force:
+        raise MtError(f"--out {out} already exists; use --force to replace it")
+    if any(out.iterdir()) and not is_ours(out):
+        raise MtError(f"--out {out} {refusal}")
 
 
 def replace_directory(finished: Path, out: Path) -> None:

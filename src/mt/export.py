@@ -25,7 +25,12 @@ from types import ModuleType
 import numpy as np
 
 from mt import __version__
-from mt.atomic import atomic_write_bytes, atomic_write_text, replace_directory
+from mt.atomic import (
+    atomic_write_bytes,
+    atomic_write_text,
+    check_replaceable,
+    replace_directory,
+)
 from mt.checkpoint import load_tensors
 from mt.config import DecodeConfig, ModelConfig
 from mt.errors import MtError
@@ -146,17 +151,13 @@ def export_run(
 def _check_out(run_dir: Path, out: Path, *, force: bool) -> None:
     if out.resolve() == run_dir.resolve():
         raise MtError(f"--out {out} is the run directory itself; give a new directory")
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise MtError(f"--out {out} exists and is not a directory")
-    if not force:
-        raise MtError(f"--out {out} already exists; use --force to replace it")
-    if any(out.iterdir()) and not is_export(out):
-        raise MtError(
-            f"--out {out} is not an mt export (no {MODEL_JSON} with format {EXPORT_FORMAT}); "
-            "--force replaces only what `mt export` wrote"
-        )
+    check_replaceable(
+        out,
+        force=force,
+        is_ours=is_export,
+        refusal=f"is not an mt export (no {MODEL_JSON} with format {EXPORT_FORMAT}); "
+        "--force replaces only what `mt export` wrote",
+    )
 
 
 def _vocabulary(codec: WordPieceCodec) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mt.atomic import replace_directory
+from mt.atomic import check_replaceable, replace_directory
 from mt.corpus import (
     DEFAULT_SEED,
     DEFAULT_SPLIT,
@@ -171,16 +171,12 @@ def _lengths(
 
 
 def _check_out(out: Path, *, force: bool) -> None:
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise MtError(f"--out {out} exists and is not a directory")
-    if not force:
-        raise MtError(f"--out {out} already exists; use --force to replace it")
-    if any(out.iterdir()) and not (out / PREPARE_JSON).is_file():
-        raise MtError(
-            f"--out {out} is not a prepared directory (no {PREPARE_JSON}); refusing to replace it"
-        )
+    check_replaceable(
+        out,
+        force=force,
+        is_ours=lambda directory: (directory / PREPARE_JSON).is_file(),
+        refusal=f"is not a prepared directory (no {PREPARE_JSON}); refusing to replace it",
+    )
 
 
 def _write_dir(
