@@ -8,24 +8,32 @@ training history; evaluation JSON files (`mt evaluate --json`) are found by thei
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from mt.config import DecodeConfig, ModelConfig
-from mt.model import make_model
-from mt.rundir import LoadedRun
+from mt.errors import MtError
+from mt.files import (
+    CHECKPOINTS,
+    MODEL_JSON,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
+    read_json,
+)
+from mt.model import count_parameters, make_model
+from mt.rundir import LoadedRun, read_metrics
 
-KNOWN_FILES = {"model.json", "train.json", "source-tokenizer.json", "target-tokenizer.json"}
+KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")
 TRAINING_KEYS = ("lr", "warmup", "batch_size", "batch_tokens", "label_smoothing", "time_budget")
 EVALUATION_KEYS = ("pairs", "bleu", "chrf", "ter", "accuracy", "cross_entropy", "decode")
 
 
 def model_info(model_dir: Path, translator: Any, decode: DecodeConfig) -> dict[str, Any]:
-    model_json = _read_json(model_dir / "model.json") or {}
+    model_json = _read_json(model_dir / MODEL_JSON) or {}
     config = model_json.get("model") if isinstance(model_json.get("model"), dict) else {}
     info: dict[str, Any] = {
         "name": model_dir.resolve().name,
@@ -47,12 +55,12 @@ def _parameters(translator: Any) -> int | None:
     the config of an engine that has no PyTorch model (an export)."""
     run = getattr(translator, "run", None)
     if isinstance(run, LoadedRun):
-        return sum(p.numel() for p in run.model.parameters())
+        return count_parameters(run.model)
     config = getattr(run, "config", None)
     if not isinstance(config, ModelConfig):
         return None
     with torch.device("meta"):
-        return sum(p.numel() for p in make_model(config).parameters())
+        return count_parameters(make_model(config))
 
 
 def _disk_bytes(model_dir: Path) -> int:
@@ -60,27 +68,27 @@ def _disk_bytes(model_dir: Path) -> int:
     return sum(
         path.stat().st_size
         for path in model_dir.rglob("*")
-        if path.is_file() and "checkpoints" not in path.relative_to(model_dir).parts
+        if path.is_file() and CHECKPOINTS not in path.relative_to(model_dir).parts
     )
 
 
 def _training(model_dir: Path) -> dict[str, Any] | None:
-    train_json = _read_json(model_dir / "train.json") or {}
+    train_json = _read_json(model_dir / TRAIN_JSON) or {}
     settings = train_json.get("train") if isinstance(train_json.get("train"), dict) else {}
     summary: dict[str, Any] = {key: settings[key] for key in TRAINING_KEYS if key in settings}
-    rows = _metrics_rows(model_dir / "metrics.csv")
+    rows = _metrics(model_dir)
     if rows:
         last = rows[-1]
         summary.update(
-            steps=_number(last.get("step")),
-            epochs=_number(last.get("epoch")),
-            seconds=_number(last.get("elapsed")),
+            steps=_plain(last.get("step")),
+            epochs=_plain(last.get("epoch")),
+            seconds=_plain(last.get("elapsed")),
         )
-        scored = [row for row in rows if _number(row.get("selection_loss")) is not None]
+        scored = [row for row in rows if "selection_loss" in row]
         if scored:
-            best = min(scored, key=lambda row: _number(row["selection_loss"]))
-            summary["best_selection_loss"] = _number(best["selection_loss"])
-            summary["best_selection_accuracy"] = _number(best.get("selection_accuracy"))
+            best = min(scored, key=lambda row: row["selection_loss"])
+            summary["best_selection_loss"] = _plain(best["selection_loss"])
+            summary["best_selection_accuracy"] = _plain(best.get("selection_accuracy"))
     return summary or None
 
 
@@ -102,24 +110,22 @@ def _evaluation(model_dir: Path) -> dict[str, Any] | None:
     return {"file": path.name, **{key: data[key] for key in EVALUATION_KEYS if key in data}}
 
 
-def _metrics_rows(path: Path) -> list[dict[str, str]]:
+def _metrics(model_dir: Path) -> list[dict[str, float]]:
+    """metrics.csv's rows; none where it is missing or damaged (/model still answers)."""
     try:
-        with path.open(encoding="utf-8", newline="") as stream:
-            return list(csv.DictReader(stream))
-    except (OSError, UnicodeDecodeError, csv.Error):
+        return read_metrics(model_dir)
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error):
         return []
 
 
 def _read_json(path: Path) -> Any:
+    """A JSON file's content, or None where it is missing or damaged."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return read_json(path)
+    except MtError:
         return None
 
 
-def _number(text: str | None) -> float | None:
-    try:
-        value = float(text) if text not in (None, "") else None
-    except ValueError:
-        return None
+def _plain(value: float | None) -> float | int | None:
+    """Counts read back as floats print as integers (777, not 777.0)."""
     return int(value) if value is not None and value.is_integer() else value
