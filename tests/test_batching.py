@@ -1,7 +1,17 @@
 import numpy as np
 import torch
 
-from mt.batching import Batch, batch_indices, collate, encode_pairs, lengths
+from mt.batching import (
+    Batch,
+    EncodedPairs,
+    _cut,
+    batch_indices,
+    collate,
+    encode_pairs,
+    lengths,
+    step_batches,
+)
+from mt.tokenarrays import TokenArrayWriter, open_column
 from mt.tokenization import BOS, EOS, PAD
 
 
@@ -76,3 +86,59 @@ def padding_share(batches: list[Batch]) -> float:
     real = sum(b.target_tokens for b in batches)
     total = sum(b.tgt_mask.numel() for b in batches)
     return 1.0 - real / total if total else 0.0
+
+
+def greedy_cut_one_by_one(sorted_pool: np.ndarray, longest: np.ndarray, budget: int) -> list:
+    """The token-budget cut written the obvious way, a sentence at a time."""
+    batches, start, widest = [], 0, 0
+    for position, index in enumerate(sorted_pool):
+        widest = max(widest, int(longest[index]))
+        if (position - start + 1) * widest > budget and position > start:
+            batches.append(sorted_pool[start:position])
+            start, widest = position, int(longest[index])
+    batches.append(sorted_pool[start:])
+    return batches
+
+
+def test_vectorised_cut_equals_the_sentence_by_sentence_cut() -> None:
+    rng = np.random.default_rng(4)
+    for budget in (1, 7, 60, 300, 5000):
+        longest = rng.integers(1, 40, size=700)
+        pool = rng.permutation(700)
+        expected = greedy_cut_one_by_one(pool, longest, budget)
+        got = _cut(pool, longest[pool], batch_size=1, batch_tokens=budget)
+        assert [b.tolist() for b in got] == [b.tolist() for b in expected]
+
+
+def test_memory_mapped_columns_collate_like_lists(tmp_path) -> None:
+    pairs = random_pairs(300, seed=2)
+    src_lists = [pairs.source.row(i).tolist() for i in range(len(pairs))]
+    tgt_lists = [pairs.target.row(i).tolist() for i in range(len(pairs))]
+    columns = {}
+    for name, lists in (("src", src_lists), ("tgt", tgt_lists)):
+        writer = TokenArrayWriter(tmp_path, name, vocab_size=100)
+        writer.add(lists[:100])
+        writer.add(lists[100:])
+        columns[name] = open_column(tmp_path, writer.finish())
+    mapped = EncodedPairs(columns["src"], columns["tgt"], max_src_len=20, max_tgt_len=20)
+    assert isinstance(mapped.source.ids, np.memmap) and mapped.source.ids.dtype == np.uint16
+    assert [a.tolist() for a in mapped.src] == [a.tolist() for a in pairs.src]
+    assert mapped.truncated == pairs.truncated
+    for indices in ([0, 5, 9], list(range(50, 120)), [299]):
+        a, b = collate(mapped, indices), collate(pairs, indices)
+        assert torch.equal(a.src, b.src) and torch.equal(a.tgt_in, b.tgt_in)
+        assert torch.equal(a.tgt_out, b.tgt_out) and torch.equal(a.tgt_mask, b.tgt_mask)
+
+
+def test_epoch_steps_collate_only_what_is_asked_for() -> None:
+    pairs = random_pairs(200)
+    batches = batch_indices(*lengths(pairs), batch_size=16, batch_tokens=0, seed=0, epoch=0)
+    steps = step_batches(pairs, batches, world_size=2, rank=1, grad_accum=2)
+    assert len(steps) == len(batches) // 4
+    third = steps[2]
+    group = batches[8:12]
+    assert [len(b.src) for b in third.micro_batches] == [len(group[2]), len(group[3])]
+    assert third.target_tokens == sum(int(lengths(pairs)[1][g].sum()) for g in group)
+    rest = list(steps.starting_at(2))
+    assert len(rest) == len(steps) - 2
+    assert torch.equal(rest[0].micro_batches[0].src, third.micro_batches[0].src)

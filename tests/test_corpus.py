@@ -131,7 +131,7 @@ def test_all_latin1_file_suggests_converting(tmp_path: Path) -> None:
         (b" \n\n", "is empty"),
         (b"abc\x00\x01\x02\tdef\n", "line 1: NUL byte, this looks like a binary file"),
         (b"PK\x03\x04rest", "zip archive; extract it with `mt download --source"),
-        (b"\x1f\x8b\x08rest", "gzip-compressed"),
+        (b"\x1f\x8b\x08rest", "is a damaged gzip file"),
         (b"no tabs here\nnor here\n", "no valid English-Spanish pair (2 lines: 2 one column"),
     ],
 )

@@ -60,7 +60,7 @@ def test_training_pairs_get_noisy_sources_each_epoch_and_keep_their_targets() ->
     changed = [i for i in range(len(pairs)) if list(epoch0.src[i]) != list(clean.src[i])]
     assert 0.3 * len(pairs) < len(changed) < 0.7 * len(pairs)
     assert any(list(a) != list(b) for a, b in zip(epoch0.src, epoch1.src, strict=True))
-    again = noisy_epoch(clean, SOURCES, source, rate=0.5, seed=0, epoch=0, max_src_len=64)
+    again = noisy_epoch(clean, SOURCES, source, rate=0.5, seed=0, epoch=0)
     assert all(list(a) == list(b) for a, b in zip(again.src, epoch0.src, strict=True))
     assert encode_parts(pairs, [], source, target, TrainConfig()).noisy is None
 

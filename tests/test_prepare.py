@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
+import lzma
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import cli_output as invoke
 from conftest import invented_pairs, write_corpus
 from mt.errors import MtError
-from mt.prepare import load_prepared, prepare_corpus, read_pairs
+from mt.prepare import _tokenizer_sample, load_prepared, prepare_corpus, read_pairs
 from mt.tokenization import UNK, WordPieceCodec
 
 SMALL_VOCAB = ["--src-vocab", "150", "--tgt-vocab", "180"]
@@ -25,22 +29,32 @@ def test_prepare_writes_a_complete_directory(corpus_file: Path, tmp_path: Path) 
     output = prepare(corpus_file, out)
     assert "prepared" in output and "train" in output
     assert sorted(p.name for p in out.iterdir()) == [
+        "checksums.sha256",
         "prepare.json",
+        "selection.en.ids",
+        "selection.en.offsets",
+        "selection.es.ids",
+        "selection.es.offsets",
         "selection.tsv",
         "source-tokenizer.json",
         "target-tokenizer.json",
         "test.tsv",
+        "train.en.ids",
+        "train.en.offsets",
+        "train.es.ids",
+        "train.es.offsets",
         "train.tsv",
     ]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     info = json.loads((out / "prepare.json").read_text(encoding="utf-8"))
-    assert info["format_version"] == 1 and info["seed"] == 0 and info["split"] == [0.6, 0.2, 0.2]
+    assert info["format_version"] == 2 and info["seed"] == 0 and info["split"] == [0.6, 0.2, 0.2]
     assert info["vocabulary"] == {
         "shared_vocab": False,
         "requested_source": 150,
         "requested_target": 180,
         "source": 150,
         "target": 180,
+        "tokenizer_sample": info["counts"]["parts"]["train"]["pairs"],
     }
     parts = info["counts"]["parts"]
     assert sum(part["pairs"] for part in parts.values()) == len(invented_pairs())
@@ -237,3 +251,146 @@ def test_help_lists_every_command() -> None:
     output = invoke("--help")
     for command in ("download", "prepare", "train", "translate", "evaluate"):
         assert command in output
+
+
+# ----- streaming prepare: the split, token arrays, caps, samples, several corpora ----------------
+
+
+def test_split_is_the_split_of_grouping_the_strings(corpus_file: Path, tmp_path: Path) -> None:
+    """Hash-based grouping gives exactly the parts (and order) of grouping the sentences."""
+    from mt.corpus import read_corpus, split_corpus
+
+    for seed in (0, 5):
+        out = tmp_path / f"prep{seed}"
+        prepare(corpus_file, out, "--seed", seed)
+        expected = split_corpus(read_corpus(corpus_file), seed=seed).parts()
+        prepared = load_prepared(out)
+        for part, pairs in expected.items():
+            assert prepared.read_part(part) == pairs
+
+
+def test_token_arrays_hold_the_encoded_parts(corpus_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "prep"
+    prepare(corpus_file, out)
+    prepared = load_prepared(out)
+    for part in ("train", "selection"):
+        pairs = prepared.read_part(part)
+        encoded = prepared.encoded(part, max_src_len=1000, max_tgt_len=1000)
+        assert encoded.source.ids.dtype == np.uint16 and len(encoded) == len(pairs)
+        assert [encoded.source.row(i).tolist() for i in range(len(pairs))] == (
+            prepared.source.encode_batch([en for en, _ in pairs])
+        )
+        assert [encoded.target.row(i).tolist() for i in range(len(pairs))] == (
+            prepared.target.encode_batch([es for _, es in pairs])
+        )
+    sums = dict(
+        reversed(line.split("  ")) for line in (out / "checksums.sha256").read_text().splitlines()
+    )
+    assert set(sums) == {p.name for p in out.iterdir()} - {"checksums.sha256"}
+    for name, digest in sums.items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_damaged_token_arrays_are_named(corpus_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "prep"
+    prepare(corpus_file, out)
+    ids = out / "train.en.ids"
+    ids.write_bytes(ids.read_bytes()[:-2])
+    with pytest.raises(MtError, match=r"train\.en\.ids has .* bytes, prepare\.json says"):
+        load_prepared(out).encoded("train", max_src_len=50, max_tgt_len=50)
+    (out / "train.en.ids").unlink()
+    with pytest.raises(MtError, match=r"train\.en\.ids is missing; run `mt prepare` again"):
+        load_prepared(out).encoded("train", max_src_len=50, max_tgt_len=50)
+
+
+def test_held_out_parts_are_capped_and_the_rest_trains(corpus_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "prep"
+    prepare(corpus_file, out, "--max-selection", 10, "--max-test", 3)
+    prepared = load_prepared(out)
+    parts = {name: prepared.read_part(name) for name in ("train", "selection", "test")}
+    assert 0 < len(parts["selection"]) <= 10 and 0 < len(parts["test"]) <= 3
+    assert sorted(sum(parts.values(), [])) == sorted(invented_pairs())
+    english = {name: {en for en, _ in pairs} for name, pairs in parts.items()}
+    assert not english["train"] & (english["selection"] | english["test"])
+    assert prepared.info["max_selection"] == 10 and prepared.info["max_test"] == 3
+
+
+def test_tokenizers_learn_from_a_seeded_sample(corpus_file: Path, tmp_path: Path) -> None:
+    part = np.array([0, 1, 0, 0, -1, 2, 0, 0] * 50, dtype=np.int8)
+    sample = _tokenizer_sample(part, size=30, seed=1)
+    assert sample.sum() == 30 and (part[sample] == 0).all()
+    assert (sample == _tokenizer_sample(part, size=30, seed=1)).all()
+    assert not (sample == _tokenizer_sample(part, size=30, seed=2)).all()
+    assert (_tokenizer_sample(part, size=10_000, seed=1) == (part == 0)).all()
+    prepare(corpus_file, tmp_path / "prep", "--tokenizer-sample", 3)
+    prepared = load_prepared(tmp_path / "prep")
+    assert prepared.info["vocabulary"]["tokenizer_sample"] == 3
+    # 3 sentences hold fewer distinct pieces than the whole training part
+    assert prepared.source.vocab_size < 150
+
+
+def test_line_aligned_compressed_pairs_and_several_corpora(tmp_path: Path) -> None:
+    pairs = invented_pairs()
+    half = len(pairs) // 2
+    english = "".join(f"{en}\n" for en, _ in pairs[half:]).encode()
+    spanish = "".join(f"{es}\n" for _, es in pairs[half:]).encode()
+    (tmp_path / "b.en.gz").write_bytes(gzip.compress(english))
+    (tmp_path / "b.es.xz").write_bytes(lzma.compress(spanish))
+    write_corpus(tmp_path / "a.tsv", pairs[: half + 5])  # 5 pairs repeated across corpora
+    out = tmp_path / "prep"
+    invoke(
+        "prepare", tmp_path / "a.tsv", "--source-file", tmp_path / "b.en.gz",
+        "--target-file", tmp_path / "b.es.xz", "--out", out, *SMALL_VOCAB,
+    )  # fmt: skip
+    prepared = load_prepared(out)
+    parts = [prepared.read_part(name) for name in ("train", "selection", "test")]
+    assert sorted(sum(parts, [])) == sorted(pairs)
+    corpora = prepared.info["corpora"]
+    assert [c["name"] for c in corpora] == [
+        str(tmp_path / "a.tsv"),
+        f"{tmp_path / 'b.en.gz'} + {tmp_path / 'b.es.xz'}",
+    ]
+    assert [c["kept"] for c in corpora] == [half + 5, len(pairs) - half - 5]
+    assert prepared.info["counts"]["duplicates"] == 5
+    listing = tmp_path / "corpora.txt"
+    listing.write_text("# two corpora\na.tsv\nb.en.gz\tb.es.xz\n", encoding="utf-8")
+    invoke("prepare", "--corpus-list", listing, "--out", tmp_path / "listed", *SMALL_VOCAB)
+    listed = load_prepared(tmp_path / "listed")
+    assert listed.read_part("train") == prepared.read_part("train")
+
+
+def test_misaligned_pair_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "x.en").write_text("One.\nTwo.\nThree.\n", encoding="utf-8")
+    (tmp_path / "x.es").write_text("Uno.\nDos.\n", encoding="utf-8")
+    output = invoke(
+        "prepare", "--source-file", tmp_path / "x.en", "--target-file", tmp_path / "x.es",
+        "--out", tmp_path / "prep", code=2,
+    )  # fmt: skip
+    assert "x.en has 3 lines but" in output and "x.es has 2" in output
+    assert len(output.strip().splitlines()) == 1 and not (tmp_path / "prep").exists()
+    output = invoke("prepare", "--source-file", tmp_path / "x.en", "--out", tmp_path / "p", code=2)
+    assert "1 --source-file but 0 --target-file" in output
+
+
+def test_filters_are_counted(tmp_path: Path) -> None:
+    pairs = [*invented_pairs(), ("OK", "OK"), ("Short.", "Una frase mucho mucho mucho más larga.")]
+    path = write_corpus(tmp_path / "c.tsv", pairs)
+    out = tmp_path / "prep"
+    invoke(
+        "prepare", path, "--out", out, "--drop-identical", "--max-ratio", "3", "--max-words",
+        "40", *SMALL_VOCAB,
+    )  # fmt: skip
+    counts = load_prepared(out).info["counts"]
+    assert sum(counts["filtered"].values()) == 2
+    assert counts["pairs"] == len(invented_pairs())
+
+
+def test_an_older_prepared_directory_asks_for_prepare_again(
+    corpus_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "prep"
+    prepare(corpus_file, out)
+    info = json.loads((out / "prepare.json").read_text(encoding="utf-8"))
+    (out / "prepare.json").write_text(json.dumps({**info, "format_version": 1}))
+    output = invoke("train", out, "--out", tmp_path / "run", "--max-steps", "1", code=2)
+    assert "prepared format version 1, this mt reads version 2; run `mt prepare` again" in output

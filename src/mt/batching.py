@@ -1,12 +1,15 @@
 """Sentence ids -> padded tensors with masks, grouped into length-bucketed batches.
 
-Batches are built from pools of similar length so that little compute goes to padding, and the
-whole epoch's batch order is a pure function of (seed, epoch): resuming mid-epoch replays it.
+Sentences are stored end to end in one flat array with an offsets array (`TokenColumn`), so the
+training part of a corpus of millions of pairs can be a memory map of what `mt prepare` wrote:
+start-up reads nothing but the offsets, and a batch copies only its own rows. Batches are built
+from pools of similar length so that little compute goes to padding, and the whole epoch's batch
+order is a pure function of (seed, epoch) and the lengths: resuming mid-epoch replays it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,19 +17,67 @@ import torch
 from torch import Tensor
 
 from mt.config import TrainConfig
+from mt.tokenarrays import TokenColumn
 from mt.tokenization import BOS, EOS, PAD, WordPieceCodec
+
+
+class _Rows(Sequence[np.ndarray]):
+    """Sentence i of a column as the model sees it: start label or not, cut, end label."""
+
+    def __init__(self, column: TokenColumn, *, start: bool, max_len: int) -> None:
+        self._column, self._start, self._max_len = column, start, max_len
+
+    def __len__(self) -> int:
+        return len(self._column)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        keep = self._max_len - 1 - self._start
+        body = self._column.row(index)[:keep].astype(np.int64)
+        return np.concatenate([[BOS] if self._start else [], body, [EOS]]).astype(np.int64)
 
 
 @dataclass(frozen=True)
 class EncodedPairs:
-    """Source ids (ending in EOS) and target ids (BOS ... EOS), cut to the maximum lengths."""
+    """Source ids (ending in EOS) and target ids (BOS ... EOS), cut to the maximum lengths.
 
-    src: list[np.ndarray]
-    tgt: list[np.ndarray]
-    truncated: int
+    The columns hold the tokenizer's ids as they are; labels and cuts are applied when a batch is
+    built, so the same prepared arrays serve any --max-src-len / --max-tgt-len.
+    """
+
+    source: TokenColumn
+    target: TokenColumn
+    max_src_len: int
+    max_tgt_len: int
 
     def __len__(self) -> int:
-        return len(self.src)
+        return len(self.source)
+
+    @property
+    def src(self) -> Sequence[np.ndarray]:
+        return _Rows(self.source, start=False, max_len=self.max_src_len)
+
+    @property
+    def tgt(self) -> Sequence[np.ndarray]:
+        return _Rows(self.target, start=True, max_len=self.max_tgt_len)
+
+    def lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        """Source positions (with EOS) and target positions (tgt_in: BOS + labels), cut."""
+        src = np.minimum(self.source.sizes() + 1, self.max_src_len)
+        tgt = np.minimum(self.target.sizes() + 2, self.max_tgt_len) - 1
+        return src.astype(np.int32), tgt.astype(np.int32)
+
+    @property
+    def truncated(self) -> int:
+        """Pairs that lost labels to the length limits."""
+        cut = (self.source.sizes() + 1 > self.max_src_len) | (
+            self.target.sizes() + 2 > self.max_tgt_len
+        )
+        return int(cut.sum())
+
+    def with_source(self, source: TokenColumn) -> EncodedPairs:
+        return EncodedPairs(source, self.target, self.max_src_len, self.max_tgt_len)
 
 
 def encode_pairs(
@@ -36,15 +87,12 @@ def encode_pairs(
     max_src_len: int,
     max_tgt_len: int,
 ) -> EncodedPairs:
-    """Add start/end labels and cut to length; the end label survives the cut."""
-    src, tgt, truncated = [], [], 0
-    for source, target in zip(src_ids, tgt_ids, strict=True):
-        s = [*source[: max_src_len - 1], EOS]
-        t = [BOS, *target[: max_tgt_len - 2], EOS]
-        truncated += len(source) + 1 > max_src_len or len(target) + 2 > max_tgt_len
-        src.append(np.asarray(s, dtype=np.int64))
-        tgt.append(np.asarray(t, dtype=np.int64))
-    return EncodedPairs(src=src, tgt=tgt, truncated=truncated)
+    """Tokenized pairs held in memory; start/end labels and cuts as for prepared arrays."""
+    if len(src_ids) != len(tgt_ids):
+        raise ValueError(f"{len(src_ids)} sources but {len(tgt_ids)} targets")
+    return EncodedPairs(
+        TokenColumn.from_lists(src_ids), TokenColumn.from_lists(tgt_ids), max_src_len, max_tgt_len
+    )
 
 
 @dataclass(frozen=True)
@@ -58,6 +106,20 @@ class TrainData:
         return self.train if self.noisy is None else self.noisy(epoch)
 
 
+def with_source_noise(
+    train: EncodedPairs, sources: Sequence[str], codec: WordPieceCodec, config: TrainConfig
+) -> Callable[[int], EncodedPairs]:
+    """Each epoch's noisy training pairs (--source-noise); `sources` are the English texts."""
+    from mt.noise import noisy_epoch  # noise builds on this module
+
+    def noisy(epoch: int) -> EncodedPairs:
+        return noisy_epoch(
+            train, sources, codec, rate=config.source_noise, seed=config.seed, epoch=epoch
+        )
+
+    return noisy
+
+
 def encode_parts(
     train_pairs: list[tuple[str, str]],
     selection_pairs: list[tuple[str, str]],
@@ -65,7 +127,7 @@ def encode_parts(
     target_codec: WordPieceCodec,
     config: TrainConfig,
 ) -> TrainData:
-    """Both parts tokenized and cut to the config's length limits."""
+    """Both parts tokenized in memory and cut to the config's length limits."""
 
     def encode(pairs: list[tuple[str, str]]) -> EncodedPairs:
         return encode_pairs(
@@ -78,21 +140,7 @@ def encode_parts(
     train = encode(train_pairs)
     noisy = None
     if config.source_noise:
-        from mt.noise import noisy_epoch  # noise builds on this module
-
-        sources = [en for en, _ in train_pairs]
-
-        def noisy(epoch: int) -> EncodedPairs:
-            return noisy_epoch(
-                train,
-                sources,
-                source_codec,
-                rate=config.source_noise,
-                seed=config.seed,
-                epoch=epoch,
-                max_src_len=config.max_src_len,
-            )
-
+        noisy = with_source_noise(train, [en for en, _ in train_pairs], source_codec, config)
     return TrainData(train=train, selection=encode(selection_pairs), noisy=noisy)
 
 
@@ -141,9 +189,23 @@ def pad(sequences: Sequence[np.ndarray]) -> Tensor:
     return torch.from_numpy(out)
 
 
+def _padded(column: TokenColumn, indices: np.ndarray, *, start: bool, max_len: int) -> np.ndarray:
+    """Rows `indices` of `column` as (B, longest) int64: [BOS] ids (cut) EOS, then PAD."""
+    starts = column.offsets[indices]
+    keep = np.minimum(column.offsets[indices + 1] - starts, max_len - 1 - start)
+    out = np.full((len(indices), int(keep.max()) + 1 + start), PAD, dtype=np.int64)
+    if start:
+        out[:, 0] = BOS
+    for row, (first, size) in enumerate(zip(starts.tolist(), keep.tolist(), strict=True)):
+        out[row, start : start + size] = column.ids[first : first + size]
+    out[np.arange(len(indices)), keep + start] = EOS
+    return out
+
+
 def collate(pairs: EncodedPairs, indices: Sequence[int]) -> Batch:
-    src = pad([pairs.src[i] for i in indices])
-    tgt = pad([pairs.tgt[i] for i in indices])
+    rows = np.asarray(indices, dtype=np.int64)
+    src = torch.from_numpy(_padded(pairs.source, rows, start=False, max_len=pairs.max_src_len))
+    tgt = torch.from_numpy(_padded(pairs.target, rows, start=True, max_len=pairs.max_tgt_len))
     tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]
     return Batch(
         src=src,
@@ -172,7 +234,9 @@ def batch_indices(
     """Index groups for one epoch: shuffle, sort within pools by length, cut, shuffle the batches.
 
     With ``batch_tokens`` > 0 a batch holds as many sentences as fit in that many padded target
-    (or source, whichever is longer) positions; otherwise ``batch_size`` sentences.
+    (or source, whichever is longer) positions; otherwise ``batch_size`` sentences. The work is
+    NumPy per pool and per batch, never Python per sentence, so planning an epoch of 16M pairs
+    takes seconds.
     """
     count = len(src_lengths)
     rng = np.random.default_rng([seed, epoch])
@@ -184,24 +248,27 @@ def batch_indices(
         pool = order[start : start + pool_size]
         # Target length first: the decoder's positions cost the most (self, cross, vocabulary).
         pool = pool[np.lexsort((src_lengths[pool], tgt_lengths[pool]))]
-        batches.extend(_cut(pool, longest, batch_size, batch_tokens))
+        batches.extend(_cut(pool, longest[pool], batch_size, batch_tokens))
     if shuffle:
         batches = [batches[i] for i in rng.permutation(len(batches))]
     return batches
 
 
 def _cut(
-    sorted_pool: np.ndarray, longest: np.ndarray, batch_size: int, batch_tokens: int
+    sorted_pool: np.ndarray, widths: np.ndarray, batch_size: int, batch_tokens: int
 ) -> list[np.ndarray]:
+    """Consecutive groups of the sorted pool: each the longest run whose size times its widest
+    sentence fits in ``batch_tokens`` (at least one sentence), as a greedy left-to-right scan."""
     if batch_tokens == 0:
         return [sorted_pool[i : i + batch_size] for i in range(0, len(sorted_pool), batch_size)]
-    batches, start, widest = [], 0, 0
-    for position, index in enumerate(sorted_pool):
-        widest = max(widest, int(longest[index]))
-        if (position - start + 1) * widest > batch_tokens and position > start:
-            batches.append(sorted_pool[start:position])
-            start, widest = position, int(longest[index])
-    batches.append(sorted_pool[start:])
+    batches, start, total = [], 0, len(sorted_pool)
+    while start < total:
+        window = widths[start : start + batch_tokens // max(int(widths[start]), 1) + 1]
+        padded = np.maximum.accumulate(window) * np.arange(1, len(window) + 1)
+        over = np.flatnonzero(padded > batch_tokens)
+        size = max(int(over[0]) if len(over) else len(window), 1)
+        batches.append(sorted_pool[start : start + size])
+        start += size
     return batches
 
 
@@ -209,7 +276,7 @@ def epoch_batches(
     data: EncodedPairs, config: TrainConfig, epoch: int, shuffle: bool = True
 ) -> list[np.ndarray]:
     """The index groups of one epoch under the config's batch size and seed."""
-    src_len, tgt_len = lengths(data)
+    src_len, tgt_len = data.lengths()
     return batch_indices(
         src_len,
         tgt_len,
@@ -230,6 +297,41 @@ class StepBatch:
     target_tokens: int
 
 
+class EpochSteps(Sequence[StepBatch]):
+    """The steps of one epoch, collated only when asked for: consecutive groups of
+    ``world_size * grad_accum`` batches, one per step, of which process ``rank`` takes its
+    ``grad_accum`` share (and reads only those rows). A last incomplete group is left out."""
+
+    def __init__(
+        self,
+        pairs: EncodedPairs,
+        batches: Sequence[np.ndarray],
+        *,
+        world_size: int,
+        rank: int,
+        grad_accum: int,
+    ) -> None:
+        self._pairs, self._batches = pairs, batches
+        self._per_step, self._rank, self._grad_accum = world_size * grad_accum, rank, grad_accum
+        self._tgt_len = pairs.lengths()[1]
+
+    def __len__(self) -> int:
+        return len(self._batches) // self._per_step
+
+    def __getitem__(self, step):  # type: ignore[override]
+        if isinstance(step, slice):
+            return [self[i] for i in range(*step.indices(len(self)))]
+        if not 0 <= step < len(self):
+            raise IndexError(step)
+        group = self._batches[step * self._per_step : (step + 1) * self._per_step]
+        mine = group[self._rank * self._grad_accum : (self._rank + 1) * self._grad_accum]
+        tokens = sum(int(self._tgt_len[indices].sum()) for indices in group)
+        return StepBatch(tuple(collate(self._pairs, indices) for indices in mine), tokens)
+
+    def starting_at(self, step: int) -> Iterator[StepBatch]:
+        return (self[k] for k in range(step, len(self)))
+
+
 def step_batches(
     pairs: EncodedPairs,
     batches: Sequence[np.ndarray],
@@ -237,21 +339,9 @@ def step_batches(
     world_size: int,
     rank: int,
     grad_accum: int,
-) -> list[StepBatch]:
-    """Consecutive groups of ``world_size * grad_accum`` batches, one per step; process ``rank``
-    takes its ``grad_accum`` share of each. A last incomplete group is left out."""
-    per_step = world_size * grad_accum
-    steps = []
-    for start in range(0, len(batches) - per_step + 1, per_step):
-        group = batches[start : start + per_step]
-        mine = group[rank * grad_accum : (rank + 1) * grad_accum]
-        tokens = sum(int(sum(len(pairs.tgt[i]) - 1 for i in indices)) for indices in group)
-        steps.append(StepBatch(tuple(collate(pairs, indices) for indices in mine), tokens))
-    return steps
+) -> EpochSteps:
+    return EpochSteps(pairs, batches, world_size=world_size, rank=rank, grad_accum=grad_accum)
 
 
 def lengths(pairs: EncodedPairs) -> tuple[np.ndarray, np.ndarray]:
-    return (
-        np.fromiter((len(s) for s in pairs.src), dtype=np.int64, count=len(pairs)),
-        np.fromiter((len(t) - 1 for t in pairs.tgt), dtype=np.int64, count=len(pairs)),
-    )
+    return pairs.lengths()

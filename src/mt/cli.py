@@ -5,6 +5,7 @@ No torch import at module level, so `mt --help` and `mt prepare` start fast.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ from rich.console import Console
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mt import __version__
-from mt.config import DecodeConfig, given_options, recipe_values
+from mt.config import PREPARE_DEFAULTS, DecodeConfig, given_options, recipe_values
 from mt.errors import MtError
 
 PIPELINE = ("download", "prepare", "train", "translate", "evaluate", "export", "serve")
@@ -516,12 +517,35 @@ def download(
 
 @app.command()
 def prepare(
-    corpus: Annotated[Path, typer.Argument(help="english<TAB>spanish TSV, or CSV with a header.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Prepared directory to create.")],
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="english<TAB>spanish TSV or CSV with a header; .gz/.xz/.zst read as streams."
+        ),
+    ] = None,
+    source_file: Annotated[
+        list[Path] | None,
+        typer.Option(help="English side of a line-aligned pair (OPUS style); repeatable."),
+    ] = None,
+    target_file: Annotated[
+        list[Path] | None,
+        typer.Option(help="Spanish side, paired with the --source-file in the same position."),
+    ] = None,
+    corpus_list: Annotated[
+        Path | None,
+        typer.Option(help="File listing corpora, one a line: FILE or ENGLISH<TAB>SPANISH."),
+    ] = None,
     split: Annotated[
         str, typer.Option(help="Train,selection,test fractions, grouped by English sentence.")
     ] = "0.6,0.2,0.2",
-    seed: Annotated[int, typer.Option(help="Seed of the split.")] = 0,
+    max_selection: Annotated[
+        int, typer.Option(help="At most this many selection pairs (the rest of the share trains).")
+    ] = PREPARE_DEFAULTS.max_held_out,
+    max_test: Annotated[
+        int, typer.Option(help="At most this many test pairs (the rest of the share trains).")
+    ] = PREPARE_DEFAULTS.max_held_out,
+    seed: Annotated[int, typer.Option(help="Seed of the split and the tokenizer sample.")] = 0,
     selection: Annotated[
         Path | None, typer.Option(help="Use this file as the selection part (with --test).")
     ] = None,
@@ -533,37 +557,67 @@ def prepare(
     shared_vocab: Annotated[
         int, typer.Option(help="One joint vocabulary of this size for both sides (0: off).")
     ] = 0,
+    tokenizer_sample: Annotated[
+        int, typer.Option(help="Training pairs the tokenizers learn from (a seeded sample).")
+    ] = PREPARE_DEFAULTS.tokenizer_sample,
+    max_words: Annotated[
+        int, typer.Option(help="Drop pairs with a side of more words than this (0: no limit).")
+    ] = 0,
+    max_ratio: Annotated[
+        float,
+        typer.Option(help="Drop pairs whose word counts differ more than this factor (0: off)."),
+    ] = 0.0,
+    drop_identical: Annotated[
+        bool, typer.Option("--drop-identical", help="Drop pairs whose two sides are the same.")
+    ] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad line.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
-    """Clean and split a corpus by English sentence; train tokenizers on the train part.
+    """Clean and split corpora by English sentence; train tokenizers; encode the training part.
 
     Example: mt prepare data/spa-eng.tsv --out data/prepared
     """
     from rich.table import Table
 
-    from mt.corpus import parse_split
+    from mt.corpus import Filters, parse_split
+    from mt.corpusinputs import corpus_inputs
     from mt.prepare import prepare_corpus, summary_rows
+    from mt.stageprogress import RichStages
 
-    result = run_or_exit(
-        lambda: prepare_corpus(
-            corpus,
-            out=out,
-            fractions=parse_split(split),
-            seed=seed,
-            selection=selection,
-            test=test,
-            src_vocab=src_vocab,
-            tgt_vocab=tgt_vocab,
-            shared_vocab=shared_vocab,
-            strict=strict,
-            force=force,
+    def run():  # -> PrepareResult
+        inputs = corpus_inputs(
+            files=corpus or [],
+            source_files=source_file or [],
+            target_files=target_file or [],
+            list_file=corpus_list,
         )
-    )
+        filters = Filters(max_words=max_words, max_ratio=max_ratio, drop_identical=drop_identical)
+        stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
+        with stages as shown:
+            return prepare_corpus(
+                inputs,
+                out=out,
+                fractions=parse_split(split),
+                seed=seed,
+                selection=selection,
+                test=test,
+                max_selection=max_selection,
+                max_test=max_test,
+                src_vocab=src_vocab,
+                tgt_vocab=tgt_vocab,
+                shared_vocab=shared_vocab,
+                tokenizer_sample=tokenizer_sample,
+                filters=filters,
+                strict=strict,
+                force=force,
+                stages=shown,
+            )
+
+    result = run_or_exit(run)
     for bad in result.bad_lines[:10]:
         console.print(f"[yellow]skipped:[/] {bad}", highlight=False, soft_wrap=True)
-    if len(result.bad_lines) > 10:
-        console.print(f"[yellow]skipped:[/] … and {len(result.bad_lines) - 10:,} more lines")
+    if result.bad_count > 10:
+        console.print(f"[yellow]skipped:[/] … and {result.bad_count - 10:,} more lines")
     table = Table(
         title=f"mt prepare: {result.out}",
         caption="labels: word-pieces per sentence, mean/p95/p99/max",

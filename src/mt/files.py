@@ -23,7 +23,7 @@ from mt.errors import MtError
 
 RUN_FORMAT = 1
 """Version of the run-directory layout; a run of another version is refused with a message."""
-PREPARED_FORMAT = 1
+PREPARED_FORMAT = 2
 """Version of the prepared-directory layout."""
 
 SOURCE_TOKENIZER = "source-tokenizer.json"

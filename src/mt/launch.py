@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from mt.batching import encode_parts
+from mt.batching import TrainData, with_source_noise
 from mt.config import (
     ModelConfig,
     TrainConfig,
@@ -207,13 +207,7 @@ def _run(
     device = resolve_device(device_name)
     if not dist.is_main:
         reporter = SilentReporter()
-    data = encode_parts(
-        prepared.read_part("train"),
-        prepared.read_part("selection"),
-        prepared.source,
-        prepared.target,
-        train_config,
-    )
+    data = train_data(prepared, train_config)
     trainer = Trainer(
         model_config=model_config,
         config=train_config,
@@ -250,6 +244,18 @@ def _run(
         notes=tuple(trainer.notes),
         is_main=dist.is_main,
     )
+
+
+def train_data(prepared: Prepared, config: TrainConfig) -> TrainData:
+    """The prepared token arrays, memory-mapped; with --source-noise the English texts too (the
+    noise rewrites text, so it needs it in memory)."""
+    limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
+    train = prepared.encoded("train", **limits)
+    noisy = None
+    if config.source_noise:
+        sources = [en for en, _ in prepared.read_part("train")]
+        noisy = with_source_noise(train, sources, prepared.source, config)
+    return TrainData(train=train, selection=prepared.encoded("selection", **limits), noisy=noisy)
 
 
 def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:

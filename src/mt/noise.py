@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mt.batching import EncodedPairs, encode_sources
+from mt.batching import EncodedPairs, TokenColumn
 
 FINAL_PUNCTUATION = ".!?"
 _STREAM = 0x6E6F6973  # keeps these draws apart from the batch order's, which use (seed, epoch)
@@ -57,9 +57,7 @@ def noisy_epoch(
     rate: float,
     seed: int,
     epoch: int,
-    max_src_len: int,
 ) -> EncodedPairs:
     """The training pairs of one epoch: noisy sources encoded again, the targets unchanged."""
     texts = noisy_sources(sources, rate=rate, seed=seed, epoch=epoch)
-    src = encode_sources(codec.encode_batch(texts), max_src_len)
-    return EncodedPairs(src=src, tgt=clean.tgt, truncated=clean.truncated)
+    return clean.with_source(TokenColumn.from_lists(codec.encode_batch(texts)))

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from mt.batching import StepBatch, TrainData, epoch_batches, step_batches
+from mt.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
 from mt.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.config import ModelConfig, TrainConfig
 from mt.distributed import Distributed
@@ -125,7 +125,7 @@ class Trainer:
                 steps = self._epoch_steps()
                 self.reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
                 sums = RunningSums(self.device)
-                for step in steps[progress.batch_in_epoch :]:
+                for step in steps.starting_at(progress.batch_in_epoch):
                     loss, correct, finite = self.train_step(step)
                     if not finite:
                         self._skip_nonfinite()
@@ -173,7 +173,7 @@ class Trainer:
     def lr(self) -> float:
         return self.optimizer.param_groups[0]["lr"]
 
-    def _epoch_steps(self) -> list[StepBatch]:
+    def _epoch_steps(self) -> EpochSteps:
         pairs = self.data.epoch_train(self.progress.epoch)
         steps = step_batches(
             pairs,
