@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-serve bench-export corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-serve bench-export bench-scale model corpus clean
 
 setup: $(STAMP)
 
@@ -45,6 +45,17 @@ corpus: $(STAMP)
 	@if [ -f $(CORPUS) ]; then echo "corpus: $(CORPUS)"; \
 	elif [ -f $(SHARED_CORPUS) ]; then cp $(SHARED_CORPUS) $(CORPUS) && echo "corpus: copied $(SHARED_CORPUS)"; \
 	else $(BIN)/mt download --out $(CORPUS); fi
+
+# The model to use: the default recipe trained on every pair except held-out selection and test
+# parts of at most 3,000 pairs each (still grouped by English sentence), for MODEL_BUDGET. The run
+# directory is ready for `mt translate runs/model` and `mt serve runs/model`.
+MODEL_BUDGET ?= 60m
+model: corpus
+	$(BIN)/mt prepare $(CORPUS) --out runs/model-data --split 0.9,0.05,0.05 \
+		--max-selection 3000 --max-test 3000 --force
+	$(BIN)/mt train runs/model-data --out runs/model --force --time-budget $(MODEL_BUDGET)
+	$(BIN)/mt evaluate runs/model
+	$(BIN)/mt translate runs/model "Where is the train station?" "I don't like coffee."
 
 demo: corpus
 	$(BIN)/mt prepare $(CORPUS) --out runs/demo-data --force
@@ -88,6 +99,12 @@ EXPORT_DATA ?= runs/demo-data
 bench-export: $(STAMP)
 	@test -f $(EXPORT_RUN)/best.safetensors || { echo "bench-export needs a trained run in $(EXPORT_RUN): run 'make demo' first or give EXPORT_RUN=RUN EXPORT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_export.py --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
+
+# mt prepare and mt train on the real corpus and on synthetic corpora of SCALE_SIZES pairs (cached
+# in bench/scale): time, memory, disk, train start and tokens/s against the scaling targets.
+SCALE_SIZES ?= 1M,4M,16M
+bench-scale: corpus
+	$(BIN)/python benchmarks/bench_scale.py --corpus $(CORPUS) --sizes $(SCALE_SIZES) --out bench/scale
 
 clean:
 	rm -rf $(VENV) runs bench .pytest_cache .ruff_cache

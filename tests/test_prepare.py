@@ -9,6 +9,7 @@ import lzma
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import cli_output as invoke
@@ -256,17 +257,42 @@ def test_help_lists_every_command() -> None:
 # ----- streaming prepare: the split, token arrays, caps, samples, several corpora ----------------
 
 
-def test_split_is_the_split_of_grouping_the_strings(corpus_file: Path, tmp_path: Path) -> None:
-    """Hash-based grouping gives exactly the parts (and order) of grouping the sentences."""
-    from mt.corpus import read_corpus, split_corpus
+def split_by_strings(
+    pairs: list[tuple[str, str]], fractions: tuple[float, float, float], seed: int
+) -> list[list[tuple[str, str]]]:
+    """The split written the obvious way, on the sentences themselves: distinct English sentences
+    in order of first appearance, shuffled with the seed, cut by the fractions."""
+    codes, uniques = pd.factorize(pd.Series([en for en, _ in pairs], dtype=object))
+    n_selection, n_test = (round(f * len(uniques)) for f in fractions[1:])
+    part_of_group = np.zeros(len(uniques), dtype=np.int8)
+    order = np.random.default_rng(seed).permutation(len(uniques))
+    n_train = len(uniques) - n_selection - n_test
+    part_of_group[order[n_train : n_train + n_selection]] = 1
+    part_of_group[order[n_train + n_selection :]] = 2
+    part = part_of_group[codes]
+    return [[pair for pair, p in zip(pairs, part, strict=True) if p == k] for k in range(3)]
 
-    for seed in (0, 5):
+
+def test_split_is_the_split_of_grouping_the_strings(corpus_file: Path, tmp_path: Path) -> None:
+    """Hash-based grouping gives exactly the parts (and order) of grouping the sentences, and every
+    English sentence with all its translations is in one part only."""
+    for seed, fractions in ((0, "0.6,0.2,0.2"), (5, "0.5,0.3,0.2")):
         out = tmp_path / f"prep{seed}"
-        prepare(corpus_file, out, "--seed", seed)
-        expected = split_corpus(read_corpus(corpus_file), seed=seed).parts()
+        prepare(corpus_file, out, "--seed", seed, "--split", fractions)
+        expected = split_by_strings(
+            invented_pairs(), tuple(float(f) for f in fractions.split(",")), seed
+        )
         prepared = load_prepared(out)
-        for part, pairs in expected.items():
-            assert prepared.read_part(part) == pairs
+        parts = [prepared.read_part(part) for part in ("train", "selection", "test")]
+        assert parts == expected
+        for part in parts:
+            assert len([es for en, es in part if en == "Thank you, Ilse!"]) in (0, 3)
+
+
+def test_corpus_too_small_to_split(tmp_path: Path) -> None:
+    path = write_corpus(tmp_path / "c.tsv", [("A.", "Una."), ("B.", "Be.")])
+    output = prepare(path, tmp_path / "prep", code=2)
+    assert "too small to split: 2 distinct English sentences" in output
 
 
 def test_token_arrays_hold_the_encoded_parts(corpus_file: Path, tmp_path: Path) -> None:
@@ -350,7 +376,8 @@ def test_line_aligned_compressed_pairs_and_several_corpora(tmp_path: Path) -> No
         str(tmp_path / "a.tsv"),
         f"{tmp_path / 'b.en.gz'} + {tmp_path / 'b.es.xz'}",
     ]
-    assert [c["kept"] for c in corpora] == [half + 5, len(pairs) - half - 5]
+    assert [c["pairs"] for c in corpora] == [half + 5, len(pairs) - half - 5]
+    assert [c["duplicates"] for c in corpora] == [0, 5]
     assert prepared.info["counts"]["duplicates"] == 5
     listing = tmp_path / "corpora.txt"
     listing.write_text("# two corpora\na.tsv\nb.en.gz\tb.es.xz\n", encoding="utf-8")

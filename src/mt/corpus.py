@@ -1,5 +1,5 @@
 """Read a parallel corpus (TSV, CSV or two line-aligned files, plain or compressed) as a stream,
-clean it, report bad lines and split it by English sentence.
+clean it and report bad lines (the split by English sentence is prepare's, on hashes).
 
 `stream_corpus` never holds more than one chunk of lines, so a web corpus of many millions of
 pairs streams through in bounded memory; per-chunk work is vectorised (a scan of the joined text
@@ -12,15 +12,14 @@ from __future__ import annotations
 import csv
 import io
 import operator
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
-import pandas as pd
 
 from mt.errors import MtError
 from mt.streams import (
@@ -30,18 +29,18 @@ from mt.streams import (
     iter_lines,
     nul_error,
     open_binary,
+    peek_head,
     plain_suffix,
 )
 from mt.textclean import STEPS, clean_texts
 
-DEFAULT_SPLIT = (0.6, 0.2, 0.2)
+DEFAULT_SPLIT = (0.6, 0.2, 0.2)  # train, selection, test (see parse_split and mt.prepare)
 DEFAULT_SEED = 0
 PARTS = ("train", "selection", "test")
 CSV_COLUMNS = ("english", "spanish")
 BAD_LINE_EXAMPLES = 1000
 """Bad lines kept as examples in a report; all of them are counted."""
 WHAT = "corpus file"
-_HEAD_BYTES = 1 << 16  # enough to tell an empty file and a CSV header
 
 NOT_UTF8 = "not valid UTF-8"
 BLANK = "blank line"
@@ -51,29 +50,6 @@ EMPTY_ENGLISH = "empty English side"
 EMPTY_SPANISH = "empty Spanish side"
 IDENTICAL = "identical sides"
 _CLEANING = tuple(name for name, _ in STEPS)
-# Every character clean_text may change but the plain space: whitespace (str.isspace()),
-# controls, zero-width and no-break characters; all in the Basic Multilingual Plane.
-_UNCLEAN_RANGES = (
-    (0x01, 0x1F),
-    (0x7F, 0xA0),
-    (0x1680, 0x1680),
-    (0x2000, 0x200D),
-    (0x2028, 0x2029),
-    (0x202F, 0x202F),
-    (0x205F, 0x2060),
-    (0x3000, 0x3000),
-    (0xFEFF, 0xFEFF),
-)
-
-
-def _unclean_table() -> np.ndarray:
-    table = np.zeros(1 << 16, dtype=bool)
-    for low, high in _UNCLEAN_RANGES:
-        table[low : high + 1] = True
-    return table
-
-
-_UNCLEAN = _unclean_table()  # UTF-16 code unit -> may clean_text change it
 
 
 @dataclass(frozen=True)
@@ -214,19 +190,6 @@ class Corpus:
     report: CorpusReport
 
 
-@dataclass
-class Split:
-    """The three parts; every English sentence (with all its translations) is in exactly one."""
-
-    train: list[tuple[str, str]]
-    selection: list[tuple[str, str]]
-    test: list[tuple[str, str]]
-    excluded: int = 0  # training pairs removed because their English is in --selection/--test
-
-    def parts(self) -> dict[str, list[tuple[str, str]]]:
-        return {"train": self.train, "selection": self.selection, "test": self.test}
-
-
 def read_corpus(path: Path | CorpusInput, *, strict: bool = False) -> Corpus:
     """All pairs of a corpus in file order, exact duplicates removed (for held-out files and
     corpora that fit in memory)."""
@@ -238,7 +201,7 @@ def read_corpus(path: Path | CorpusInput, *, strict: bool = False) -> Corpus:
     report.duplicates = report.pairs - len(unique)
     report.pairs = len(unique)
     if not unique:
-        raise MtError(f"{source.name}: no valid English-Spanish pair{_summary(report)}")
+        raise MtError(f"{source.name}: no valid English-Spanish pair{report_summary(report)}")
     return Corpus(pairs=list(unique), report=report)
 
 
@@ -250,9 +213,11 @@ def stream_corpus(
     filters: Filters = Filters(),
     chunk_lines: int = 100_000,
 ) -> Iterator[Chunk]:
-    """The cleaned pairs of `source`, at most `chunk_lines` lines at a time, in file order and
-    not de-duplicated; `report` counts lines, cleaning, bad lines and filtered pairs as it goes.
-    With `strict`, the first bad line raises (filtered pairs never do)."""
+    """The cleaned pairs of `source` in file order, not de-duplicated, in chunks of at least one
+    pair from at most `chunk_lines` lines (fewer where a block of input ends). `report` counts
+    lines, cleaning, bad lines and filtered pairs as it goes; a caller that removes duplicates
+    moves them from `report.pairs` to `report.duplicates`. With `strict`, the first bad line
+    raises (filtered pairs never do)."""
     if chunk_lines < 1:
         raise MtError(f"chunk_lines must be positive, got {chunk_lines}")
     if source.path is not None:
@@ -260,7 +225,9 @@ def stream_corpus(
     else:
         rows = _pair_rows(source.source, source.target, chunk_lines=chunk_lines)
     for raw in rows:
-        yield _clean_rows(raw, report, strict=strict, filters=filters)
+        chunk = _clean_rows(raw, report, strict=strict, filters=filters)
+        if chunk.en:  # lines that were all bad or filtered still count in the report
+            yield chunk
 
 
 @dataclass
@@ -279,22 +246,22 @@ class _Rows:
 
 
 def _file_rows(path: Path, *, chunk_lines: int) -> Iterator[_Rows]:
-    head = _head(path)
-    if plain_suffix(path) == ".csv" or _is_csv_header(head):
-        yield from _csv_rows(path, chunk_lines=chunk_lines)
-        return
-    yield from _tsv_file_rows(path, chunk_lines=chunk_lines)
+    with open_binary(path, what=WHAT) as stream:
+        head = _head(stream, path=path)
+        if plain_suffix(path) == ".csv" or _is_csv_header(head):
+            yield from _csv_rows(stream, path=path, chunk_lines=chunk_lines)
+        else:
+            yield from _tsv_file_rows(stream, path=path, chunk_lines=chunk_lines)
 
 
-def _tsv_file_rows(path: Path, *, chunk_lines: int) -> Iterator[_Rows]:
+def _tsv_file_rows(stream: BinaryIO, *, path: Path, chunk_lines: int) -> Iterator[_Rows]:
     # Tabs only: quotes are text here ("Hola", dijo.), so no csv quoting rules apply. A third
     # column (the attribution of newer exports) is ignored.
     first, name = 1, str(path)
-    with open_binary(path, what=WHAT) as stream:
-        for block in iter_blocks(stream, path=path, max_lines=chunk_lines):
-            rows = _two_column_rows(block, first=first, name=name)
-            yield rows or _tsv_rows(decode_lines(block), first=first, name=name)
-            first += block.count(b"\n")
+    for block in iter_blocks(stream, path=path, max_lines=chunk_lines):
+        rows = _two_column_rows(block, first=first, name=name)
+        yield rows or _tsv_rows(decode_lines(block), first=first, name=name)
+        first += block.count(b"\n")
 
 
 def _two_column_rows(block: bytes, *, first: int, name: str) -> _Rows | None:
@@ -312,12 +279,11 @@ def _two_column_rows(block: bytes, *, first: int, name: str) -> _Rows | None:
     return _Rows(len(ends), numbers, cells[0:-1:2], cells[1::2], [], None, name, name, name)
 
 
-def _head(path: Path) -> bytes:
-    """The first bytes of the decompressed file, which must hold more than whitespace."""
-    with open_binary(path, what=WHAT) as stream:
-        read = stream.read(_HEAD_BYTES)
-    head = read.removeprefix(BOM)
-    if len(read) < _HEAD_BYTES and not head.strip():
+def _head(stream: BinaryIO, *, path: Path) -> bytes:
+    """The first bytes of the file (left in `stream`), which must hold more than whitespace."""
+    head, whole = peek_head(stream)
+    head = head.removeprefix(BOM)
+    if whole and not head.strip():
         raise MtError(f"{path} is empty")
     return head
 
@@ -347,20 +313,19 @@ def _tsv_rows(lines: list[str | None], *, first: int, name: str) -> _Rows:
     return _Rows(len(lines), numbers, en, es, bad, raw, name, name, name)
 
 
-def _csv_rows(path: Path, *, chunk_lines: int) -> Iterator[_Rows]:
+def _csv_rows(stream: BinaryIO, *, path: Path, chunk_lines: int) -> Iterator[_Rows]:
     # The csv module, not pd.read_csv: it tells the line number of every record.
-    with open_binary(path, what=WHAT) as stream:
-        reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", newline=""))
-        records = _csv_records(reader, path=path)
-        columns = _csv_header(str(path), next(records, (1, []))[1])
-        batch = []
-        for record in records:
-            batch.append(record)
-            if len(batch) == chunk_lines:
-                yield _csv_batch(batch, columns=columns, name=str(path))
-                batch = []
-        if batch:
+    reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", newline=""))
+    records = _csv_records(reader, path=path)
+    columns = _csv_header(str(path), next(records, (1, []))[1])
+    batch = []
+    for record in records:
+        batch.append(record)
+        if len(batch) == chunk_lines:
             yield _csv_batch(batch, columns=columns, name=str(path))
+            batch = []
+    if batch:
+        yield _csv_batch(batch, columns=columns, name=str(path))
 
 
 def _csv_records(reader: Iterator[list[str]], *, path: Path) -> Iterator[tuple[int, list[str]]]:
@@ -423,9 +388,9 @@ def _is_utf8(raw: bytes) -> bool:
 
 def _pair_rows(source: Path, target: Path, *, chunk_lines: int) -> Iterator[_Rows]:
     """The lines of two line-aligned files, read in step."""
-    _head(source)
-    _head(target)
     with open_binary(source, what=WHAT) as en_stream, open_binary(target, what=WHAT) as es_stream:
+        _head(en_stream, path=source)
+        _head(es_stream, path=target)
         en_batches = iter_lines(en_stream, path=source, batch_lines=chunk_lines)
         es_batches = iter_lines(es_stream, path=target, batch_lines=chunk_lines)
         en_lines: list[str | None] = []
@@ -474,8 +439,8 @@ def _clean_rows(rows: _Rows, report: CorpusReport, *, strict: bool, filters: Fil
     """`clean_text` on both sides (the cleaning `mt translate` applies to its input), then the
     lines left empty are bad and the filters apply. The report counts, for each cleaning step,
     the lines it changed on either side."""
-    en, en_changes = _clean(rows.en)
-    es, es_changes = _clean(rows.es)
+    en, en_changes = clean_texts(rows.en)
+    es, es_changes = clean_texts(rows.es)
     empty = _empty_sides(rows, en=en, es=es)
     blank = {index for index, bad in empty.items() if bad.reason == BLANK}
     for name in _CLEANING:
@@ -495,39 +460,6 @@ def _clean_rows(rows: _Rows, report: CorpusReport, *, strict: bool, filters: Fil
     kept = np.flatnonzero(keep).tolist()
     report.pairs += len(kept)
     return Chunk(lines=rows.numbers[keep], en=[en[i] for i in kept], es=[es[i] for i in kept])
-
-
-def _clean(texts: list[str]) -> tuple[list[str], dict[str, set[int]]]:
-    """`clean_texts`, run only on the texts a faster scan finds it may change (a superset of
-    the ones it would change): most lines of a corpus need no cleaning."""
-    suspects = _suspects(texts)
-    if not suspects:
-        return texts, {name: set() for name in _CLEANING}
-    cleaned, changes = clean_texts([texts[index] for index in suspects])
-    result = list(texts)
-    for index, text in zip(suspects, cleaned, strict=True):
-        result[index] = text
-    return result, {name: {suspects[at] for at in found} for name, found in changes.items()}
-
-
-def _suspects(texts: list[str]) -> list[int]:
-    """Texts holding a character or a space that `clean_text` may change, or not NFC: array
-    operations over the UTF-16 code units of all texts joined by NUL (texts hold no NUL: a NUL
-    byte stops the read)."""
-    joined = "\x00".join(texts)
-    codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-    nul, space = codes == 0, codes == 32
-    beside = np.concatenate(([True], nul | space, [True]))  # a text's edge or a space
-    flags = space & (beside[:-2] | beside[2:])
-    flags |= (codes - np.uint16(1)) < 0x1F  # ASCII controls but NUL
-    beyond_ascii = np.flatnonzero(codes > 0x7E)
-    flags[beyond_ascii[_UNCLEAN[codes[beyond_ascii]]]] = True
-    suspects = set(np.searchsorted(np.flatnonzero(nul), np.flatnonzero(flags)).tolist())
-    if not unicodedata.is_normalized("NFC", joined):
-        suspects.update(
-            i for i, text in enumerate(texts) if not unicodedata.is_normalized("NFC", text)
-        )
-    return sorted(suspects)
 
 
 def _empty_sides(rows: _Rows, *, en: list[str], es: list[str]) -> dict[int, BadLine]:
@@ -564,7 +496,8 @@ def _apply_filters(
             keep &= ~caught
 
 
-def _summary(report: CorpusReport) -> str:
+def report_summary(report: CorpusReport) -> str:
+    """What was dropped and filtered, for the error of a corpus with no usable pair."""
     counts = {**report.dropped, **report.filtered}
     if not counts:
         return ""
@@ -586,51 +519,3 @@ def parse_split(text: str) -> tuple[float, float, float]:
     if len(values) != 3 or min(values) <= 0 or abs(sum(values) - 1.0) > 1e-6:
         raise MtError(f"--split must be three positive fractions summing to 1, got {text!r}")
     return values[0], values[1], values[2]
-
-
-def split_corpus(
-    corpus: Corpus,
-    *,
-    fractions: tuple[float, float, float] = DEFAULT_SPLIT,
-    seed: int = DEFAULT_SEED,
-) -> Split:
-    """Shuffle the distinct English sentences with `seed` and cut them by `fractions`."""
-    english = pd.Series([en for en, _ in corpus.pairs], dtype=object)
-    codes, uniques = pd.factorize(english)
-    groups = len(uniques)
-    n_selection = round(fractions[1] * groups)
-    n_test = round(fractions[2] * groups)
-    n_train = groups - n_selection - n_test
-    if min(n_train, n_selection, n_test) <= 0:
-        raise MtError(
-            f"{corpus.report.path}: too small to split: {groups} distinct English sentences "
-            f"give {n_train}/{n_selection}/{n_test} for train/selection/test; "
-            "add pairs or give --selection and --test files"
-        )
-    part_of_group = np.zeros(groups, dtype=np.int8)
-    order = np.random.default_rng(seed).permutation(groups)
-    part_of_group[order[n_train : n_train + n_selection]] = 1
-    part_of_group[order[n_train + n_selection :]] = 2
-    part = part_of_group[codes]
-    # Within a part, pairs stay in file order.
-    chosen = [
-        [pair for pair, p in zip(corpus.pairs, part, strict=True) if p == k] for k in range(3)
-    ]
-    return Split(train=chosen[0], selection=chosen[1], test=chosen[2])
-
-
-def split_by_files(corpus: Corpus, *, selection: Corpus, test: Corpus) -> Split:
-    """Train on every pair whose English sentence is in neither held-out file."""
-    held_out = {en for en, _ in selection.pairs} | {en for en, _ in test.pairs}
-    train = [pair for pair in corpus.pairs if pair[0] not in held_out]
-    if not train:
-        raise MtError(
-            f"{corpus.report.path}: no training pair left: every English sentence is in "
-            "the --selection or --test file"
-        )
-    return Split(
-        train=train,
-        selection=selection.pairs,
-        test=test.pairs,
-        excluded=len(corpus.pairs) - len(train),
-    )

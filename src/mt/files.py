@@ -1,8 +1,10 @@
 """The files mt writes, named once: directory layouts, JSON reading and writing, and the one check
 of a stored format version. No torch here: `mt prepare` uses it and must start fast.
 
-A prepared directory (`mt prepare`): prepare.json, train.tsv, selection.tsv, test.tsv and the two
-tokenizers. A run directory (`mt train`), everything needed to translate, resume or inspect it:
+A prepared directory (`mt prepare`): prepare.json, train.tsv, selection.tsv, test.tsv, the two
+tokenizers, the token arrays of train and selection (PART.en.ids, PART.en.offsets, the same for
+.es; see tokenarrays.py) and checksums.sha256. A run directory (`mt train`), everything needed
+to translate, resume or inspect it:
 
 RUN/model.json            format version + model config
 RUN/train.json            format version + training config + where the prepared data was

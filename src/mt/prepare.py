@@ -44,6 +44,7 @@ from mt.corpus import (
     CorpusReport,
     Filters,
     read_corpus,
+    report_summary,
     stream_corpus,
 )
 from mt.errors import MtError
@@ -181,14 +182,14 @@ def prepare_corpus(
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         spool = _read_all(inputs, tmp, strict=strict, filters=filters, stages=stages)
-        total = _total_report(spool.reports)
         pair_hash = np.concatenate(spool.pair_hashes)
         english_hash = np.concatenate(spool.english_hashes)
         duplicate = pd.Series(pair_hash).duplicated(keep="first").to_numpy()
-        total.duplicates = int(duplicate.sum())
-        total.pairs = len(pair_hash) - total.duplicates
+        for report, kept in zip(spool.reports, _kept_per_corpus(spool, duplicate), strict=True):
+            report.duplicates, report.pairs = report.pairs - kept, kept  # later copies of a pair
+        total = _total_report(spool.reports)
         if total.pairs == 0:
-            raise MtError(f"{_names(inputs)}: no valid English-Spanish pair{_summary(total)}")
+            raise MtError(f"{_names(inputs)}: no valid English-Spanish pair{report_summary(total)}")
         held_out = _held_out(selection, test)
         part, excluded = _assign_parts(
             english_hash,
@@ -215,10 +216,8 @@ def prepare_corpus(
             "format_version": PREPARED_FORMAT,
             "corpus": _names(inputs),
             "corpora": [
-                {"name": source_input.name, **report.counts(), "kept": kept}
-                for source_input, report, kept in zip(
-                    inputs, spool.reports, _kept_per_corpus(spool, duplicate), strict=True
-                )
+                {"name": source_input.name, **report.counts()}
+                for source_input, report in zip(inputs, spool.reports, strict=True)
             ],
             "seed": seed,
             "split": None if selection else list(fractions),
@@ -349,20 +348,6 @@ def _total_report(reports: Sequence[CorpusReport]) -> CorpusReport:
 def _kept_per_corpus(spool: _Spool, duplicate: np.ndarray) -> list[int]:
     bounds = np.cumsum([0, *spool.pairs_per_corpus])
     return [int((~duplicate[a:b]).sum()) for a, b in itertools.pairwise(bounds)]
-
-
-def _summary(report: CorpusReport) -> str:
-    if not report.dropped and not report.filtered:
-        return ""
-    reasons = ", ".join(
-        f"{count} {reason}" for reason, count in {**report.dropped, **report.filtered}.items()
-    )
-    hint = (
-        "; convert it to UTF-8, e.g. `iconv -f latin1 -t utf-8`"
-        if "not valid UTF-8" in report.dropped
-        else ""
-    )
-    return f" ({report.lines} lines: {reasons}){hint}"
 
 
 # ----- 2. split ----------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ COMPRESSED_SUFFIXES = (".gz", ".gzip", ".xz", ".zst", ".zstd")
 BOM = b"\xef\xbb\xbf"
 BLOCK_BYTES = 2 << 20
 """Bytes `iter_blocks` reads at a time unless told: enough to amortise the work per block."""
+HEAD_BYTES = 1 << 20
+"""What `peek_head` sees: the read buffer of a stream from `open_binary`."""
 _ZSTD_INPUT = 1 << 16  # compressed bytes fed at a time, so one feed's output stays small
 _READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
 
@@ -69,7 +71,14 @@ def open_binary(path: Path, *, what: str) -> BinaryIO:
     else:
         inner = raw
     checked = _Checked(inner, raw=raw, path=path, kind=kind)
-    return io.BufferedReader(checked, buffer_size=1 << 20)
+    return io.BufferedReader(checked, buffer_size=HEAD_BYTES)
+
+
+def peek_head(stream: BinaryIO) -> tuple[bytes, bool]:
+    """The first bytes of a fresh stream from `open_binary`, left in it to be read, and whether
+    they are the whole stream; one open serves pipes too."""
+    head = stream.peek(HEAD_BYTES)
+    return head, len(head) < HEAD_BYTES
 
 
 class _Checked(io.RawIOBase):
@@ -82,12 +91,16 @@ class _Checked(io.RawIOBase):
         return True
 
     def readinto(self, buffer: bytearray | memoryview) -> int:
+        """Fills `buffer` unless the stream ends, so that `peek_head` sees a whole buffer."""
+        view, filled = memoryview(buffer).cast("B"), 0
         try:
-            return self._inner.readinto(buffer)
+            while filled < len(view) and (size := self._inner.readinto(view[filled:])):
+                filled += size
         except _READ_ERRORS as error:
             if self._kind:
                 raise MtError(f"{self._path} is a damaged {self._kind} file: {error}") from None
             raise MtError(f"cannot read {self._path}: {error}") from None
+        return filled
 
     def close(self) -> None:
         if not self.closed:
@@ -152,8 +165,9 @@ def iter_blocks(
             lines = _checked_block(data[:cut], path=path, lines_before=lines_before)
             yield from _pieces(lines, max_lines=max_lines)
             lines_before += data.count(b"\n", 0, cut)
-    if pending:
-        lines = _checked_block(pending + b"\n", path=path, lines_before=lines_before)
+    if pending:  # a last line without a newline, or a file shorter than a BOM
+        ended = pending if pending.endswith(b"\n") else pending + b"\n"
+        lines = _checked_block(ended, path=path, lines_before=lines_before)
         yield from _pieces(lines, max_lines=max_lines)
 
 
