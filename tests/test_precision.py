@@ -1,4 +1,4 @@
-"""--precision bf16/fp16 (autocast, a loss scaler for fp16) and --compile, on the CPU."""
+"""--precision auto/bf16/fp16 (autocast, a loss scaler for fp16) and --compile, on the CPU."""
 
 from __future__ import annotations
 
@@ -9,10 +9,20 @@ import pytest
 import torch
 from torch import nn
 
-from mt.config import ConfigError, TrainConfig
+import mt.precision
+from conftest import write_corpus
+from mt.config import ConfigError, TrainConfig, resumed_train_config
+from mt.launch import train_run
 from mt.metrics import evaluate_teacher_forced
+from mt.precision import autocast, cpu_flags, resolve_precision
+from mt.prepare import prepare_corpus
+from mt.progress import SilentReporter
+from mt.rundir import read_train_config
 from mt.train import Trainer
 from test_train import copy_task, epoch_steps, make_trainer
+
+CPU = torch.device("cpu")
+AMX = frozenset({"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"})
 
 
 def linear_output_dtypes(trainer: Trainer) -> set[torch.dtype]:
@@ -57,6 +67,84 @@ def test_half_precision_on_cpu_trains_close_to_fp32(tmp_path: Path, precision: s
 def test_unknown_precision_is_refused() -> None:
     with pytest.raises(ConfigError, match="unknown --precision 'fp8'"):
         TrainConfig(precision="fp8")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (AMX, "bf16"),
+        (frozenset({"avx2", "avx512f", "avx512_bf16"}), "fp32"),  # no AMX: not measured
+        (frozenset({"avx", "avx2"}), "fp32"),  # the AMD EPYC the recipe was measured on
+        (frozenset(), "fp32"),  # no /proc/cpuinfo
+    ],
+)
+def test_auto_on_a_cpu_takes_bf16_only_with_amx(flags: frozenset[str], expected: str) -> None:
+    mode, reason = resolve_precision("auto", CPU, flags=flags)
+    assert mode == expected
+    assert reason.startswith(f"{expected} (this CPU ")
+
+
+@pytest.mark.parametrize(("supported", "expected"), [(True, "bf16"), (False, "fp32")])
+def test_auto_on_a_gpu_follows_its_bf16_support(
+    monkeypatch: pytest.MonkeyPatch, supported: bool, expected: str
+) -> None:
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: supported)
+    assert resolve_precision("auto", torch.device("cuda"))[0] == expected
+
+
+@pytest.mark.parametrize("requested", ["fp32", "bf16", "fp16"])
+def test_a_named_precision_is_kept_whatever_the_machine(requested: str) -> None:
+    assert resolve_precision(requested, CPU, flags=frozenset())[0] == requested
+    assert resolve_precision(requested, CPU, flags=AMX)[0] == requested
+
+
+def test_cpu_flags_come_from_the_cpuinfo_flags_line(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "processor\t: 0\nmodel name\t: Some Xeon\nflags\t\t: fpu avx2 amx_bf16 amx_tile\n\n"
+        "processor\t: 1\nflags\t\t: fpu avx2 amx_bf16 amx_tile\n"
+    )
+    assert cpu_flags(cpuinfo) == {"fpu", "avx2", "amx_bf16", "amx_tile"}
+    assert cpu_flags(tmp_path / "missing") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"), [(AMX, torch.bfloat16), (frozenset(), torch.float32)]
+)
+def test_auto_autocast_computes_in_the_dtype_it_resolves_to(
+    monkeypatch: pytest.MonkeyPatch, flags: frozenset[str], expected: torch.dtype
+) -> None:
+    """A Trainer built without mt.launch, or a stored run's "auto" at evaluation, still works."""
+    monkeypatch.setattr(mt.precision, "cpu_flags", lambda: flags)
+    layer = nn.Linear(4, 4)
+    with autocast(CPU, "auto"):
+        assert layer(torch.ones(2, 4)).dtype == expected
+
+
+def test_auto_is_the_default_and_a_resumed_run_keeps_it() -> None:
+    assert TrainConfig().precision == "auto"
+    resumed = resumed_train_config(TrainConfig(), {"max_steps": 5})
+    assert (resumed.precision, resumed.max_steps) == ("auto", 5)
+
+
+def test_a_run_stores_auto_reports_the_choice_and_resumes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(mt.precision, "cpu_flags", lambda: AMX)
+    prepared = tmp_path / "prepared"
+    prepare_corpus(
+        write_corpus(tmp_path / "corpus.tsv"), out=prepared, src_vocab=150, tgt_vocab=180
+    )
+    run, reporter = tmp_path / "run", SilentReporter()
+    tiny = {"max_steps": 2, "batch_size": 16, "lr": 0.5, "warmup": 20}
+    train_run(prepared=prepared, out=run, preset="thesis-small", changes=tiny, reporter=reporter)
+    assert any("precision: bf16 (this CPU has AMX bf16 tiles)" in m for m in reporter.messages)
+    assert read_train_config(run)[0].precision == "auto", "decided again where it resumes"
+    monkeypatch.setattr(mt.precision, "cpu_flags", lambda: frozenset({"avx2"}))
+    resumed = SilentReporter()
+    summary = train_run(resume=run, changes={"max_steps": 3}, reporter=resumed)
+    assert summary.steps == 3
+    assert any("precision: fp32 (this CPU has no AMX" in m for m in resumed.messages)
 
 
 @pytest.mark.slow

@@ -154,7 +154,10 @@ def train(
     eval_every: Annotated[int | None, Opt(help="Also evaluate every N steps.")] = None,
     clip_norm: Annotated[float | None, Opt(help="Clip the gradient norm (0: off).")] = None,
     grad_accum: Annotated[int | None, Opt(help="Batches accumulated per optimizer step.")] = None,
-    precision: Annotated[str | None, Opt(help="fp32, bf16 or fp16 (autocast).")] = None,
+    precision: Annotated[
+        str | None,
+        Opt(help="auto (bf16 on a GPU or AMX CPU that supports it, else fp32), fp32, bf16, fp16."),
+    ] = None,
     compile: Annotated[  # named like the config field, so ctx.params carries it
         bool | None, Opt("--compile/--no-compile", help="Use torch.compile.")
     ] = None,

@@ -131,7 +131,7 @@ class TrainConfig(_DictMixin):
     eval_every: int = 0  # steps between extra selection evaluations, 0: once per epoch
     clip_norm: float = 0.0  # 0: no clipping
     grad_accum: int = 1
-    precision: Literal["fp32", "bf16", "fp16"] = "fp32"
+    precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"  # auto: mt.precision decides
     compile: bool = False
     average_last: int = 0  # average this many last evaluation snapshots into the final weights
     skip_nonfinite: int = 0
@@ -162,7 +162,8 @@ class TrainConfig(_DictMixin):
         _check(self.clip_norm >= 0, f"--clip-norm must be >= 0, got {self.clip_norm}")
         _check(self.grad_accum > 0, f"--grad-accum must be positive, got {self.grad_accum}")
         _check(
-            self.precision in ("fp32", "bf16", "fp16"), f"unknown --precision {self.precision!r}"
+            self.precision in ("auto", "fp32", "bf16", "fp16"),
+            f"unknown --precision {self.precision!r}",
         )
         _check(self.average_last >= 0, f"--average-last must be >= 0, got {self.average_last}")
         _check(

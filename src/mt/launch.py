@@ -8,6 +8,7 @@ a library user calls it too, with option changes by config field name, e.g.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from mt.errors import MtError
 from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model import count_parameters, make_model
 from mt.plots import plot_curves
+from mt.precision import resolve_precision
 from mt.prepare import Prepared, load_prepared
 from mt.progress import Reporter, SilentReporter
 from mt.rundir import (
@@ -205,6 +207,9 @@ def _run(
     if threads:
         torch.set_num_threads(threads)
     device = resolve_device(device_name)
+    # train.json keeps "auto", so a resumed run decides again on the machine it resumes on.
+    precision, precision_reason = resolve_precision(train_config.precision, device)
+    train_config = dataclasses.replace(train_config, precision=precision)
     if not dist.is_main:
         reporter = SilentReporter()
     data = train_data(prepared, train_config)
@@ -221,6 +226,7 @@ def _run(
         _restore(trainer, run_dir, reporter)
     reporter.message(
         f"parameters: {trainer.parameters:,}  device: {device}  threads: {torch.get_num_threads()}"
+        f"  precision: {precision_reason}"
         f"  world size: {dist.world_size}  training pairs: {len(data.train):,}"
     )
     started = time.monotonic()
