@@ -65,6 +65,7 @@ class Settings:
     device: str
     threads: int | None
     ab: ABSettings
+    earlier: dict[str, dict] = field(default_factory=dict)  # size -> row of an earlier results.json
 
 
 @dataclass
@@ -182,7 +183,11 @@ def measure(*, size: str, pairs: int, corpus: tuple[Path, ...], settings: Settin
     """Prepare `corpus`, train on it twice (one step: start-up; `steps` steps: memory), then time
     training in-process with each batch source (throughput)."""
     prepared, runs = settings.out / f"prepared-{size}", settings.out / f"run-{size}"
-    prepare = run_measured(mt("prepare", *prepare_inputs(corpus), "--out", prepared, "--force"))
+    earlier = settings.earlier.get(size)
+    if earlier and (prepared / "prepare.json").is_file():  # --keep-prepared: its earlier figures
+        prepare = Finished(earlier["prepare_seconds"], earlier["prepare_peak_rss"], None, "")
+    else:
+        prepare = run_measured(mt("prepare", *prepare_inputs(corpus), "--out", prepared, "--force"))
     first = train(prepared, runs.with_name(runs.name + "-1step"), steps=1, settings=settings)
     if first.mark_seconds is None:
         raise SystemExit(f"mt train printed no {LOOP_LINE!r} line:\n{first.output}")
@@ -343,6 +348,12 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--device", default="auto", help="mt train --device")
     parser.add_argument("--threads", type=int, default=None, help="mt train --threads")
+    parser.add_argument(
+        "--keep-prepared",
+        action="store_true",
+        help="reuse prepared directories and the prepare figures of --out/results.json; "
+        "measure training again (after a change to training only)",
+    )
     add_ab_options(parser)
     return parser.parse_args()
 
@@ -379,7 +390,17 @@ def main() -> None:
     console.print(start_line, highlight=False, soft_wrap=True)
     args.out.mkdir(parents=True, exist_ok=True)
     ab = ab_settings(args)
-    settings = Settings(args.out, args.steps, args.device, args.threads, ab)
+    earlier = {}
+    if args.keep_prepared and (args.out / "results.json").is_file():
+        previous = json.loads((args.out / "results.json").read_text())
+        earlier = {row["size"]: row for row in previous["rows"]}
+        console.print(
+            f"--keep-prepared: prepare figures of {', '.join(earlier)} from the earlier run "
+            f"({previous['machine_at_start']}); training measured again",
+            highlight=False,
+            soft_wrap=True,
+        )
+    settings = Settings(args.out, args.steps, args.device, args.threads, ab, earlier)
     rows = measure_all(args, settings, console)
 
     print_table(rows, steps=args.steps, ab=ab, console=console)
@@ -400,6 +421,7 @@ def main() -> None:
         "compression": args.compression,
         "parallel": args.parallel,
         "ab": asdict(ab),
+        "prepare_figures_reused": sorted(earlier),
         "rows": [asdict(row) for row in rows],
         "checks": [asdict(check) for check in found],
         "note": note,

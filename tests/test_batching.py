@@ -11,7 +11,7 @@ from mt.batching import (
     lengths,
     step_batches,
 )
-from mt.tokenarrays import TokenArrayWriter, open_column
+from mt.tokenarrays import FileColumn, TokenArrayWriter, open_column
 from mt.tokenization import BOS, EOS, PAD
 
 
@@ -121,7 +121,7 @@ def test_memory_mapped_columns_collate_like_lists(tmp_path) -> None:
         writer.add(lists[100:])
         columns[name] = open_column(tmp_path, writer.finish())
     mapped = EncodedPairs(columns["src"], columns["tgt"], max_src_len=20, max_tgt_len=20)
-    assert isinstance(mapped.source.ids, np.memmap) and mapped.source.ids.dtype == np.uint16
+    assert isinstance(mapped.source, FileColumn) and mapped.source.dtype == np.uint16
     assert [a.tolist() for a in mapped.src] == [a.tolist() for a in pairs.src]
     assert mapped.truncated == pairs.truncated
     for indices in ([0, 5, 9], list(range(50, 120)), [299]):

@@ -302,7 +302,7 @@ def test_token_arrays_hold_the_encoded_parts(corpus_file: Path, tmp_path: Path) 
     for part in ("train", "selection"):
         pairs = prepared.read_part(part)
         encoded = prepared.encoded(part, max_src_len=1000, max_tgt_len=1000)
-        assert encoded.source.ids.dtype == np.uint16 and len(encoded) == len(pairs)
+        assert encoded.source.dtype == np.uint16 and len(encoded) == len(pairs)
         assert [encoded.source.row(i).tolist() for i in range(len(pairs))] == (
             prepared.source.encode_batch([en for en, _ in pairs])
         )

@@ -1,14 +1,15 @@
 """Sentence ids -> padded tensors with masks, grouped into length-bucketed batches.
 
-Sentences are stored end to end in one flat array with an offsets array (`TokenColumn`), so the
-training part of a corpus of millions of pairs can be a memory map of what `mt prepare` wrote:
-start-up reads nothing but the offsets, and a batch copies only its own rows. Batches are built
+Sentences are stored end to end in one flat array with an offsets array: in memory
+(`TokenColumn`), or the files `mt prepare` wrote for a corpus of millions of pairs (`FileColumn`):
+start-up reads nothing but the lengths, and a batch reads only its own rows. Batches are built
 from pools of similar length so that little compute goes to padding, and the whole epoch's batch
 order is a pure function of (seed, epoch) and the lengths: resuming mid-epoch replays it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -17,14 +18,17 @@ import torch
 from torch import Tensor
 
 from mt.config import TrainConfig
-from mt.tokenarrays import TokenColumn
+from mt.tokenarrays import FileColumn, TokenColumn
 from mt.tokenization import BOS, EOS, PAD, WordPieceCodec
+
+Column = TokenColumn | FileColumn
+"""Sentences of ids: in memory, or read from a prepared directory's files."""
 
 
 class _Rows(Sequence[np.ndarray]):
     """Sentence i of a column as the model sees it: start label or not, cut, end label."""
 
-    def __init__(self, column: TokenColumn, *, start: bool, max_len: int) -> None:
+    def __init__(self, column: Column, *, start: bool, max_len: int) -> None:
         self._column, self._start, self._max_len = column, start, max_len
 
     def __len__(self) -> int:
@@ -46,8 +50,8 @@ class EncodedPairs:
     built, so the same prepared arrays serve any --max-src-len / --max-tgt-len.
     """
 
-    source: TokenColumn
-    target: TokenColumn
+    source: Column
+    target: Column
     max_src_len: int
     max_tgt_len: int
 
@@ -63,20 +67,28 @@ class EncodedPairs:
         return _Rows(self.target, start=True, max_len=self.max_tgt_len)
 
     def lengths(self) -> tuple[np.ndarray, np.ndarray]:
-        """Source positions (with EOS) and target positions (tgt_in: BOS + labels), cut."""
-        src = np.minimum(self.source.sizes() + 1, self.max_src_len)
-        tgt = np.minimum(self.target.sizes() + 2, self.max_tgt_len) - 1
-        return src.astype(np.int32), tgt.astype(np.int32)
+        """Source positions (with EOS) and target positions (tgt_in: BOS + labels), cut; int32,
+        computed once (epoch plans and step token counts read them again and again)."""
+        return self._lengths
+
+    @functools.cached_property
+    def _lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        src = self.source.sizes() + np.int32(1)
+        np.minimum(src, self.max_src_len, out=src)
+        tgt = self.target.sizes() + np.int32(2)
+        np.minimum(tgt, self.max_tgt_len, out=tgt)
+        tgt -= 1
+        return src, tgt
 
     @property
     def truncated(self) -> int:
         """Pairs that lost labels to the length limits."""
-        cut = (self.source.sizes() + 1 > self.max_src_len) | (
-            self.target.sizes() + 2 > self.max_tgt_len
+        cut = (self.source.sizes() >= self.max_src_len) | (
+            self.target.sizes() > self.max_tgt_len - 2
         )
         return int(cut.sum())
 
-    def with_source(self, source: TokenColumn) -> EncodedPairs:
+    def with_source(self, source: Column) -> EncodedPairs:
         return EncodedPairs(source, self.target, self.max_src_len, self.max_tgt_len)
 
 
@@ -189,15 +201,14 @@ def pad(sequences: Sequence[np.ndarray]) -> Tensor:
     return torch.from_numpy(out)
 
 
-def _padded(column: TokenColumn, indices: np.ndarray, *, start: bool, max_len: int) -> np.ndarray:
+def _padded(column: Column, indices: np.ndarray, *, start: bool, max_len: int) -> np.ndarray:
     """Rows `indices` of `column` as (B, longest) int64: [BOS] ids (cut) EOS, then PAD."""
-    starts = column.offsets[indices]
-    keep = np.minimum(column.offsets[indices + 1] - starts, max_len - 1 - start)
+    keep = np.minimum(column.sizes()[indices], max_len - 1 - start)
     out = np.full((len(indices), int(keep.max()) + 1 + start), PAD, dtype=np.int64)
     if start:
         out[:, 0] = BOS
-    for row, (first, size) in enumerate(zip(starts.tolist(), keep.tolist(), strict=True)):
-        out[row, start : start + size] = column.ids[first : first + size]
+    for row, (index, size) in enumerate(zip(indices.tolist(), keep.tolist(), strict=True)):
+        out[row, start : start + size] = column.row(index)[:size]
     out[np.arange(len(indices)), keep + start] = EOS
     return out
 
@@ -240,7 +251,9 @@ def batch_indices(
     """
     count = len(src_lengths)
     rng = np.random.default_rng([seed, epoch])
-    order = rng.permutation(count) if shuffle else np.arange(count)
+    # int32 indices (the same order as permutation(count)): 4 bytes a sentence, not 8
+    indices = np.arange(count, dtype=np.int32 if count < 2**31 else np.int64)
+    order = rng.permutation(indices) if shuffle else indices
     longest = np.maximum(src_lengths, tgt_lengths)
     pool_size = POOL_BATCHES * (batch_size if batch_tokens == 0 else max(1, batch_tokens // 16))
     batches: list[np.ndarray] = []
