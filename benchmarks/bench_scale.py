@@ -9,10 +9,10 @@ resident memory of its process tree, size of the prepared directory) and `mt tra
 thesis-small` (time to the end of the first step, peak resident memory over --steps steps).
 Training throughput comes from an in-process A/B on the same prepared directory (scale_train.py):
 the default recipe's model trained on the first batches of epoch 0, collated per step from the
-memory-mapped token arrays (what `mt train` does) or from per-sentence int64 arrays in Python
+prepared token-array files (what `mt train` does) or from per-sentence int64 arrays in Python
 lists (what it did before), in alternating rounds. It prints a table, then checks the targets
 (PASS/MISS with the figures): prepare time linear in the pairs, prepare peak <= 4 GiB at the
-largest size, train start <= 30 s and train resident memory <= 2 GiB at every size, memory-mapped
+largest size, train start <= 30 s and train resident memory <= 2 GiB at every size, token-array
 tokens/s within 5% of in-memory lists at every size. Figures go to
 --out/results.json with the machine and its load average (the machine may be shared).
 """
@@ -45,7 +45,7 @@ MIB = 2**20
 PREPARE_PEAK_LIMIT = 4 * GIB
 TRAIN_START_LIMIT = 30.0  # seconds
 TRAIN_RSS_LIMIT = 2 * GIB
-TOKENS_TOLERANCE = 0.05  # memory-mapped tokens/s against in-memory lists' (the A/B's ratio)
+TOKENS_TOLERANCE = 0.05  # token-array tokens/s against in-memory lists' (the A/B's ratio)
 PREPARE_CONSTANT = 10.0
 """Seconds allowed on top of proportional prepare time: start-up, and tokenizer training once
 tokenizers learn from a fixed-size sample."""
@@ -90,7 +90,7 @@ class Row:
     train_start_seconds: float  # launch -> end of the first step
     train_peak_rss: int
     train_seconds: float  # wall time of the --steps run, final evaluation and saving included
-    ab: ABResult  # training throughput: memory-mapped batches against in-memory lists
+    ab: ABResult  # training throughput: token-array batches against in-memory lists
     pairs_per_second: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -236,9 +236,9 @@ def print_table(rows: list[Row], *, steps: int, ab: ABSettings, console: Console
             f"{LOOP_LINE!r} line printed just before the loop + the loop's elapsed time at step 1 "
             "in metrics.csv); train RSS: peak over the --steps run, final selection evaluation "
             "included; tokens/s: target tokens/s of the default recipe's model, in process, "
-            "batches collated per step from the memory-mapped arrays; vs lists: that / the same "
-            "steps collated from per-sentence arrays in lists, the median of alternating rounds "
-            f"of {ab.steps} step(s) per arm over {ab.seconds:.0f} s"
+            "batches collated per step from the prepared token-array files; vs lists: that / "
+            "the same steps collated from per-sentence arrays in lists, the median of alternating "
+            f"rounds of {ab.steps} step(s) per arm over {ab.seconds:.0f} s"
         ),
     )
     for column in ("size", "pairs", "prepare s", "pairs/s", "prepare peak MiB", "disk MiB",

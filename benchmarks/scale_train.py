@@ -2,10 +2,10 @@
 
 The trainer's own tokens/s (its last report window in metrics.csv) swings by more than the 5% the
 target allows on a shared machine. What changed in training is only the batches' source: `mt
-train` now collates each step from memory-mapped token arrays, where it used to hold each sentence
-as one int64 array in a Python list. So one model step is timed with each source, the same model
-(the default recipe's, same seed), the same batches, in alternating rounds, and the ratio is the
-figure that counts: machine noise hits both arms alike.
+train` now collates each step from the prepared token-array files, where it used to hold each
+sentence as one int64 array in a Python list. So one model step is timed with each source, the
+same model (the default recipe's, same seed), the same batches, in alternating rounds, and the
+ratio is the figure that counts: machine noise hits both arms alike.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from mt.prepare import load_prepared
 from mt.tokenization import BOS, EOS, PAD
 from mt.train import learning_rate
 
-MAPPED, LISTS = "memory-mapped", "in-memory lists"
+MAPPED, LISTS = "token-array files", "in-memory lists"
 MIN_ROUNDS = 5
 
 
@@ -52,7 +52,7 @@ class ABSettings:
 
 @dataclass
 class ABResult:
-    """Target tokens/s of each arm over all rounds, each round's ratio (memory-mapped / lists,
+    """Target tokens/s of each arm over all rounds, each round's ratio (token-array files / lists,
     on the same steps), and the mean target length of the training part (tokens/s differs
     across sizes with it). `ratio` is the median round's: robust to the rounds that a burst of a
     neighbour's work spoiled."""
@@ -71,7 +71,7 @@ class ABResult:
     def figures(self) -> str:
         low, high = np.percentile(self.round_ratios, [25, 75])
         return (
-            f"memory-mapped {self.mapped_tokens_per_second:,.0f} vs in-memory lists "
+            f"token-array files {self.mapped_tokens_per_second:,.0f} vs in-memory lists "
             f"{self.lists_tokens_per_second:,.0f}, ratio {self.ratio:.3f} (median of "
             f"{len(self.round_ratios)} rounds, middle half {low:.3f}-{high:.3f})"
         )
@@ -107,7 +107,7 @@ class ListPairs:
 
 
 def to_lists(pairs: EncodedPairs, rows: np.ndarray) -> ListPairs:
-    """Rows `rows` of the memory-mapped pairs as the old `encode_pairs` held them (its code)."""
+    """Rows `rows` of the prepared pairs as the old `encode_pairs` held them (its code)."""
     src, tgt = [], []
     for row in rows.tolist():
         source, target = pairs.source.row(row).tolist(), pairs.target.row(row).tolist()
@@ -141,8 +141,8 @@ def old_collate(pairs: ListPairs, indices: Sequence[int]) -> Batch:
 def batch_sources(
     pairs: EncodedPairs, batches: list[np.ndarray]
 ) -> dict[str, Callable[[int], Batch]]:
-    """Step k's batch, per arm: collated from the memory map by mt's own EpochSteps, or from the
-    list copy (made here, before any timing) with the old collate."""
+    """Step k's batch, per arm: collated from the token-array files by mt's own EpochSteps, or
+    from the list copy (made here, before any timing) with the old collate."""
     steps = step_batches(pairs, batches, world_size=1, rank=0, grad_accum=1)
     rows = np.unique(np.concatenate(batches))
     lists = to_lists(pairs, rows)

@@ -253,8 +253,8 @@ def _run(
 
 
 def train_data(prepared: Prepared, config: TrainConfig) -> TrainData:
-    """The prepared token arrays, memory-mapped; with --source-noise the English texts too (the
-    noise rewrites text, so it needs it in memory)."""
+    """The prepared token arrays, read from their files; with --source-noise the English texts
+    too (the noise rewrites text, so it needs it in memory)."""
     limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
     train = prepared.encoded("train", **limits)
     noisy = None

@@ -110,7 +110,7 @@ class Prepared:
         return read_pairs(self.path(part))
 
     def encoded(self, part: str, *, max_src_len: int, max_tgt_len: int) -> EncodedPairs:
-        """The token arrays of "train" or "selection", memory-mapped."""
+        """The token arrays of "train" or "selection", read row by row from their files."""
         from mt.batching import EncodedPairs  # torch: only training needs it
 
         entries = self.info["token_arrays"]["parts"][part]

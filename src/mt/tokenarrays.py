@@ -36,7 +36,7 @@ class TokenColumn:
     reading the offsets file in chunks, so the whole offsets map is never paged in.
     """
 
-    ids: np.ndarray  # (tokens,) uint16 / uint32 / int64, often a read-only memory map
+    ids: np.ndarray  # (tokens,) uint16 / uint32 / int64, in memory
     offsets: np.ndarray  # (sentences + 1,) int64, starting at 0
     lengths: np.ndarray | None = None  # (sentences,) int32
 
