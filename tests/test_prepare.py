@@ -186,6 +186,7 @@ def test_explicit_selection_and_test_files(corpus_file: Path, tmp_path: Path) ->
         (["--split", "0.5,0.5"], "--split must be three positive fractions"),
         (["--shared-vocab", "3"], "--shared-vocab must be more than 4"),
         (["--src-vocab", "2"], "--src-vocab must be more than 4"),
+        (["--max-length", "-3"], "--max-length must be 0 (none) or a positive number of labels"),
     ],
 )
 def test_bad_options_are_clear_errors(
@@ -421,3 +422,33 @@ def test_an_older_prepared_directory_asks_for_prepare_again(
     (out / "prepare.json").write_text(json.dumps({**info, "format_version": 1}))
     output = invoke("train", out, "--out", tmp_path / "run", "--max-steps", "1", code=2)
     assert "prepared format version 1, this mt reads version 2; run `mt prepare` again" in output
+
+
+def test_max_length_leaves_long_pairs_out_of_text_and_arrays(
+    corpus_file: Path, tmp_path: Path
+) -> None:
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    prepare(corpus_file, whole)
+    lengths = load_prepared(whole).info["lengths"]
+    limit = int(lengths["train"]["target"]["mean"])  # about half the training pairs are longer
+    prepare(corpus_file, cut, "--max-length", str(limit))
+    before, after = load_prepared(whole), load_prepared(cut)
+    counts = after.info["counts"]
+    assert after.info["filters"]["max_length"] == limit
+    left_out = counts["filtered"][f"more than {limit} labels"]
+    assert left_out > 0 and counts["pairs"] == before.info["counts"]["pairs"] - left_out
+    for part in ("train", "selection", "test"):
+        pairs = after.read_part(part)
+        assert counts["parts"][part]["pairs"] == len(pairs)
+        assert set(pairs) <= set(before.read_part(part))  # same split, fewer pairs
+        for en, es in pairs:
+            assert len(after.source.encode(en)) <= limit >= len(after.target.encode(es))
+    for part in ("train", "selection"):  # the arrays stay row for row the text
+        pairs = after.read_part(part)
+        encoded = after.encoded(part, max_src_len=1000, max_tgt_len=1000)
+        assert [encoded.target.row(i).tolist() for i in range(len(encoded))] == (
+            after.target.encode_batch([es for _, es in pairs])
+        )
+    assert "no training pair left with --max-length 1" in prepare(
+        corpus_file, tmp_path / "none", "--max-length", "1", code=2
+    )

@@ -573,6 +573,10 @@ def prepare(
     drop_identical: Annotated[
         bool, typer.Option("--drop-identical", help="Drop pairs whose two sides are the same.")
     ] = False,
+    max_length: Annotated[
+        int,
+        typer.Option(help="Drop pairs with a side of more word-pieces than this (0: no limit)."),
+    ] = 0,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad line.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
@@ -594,7 +598,12 @@ def prepare(
             target_files=target_file or [],
             list_file=corpus_list,
         )
-        filters = Filters(max_words=max_words, max_ratio=max_ratio, drop_identical=drop_identical)
+        filters = Filters(
+            max_words=max_words,
+            max_ratio=max_ratio,
+            drop_identical=drop_identical,
+            max_length=max_length,
+        )
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
         with stages as shown:
             return prepare_corpus(

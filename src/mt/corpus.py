@@ -89,10 +89,17 @@ class Filters:
     max_ratio: float = 0.0  # one side more than this many times the words of the other, as
     # Moses clean-corpus-n (0: no limit)
     drop_identical: bool = False  # both sides the same text (untranslated copies)
+    max_length: int = 0  # a side of more than this many word-pieces (0: no limit); applied when
+    # the parts are encoded, since word-pieces exist only once the tokenizers are trained
 
     def __post_init__(self) -> None:
         if self.max_words < 0:
             raise MtError(f"the word limit must be 0 (none) or positive, got {self.max_words}")
+        if self.max_length < 0:
+            raise MtError(
+                f"--max-length must be 0 (none) or a positive number of labels, got "
+                f"{self.max_length}"
+            )
         if self.max_ratio != 0 and not self.max_ratio >= 1:
             raise MtError(f"the length ratio must be 0 (none) or at least 1, got {self.max_ratio}")
 

@@ -21,6 +21,7 @@ and `evaluate` read it back.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -211,7 +212,16 @@ def prepare_corpus(
         del texts
         source.save(tmp / SOURCE_TOKENIZER)
         target.save(tmp / TARGET_TOKENIZER)
-        arrays, lengths, parts = _encode_parts(tmp, source=source, target=target, stages=stages)
+        arrays, lengths, parts, too_long = _encode_parts(
+            tmp, source=source, target=target, max_length=filters.max_length, stages=stages
+        )
+        if filters.max_length:
+            total.filtered[_too_long(filters.max_length)] = too_long
+            total.pairs -= too_long
+        if parts["train"]["pairs"] == 0:
+            raise MtError(
+                f"{_names(inputs)}: no training pair left with --max-length {filters.max_length}"
+            )
         info: dict[str, Any] = {
             "format_version": PREPARED_FORMAT,
             "corpus": _names(inputs),
@@ -230,6 +240,7 @@ def prepare_corpus(
                 "max_words": filters.max_words,
                 "max_ratio": filters.max_ratio,
                 "drop_identical": filters.drop_identical,
+                "max_length": filters.max_length,
             },
             "counts": {**total.counts(), "excluded_from_train": excluded, "parts": parts},
             "bad_line_examples": [str(bad) for bad in total.bad_lines[:_EXAMPLES]],
@@ -479,14 +490,20 @@ def _train_tokenizers(
     return WordPieceCodec.train(english, src_vocab), WordPieceCodec.train(spanish, tgt_vocab)
 
 
+def _too_long(max_length: int) -> str:
+    return f"more than {max_length} labels"
+
+
 def _encode_parts(
-    tmp: Path, *, source: WordPieceCodec, target: WordPieceCodec, stages: Stages
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Token arrays of train and selection, word-piece length statistics of every part, and the
-    pair counts of every part."""
+    tmp: Path, *, source: WordPieceCodec, target: WordPieceCodec, max_length: int, stages: Stages
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]:
+    """Token arrays of train and selection, word-piece length statistics of every part, the pair
+    counts of every part, and how many pairs `max_length` left out (their lines leave the part's
+    TSV too, so the text and the arrays stay row for row the same)."""
     arrays: dict[str, Any] = {"parts": {}}
     lengths: dict[str, Any] = {}
     parts: dict[str, Any] = {}
+    too_long = 0
     counts = {name: _count_lines(tmp / PART_FILES[name]) for name in PARTS}
     stages.start("encode", sum(counts.values()))
     for name in PARTS:
@@ -494,20 +511,43 @@ def _encode_parts(
             side: TokenArrayWriter(tmp, f"{name}.{suffix}", vocab_size=codec.vocab_size)
             for (side, suffix), codec in zip(SIDES.items(), (source, target), strict=True)
         }
+        part_file = tmp / PART_FILES[name]
+        kept_file = part_file.with_suffix(".kept") if max_length else None
         english_hashes = []
         try:
-            for lines in _line_chunks(tmp / PART_FILES[name]):
-                split = [line.rstrip("\n").split("\t", 1) for line in lines]
-                en = [pair[0] for pair in split]
-                english_hashes.append(pair_hashes(en))
-                writers["source"].add(source.encode_batch(en))
-                writers["target"].add(target.encode_batch([pair[1] for pair in split]))
-                stages.advance(len(lines))
+            with contextlib.ExitStack() as stack:
+                kept = (
+                    stack.enter_context(kept_file.open("w", encoding="utf-8", newline="\n"))
+                    if kept_file
+                    else None
+                )
+                for lines in _line_chunks(part_file):
+                    split = [line.rstrip("\n").split("\t", 1) for line in lines]
+                    en_ids = source.encode_batch([pair[0] for pair in split])
+                    es_ids = target.encode_batch([pair[1] for pair in split])
+                    stages.advance(len(lines))
+                    if kept is not None:
+                        fits = [
+                            len(a) <= max_length and len(b) <= max_length
+                            for a, b in zip(en_ids, es_ids, strict=True)
+                        ]
+                        too_long += fits.count(False)
+                        split, lines, en_ids, es_ids = (
+                            list(itertools.compress(items, fits))
+                            for items in (split, lines, en_ids, es_ids)
+                        )
+                        kept.write("".join(lines))
+                    english_hashes.append(pair_hashes([pair[0] for pair in split]))
+                    writers["source"].add(en_ids)
+                    writers["target"].add(es_ids)
             entries = {side: writer.finish() for side, writer in writers.items()}
         except BaseException:
             for writer in writers.values():
                 writer.abort()
             raise
+        if kept_file:
+            kept_file.replace(part_file)
+            counts[name] = int(entries["source"]["sentences"])
         lengths[name] = {
             side: _length_stats(open_column(tmp, entry).sizes()) for side, entry in entries.items()
         }
@@ -520,7 +560,7 @@ def _encode_parts(
                 (tmp / entry["ids"]).unlink()
                 (tmp / entry["offsets"]).unlink()
     arrays["dtype"] = {side: arrays["parts"]["train"][side]["dtype"] for side in SIDES}
-    return arrays, lengths, parts
+    return arrays, lengths, parts, too_long
 
 
 def _count_lines(path: Path) -> int:
