@@ -20,7 +20,7 @@ from machine import cpu
 from rich.console import Console
 from rich.table import Table
 
-from mt.config import DecodeConfig, parse_duration
+from mt.config import OPTIONS, DecodeConfig, parse_duration
 from mt.distributed import resolve_device
 from mt.evaluation import evaluate_run
 from mt.launch import start_training
@@ -58,6 +58,17 @@ def commit() -> str:
         return "unknown"
 
 
+def parse_change(text: str) -> tuple[str, object]:
+    """'lr_decay=budget' or 'average_last=6' as (field name, value): JSON where it parses."""
+    name, equals, value = text.partition("=")
+    if not equals or name not in OPTIONS:
+        raise argparse.ArgumentTypeError(f"expected OPTION=VALUE with a training option: {text!r}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
+
+
 def decoding_speed(run, pairs, config: DecodeConfig, device) -> float:
     sources = list(dict.fromkeys(english for english, _ in pairs))[:SPEED_SENTENCES]
     translator = Translator(run, config, device)
@@ -90,6 +101,15 @@ def main() -> None:
     parser.add_argument(
         "--limit", type=int, default=0, help="Test pairs scored (0: all); for smoke runs."
     )
+    parser.add_argument(
+        "--change",
+        action="append",
+        type=parse_change,
+        default=[],
+        metavar="OPTION=VALUE",
+        help="A training option changed from the recipe, by field name (lr_decay=budget); "
+        "repeatable.",
+    )
     args = parser.parse_args()
     console = Console(stderr=True)
     if not args.corpus.exists():
@@ -110,7 +130,7 @@ def main() -> None:
         prepared_dir=args.out / "data",
         run_dir=args.out / "run",
         preset=args.recipe,
-        changes={"time_budget": budget, "eval_every": eval_every},
+        changes={"time_budget": budget, "eval_every": eval_every, **dict(args.change)},
         device_name=args.device,
         threads=None,
         force=True,
@@ -131,6 +151,7 @@ def main() -> None:
         "threads": torch.get_num_threads(),
         "commit": commit(),
         "recipe": args.recipe,
+        "changes": dict(args.change),
         "budget_seconds": budget,
         "prepare_seconds": prepare_seconds,
         "parameters": summary.parameters,
@@ -158,6 +179,10 @@ def main() -> None:
     print_table(results)
 
 
+def _changes(changes: dict[str, object]) -> str:
+    return "".join(f" {name}={value}" for name, value in changes.items())
+
+
 def _scores(report) -> dict[str, float]:
     return {"bleu": report.bleu, "chrf": report.chrf, "ter": report.ter}
 
@@ -169,8 +194,10 @@ def _mean(values: list[float]) -> float:
 
 def print_table(r: dict) -> None:
     table = Table(
-        title=f"mt bench: recipe {r['recipe']}, budget {r['budget_seconds'] / 60:.0f} min, "
-        f"{r['machine']['cpu']}, {r['threads']} threads, commit {r['commit']}"
+        title=f"mt bench: recipe {r['recipe']}{_changes(r.get('changes', {}))}, budget "
+        f"{r['budget_seconds'] / 60:.0f} min, {r['machine']['cpu']} (flags "
+        f"{' '.join(r['machine']['cpu_flags']) or 'none of avx2/avx512/amx'}, torch capability "
+        f"{r['machine']['cpu_capability']}), {r['threads']} threads, commit {r['commit']}"
     )
     table.add_column("figure")
     table.add_column("mt", justify="right")

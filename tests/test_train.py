@@ -9,6 +9,7 @@ import torch
 from mt.batching import StepBatch, TrainData, encode_pairs, epoch_batches, step_batches
 from mt.config import ModelConfig, TrainConfig
 from mt.distributed import Distributed
+from mt.errors import MtError
 from mt.metrics import masked_loss_terms
 from mt.progress import SilentReporter
 from mt.rundir import read_metrics
@@ -131,3 +132,56 @@ def test_dropout_and_label_smoothing_resume_exactly(tmp_path) -> None:
     second.train()
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
+
+
+def test_budget_decay_rises_like_rsqrt_then_falls_linearly_to_zero() -> None:
+    lr, warmup = 0.5, 100
+    peak = lr * warmup**-0.5
+    for step in (1, 50, 99):  # the same rise, whatever share of the budget is used
+        assert learning_rate(step, lr, warmup, budget_used=0.0) == learning_rate(step, lr, warmup)
+    assert learning_rate(warmup, lr, warmup, budget_used=0.0) == pytest.approx(peak)
+    assert learning_rate(500, lr, warmup, budget_used=0.25) == pytest.approx(0.75 * peak)
+    assert learning_rate(900, lr, warmup, budget_used=0.5) == pytest.approx(0.5 * peak)
+    assert learning_rate(2000, lr, warmup, budget_used=1.0) == 0.0
+    assert learning_rate(10, lr, warmup, budget_used=0.99) == pytest.approx(0.01 * peak)
+
+
+def test_budget_decay_follows_the_step_budget_and_resumes_exactly(tmp_path) -> None:
+    data = copy_task(100, seed=1)
+    decay = {"lr_decay": "budget", "max_steps": 20, "eval_every": 7}
+    straight = make_trainer(tmp_path / "straight", data, **decay)
+    rates = []
+    original = straight.train_step
+
+    def recording(step: StepBatch):
+        result = original(step)
+        rates.append(straight.lr)
+        return result
+
+    straight.train_step = recording
+    straight.train()
+    peak = 0.02 * 50**-0.5  # step t has spent (t - 1) / 20 of the budget
+    expected = [min(0.02 * t * 50**-1.5, peak * (1 - (t - 1) / 20)) for t in range(1, 21)]
+    assert rates == pytest.approx(expected)
+    assert rates[-1] == pytest.approx(peak / 20)  # the line, not the rise, at the end
+
+    first = make_trainer(tmp_path / "resumed", data, **decay)
+    stop_at_step_9 = first._stop_after_step
+
+    def interrupt():
+        first.interrupted = first.progress.step == 9
+        return stop_at_step_9()
+
+    first._stop_after_step = interrupt
+    with pytest.raises(MtError, match="interrupted at step 9"):
+        first.train()
+    second = make_trainer(tmp_path / "resumed", data, **decay)
+    second.restore()
+    second.train()
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(tensor, second.model.state_dict()[name]), name
+
+
+def test_budget_decay_needs_a_budget() -> None:
+    with pytest.raises(MtError, match="--lr-decay budget needs --time-budget or --max-steps"):
+        TrainConfig(lr_decay="budget")

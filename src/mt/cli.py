@@ -129,6 +129,10 @@ def train(
     attention: Annotated[str | None, Opt(help="RNN attention: bahdanau or luong.")] = None,
     lr: Annotated[float | None, Opt(help="η0 in η0·min(t^-0.5, t·t_w^-1.5).")] = None,
     warmup: Annotated[int | None, Opt(help="Warmup steps t_w.")] = None,
+    lr_decay: Annotated[
+        str | None,
+        Opt(help="After warmup: rsqrt (t^-0.5) or budget (linear to 0 at the budget's end)."),
+    ] = None,
     beta1: Annotated[float | None, Opt(help="Adam β1.")] = None,
     beta2: Annotated[float | None, Opt(help="Adam β2.")] = None,
     batch_size: Annotated[int | None, Opt(help="Sentences per batch.")] = None,

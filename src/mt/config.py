@@ -116,6 +116,7 @@ class TrainConfig(_DictMixin):
 
     lr: float = 0.001
     warmup: int = 4000
+    lr_decay: Literal["rsqrt", "budget"] = "rsqrt"  # budget: linear to 0 at the end of the budget
     beta1: float = 0.9
     beta2: float = 0.999
     batch_size: int = 64
@@ -141,6 +142,14 @@ class TrainConfig(_DictMixin):
     def __post_init__(self) -> None:
         _check(self.lr > 0, f"--lr must be positive, got {self.lr}")
         _check(self.warmup > 0, f"--warmup must be positive, got {self.warmup}")
+        _check(
+            self.lr_decay in ("rsqrt", "budget"),
+            f"unknown --lr-decay {self.lr_decay!r} (rsqrt or budget)",
+        )
+        _check(
+            self.lr_decay != "budget" or bool(self.max_steps or self.time_budget),
+            "--lr-decay budget needs --time-budget or --max-steps: the budget it decays to",
+        )
         _check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
         _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
         _check(self.batch_tokens >= 0, f"--batch-tokens must be >= 0, got {self.batch_tokens}")

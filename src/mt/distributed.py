@@ -10,12 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from typing import TypeVar
 
 import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
 from mt.errors import MtError
+
+Agreed = TypeVar("Agreed")
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,11 @@ class Distributed:
         dist.all_reduce(total)
         return total
 
-    def agree(self, reason: str) -> str:
-        """Rank 0's stopping decision, so every rank stops at the same step."""
+    def agree(self, value: Agreed) -> Agreed:
+        """Rank 0's value (a stopping decision, its clock), so every rank acts alike."""
         if not self.enabled:
-            return reason
-        box = [reason]
+            return value
+        box = [value]
         dist.broadcast_object_list(box, src=0)
         return box[0]
 

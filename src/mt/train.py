@@ -48,10 +48,17 @@ REPORT_EVERY = 10
 INTERRUPTED = "interrupted"
 
 
-def learning_rate(step: int, lr: float, warmup: int) -> float:
-    """η_t = η0·min(t^-0.5, t·t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay."""
+def learning_rate(step: int, lr: float, warmup: int, *, budget_used: float | None = None) -> float:
+    """η_t = η0·min(t^-0.5, t·t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay.
+
+    With `budget_used` (the share of the step or time budget spent, --lr-decay budget) the same
+    rise meets a line from that peak down to 0 at the end of the budget: a run whose length is
+    known in advance anneals fully instead of stopping at a still-high rate."""
     step = max(step, 1)
-    return lr * min(step**-0.5, step * warmup**-1.5)
+    if budget_used is None:
+        return lr * min(step**-0.5, step * warmup**-1.5)
+    left = min(max(1.0 - budget_used, 0.0), 1.0)
+    return lr * min(step * warmup**-1.5, warmup**-0.5 * left)
 
 
 @dataclass
@@ -111,6 +118,7 @@ class Trainer:
         )
         self.notes: list[str] = []  # what the user should read at the end (snapshot averaging)
         self.interrupted = False
+        self.clock = 0.0  # seconds of the time budget used, as rank 0 last said
         self.steps_in_epoch = 1
         self.target_positions = [0, 0]  # real, padded: the padding share of training batches
 
@@ -120,6 +128,7 @@ class Trainer:
         """Train until a stopping rule fires; returns why. Ctrl-C saves and raises an MtError."""
         progress = self.progress
         started = time.monotonic() - progress.elapsed
+        self.clock = progress.elapsed  # seconds of the budget used, the same on every rank
         with self._ctrl_c_sets_a_flag():
             while progress.epoch < self.config.max_epochs:
                 steps = self._epoch_steps()
@@ -209,7 +218,19 @@ class Trainer:
             reason = INTERRUPTED
         elif config.time_budget and progress.elapsed >= config.time_budget:
             reason = f"time budget of {config.time_budget:.0f} s used"
-        return self.dist.agree(reason)
+        reason, self.clock = self.dist.agree((reason, progress.elapsed))
+        return reason
+
+    def _budget_used(self) -> float | None:
+        """The share of the budget spent, for --lr-decay budget: steps, or rank 0's clock as last
+        agreed (so every rank uses the same rate), whichever is further along."""
+        config = self.config
+        if config.lr_decay != "budget":
+            return None
+        used = self.progress.step / config.max_steps if config.max_steps else 0.0
+        if config.time_budget:
+            used = max(used, self.clock / config.time_budget)
+        return used
 
     def _stop_after_epoch(self, train_accuracy: float) -> str:
         """The accuracy goal and patience; the epoch limit is the loop's own condition."""
@@ -306,7 +327,12 @@ class Trainer:
             self.target_positions[0] += batch.target_tokens
             self.target_positions[1] += batch.tgt_mask.numel()
         for group in self.optimizer.param_groups:
-            group["lr"] = learning_rate(self.progress.step + 1, self.config.lr, self.config.warmup)
+            group["lr"] = learning_rate(
+                self.progress.step + 1,
+                self.config.lr,
+                self.config.warmup,
+                budget_used=self._budget_used(),
+            )
         # float64 so that summing micro-batches here or over ranks gives the same number
         loss_total = torch.zeros((), device=self.device, dtype=torch.float64)
         correct_total = torch.zeros((), device=self.device, dtype=torch.long)
