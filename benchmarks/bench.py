@@ -137,7 +137,12 @@ def main() -> None:
         reporter=RichReporter(console),
     )
     rows = read_metrics(args.out / "run")
-    reached = next((r["elapsed"] for r in rows if r["selection_accuracy"] >= GOAL_ACCURACY), None)
+    first = next((r for r in rows if r["selection_accuracy"] >= GOAL_ACCURACY), None)
+    reached = first["elapsed"] if first else None
+    # Runs before the eval_seconds column have no figure with the evaluations left out.
+    reached_training = (
+        first["elapsed"] - first["eval_seconds"] if first and "eval_seconds" in first else None
+    )
 
     run = load_run(args.out / "run", "best", device)
     test = prepared.read_part("test")[: args.limit or None]
@@ -161,6 +166,7 @@ def main() -> None:
         "train_tokens_per_second": _mean([r["tokens_per_second"] for r in rows]),
         "padding_share": summary.padding_share,
         "seconds_to_selection_accuracy_0.66": reached,
+        "training_seconds_to_selection_accuracy_0.66": reached_training,
         "best_selection_accuracy": max(r["selection_accuracy"] for r in rows),
         "test_cross_entropy": beam.cross_entropy,
         "test_accuracy": beam.accuracy,
@@ -203,6 +209,11 @@ def print_table(r: dict) -> None:
     table.add_column("mt", justify="right")
     table.add_column("thesis (large)", justify="right")
     reached = r["seconds_to_selection_accuracy_0.66"]
+    training = r.get("training_seconds_to_selection_accuracy_0.66")
+    if reached and training is not None:
+        reached_text = f"{reached:,.0f} s ({training:,.0f} s training, evaluations excluded)"
+    else:
+        reached_text = f"{reached:,.0f} s" if reached else "not reached"
     rows = [
         ("prepare seconds", f"{r['prepare_seconds']:.1f}", ""),
         ("parameters", f"{r['parameters']:,}", "6,950,390"),
@@ -210,11 +221,7 @@ def print_table(r: dict) -> None:
         ("padding share", f"{r['padding_share']:.1%}", ""),
         ("epochs done", f"{r['epochs']:.2f}", "12"),
         ("training seconds", f"{r['budget_seconds']:,.0f}", "69,652"),
-        (
-            "selection accuracy 0.66 reached at",
-            f"{reached:,.0f} s" if reached else "not reached",
-            "",
-        ),
+        ("selection accuracy 0.66 reached at", reached_text, ""),
         ("test cross-entropy (no smoothing)", f"{r['test_cross_entropy']:.3f}", "1.77"),
         ("test accuracy", f"{r['test_accuracy']:.3f}", "0.66"),
         ("test BLEU / chrF / TER, greedy", _triple(r["greedy"]), ""),

@@ -31,7 +31,7 @@ from test_train import copy_task
 from test_train import make_trainer as make_copy_trainer
 
 MODEL = ModelConfig(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=0.0)
-TIMING = {"tokens_per_second", "elapsed"}
+TIMING = {"tokens_per_second", "elapsed", "eval_seconds"}
 
 
 def make_trainer(run_dir: Path, data: TrainData, dist: Distributed, **changes: object) -> Trainer:

@@ -47,7 +47,7 @@ os.replace = slow_replace
 from mt.cli import app
 app(args=sys.argv[1:], prog_name="mt")
 """
-TIMING = {"tokens_per_second", "elapsed"}
+TIMING = {"tokens_per_second", "elapsed", "eval_seconds"}
 
 
 @dataclass

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -108,7 +109,7 @@ def test_resume_gives_bitwise_the_same_weights(tmp_path) -> None:
 
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
-    timing = {"tokens_per_second", "elapsed"}
+    timing = {"tokens_per_second", "elapsed", "eval_seconds"}
 
     def by_step(run: str) -> dict[float, dict[str, float]]:
         rows = read_metrics(tmp_path / run)
@@ -185,3 +186,13 @@ def test_budget_decay_follows_the_step_budget_and_resumes_exactly(tmp_path) -> N
 def test_budget_decay_needs_a_budget() -> None:
     with pytest.raises(MtError, match="--lr-decay budget needs --time-budget or --max-steps"):
         TrainConfig(lr_decay="budget")
+
+
+def test_metrics_say_how_much_of_the_elapsed_time_went_to_evaluations(tmp_path) -> None:
+    trainer = make_trainer(tmp_path, copy_task(100, seed=3), max_steps=12, eval_every=4)
+    trainer.train()
+    rows = read_metrics(tmp_path)
+    spent = [row["eval_seconds"] for row in rows]
+    assert spent[0] == 0 and all(a < b for a, b in itertools.pairwise(spent))  # before each row
+    assert all(row["eval_seconds"] < row["elapsed"] for row in rows[1:])
+    assert trainer.progress.eval_seconds > spent[-1]  # the last evaluation counted too

@@ -48,6 +48,7 @@ METRICS_FIELDS = (
     "selection_accuracy",
     "tokens_per_second",
     "elapsed",
+    "eval_seconds",
 )
 
 

@@ -69,6 +69,7 @@ class Progress:
     epoch: int = 0  # completed epochs
     batch_in_epoch: int = 0  # optimizer steps done in the current epoch
     elapsed: float = 0.0
+    eval_seconds: float = 0.0  # of `elapsed`, spent in selection evaluations: the rest trained
     best_loss: float = math.inf
     bad_epochs: int = 0
     epoch_loss_sum: float = 0.0
@@ -292,6 +293,7 @@ class Trainer:
         epoch's end also the count of epochs without a better selection loss, so one checkpoint
         holds it all."""
         progress = self.progress
+        started = time.monotonic()
         improved = False
         if evaluate:
             stats = self.selection.score(self.model)
@@ -305,6 +307,7 @@ class Trainer:
                 "selection_accuracy": stats.accuracy,
                 "tokens_per_second": self.reporter.tokens_per_second,
                 "elapsed": progress.elapsed,
+                "eval_seconds": progress.eval_seconds,
             }
             progress.history.append(row)
             self.reporter.evaluation(row)
@@ -316,6 +319,7 @@ class Trainer:
         if end_of_epoch:
             progress.epoch_loss_sum, progress.epoch_correct, progress.epoch_count = 0.0, 0, 0
             progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
+        progress.eval_seconds += time.monotonic() - started  # counted before the save keeps it
         self.save()
 
     # ----- one step -----------------------------------------------------------------------------
