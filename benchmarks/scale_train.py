@@ -127,15 +127,7 @@ def old_pad(sequences: Sequence[np.ndarray]) -> torch.Tensor:
 def old_collate(pairs: ListPairs, indices: Sequence[int]) -> Batch:
     """The old `collate`, copied: a batch built from the per-sentence arrays."""
     src = old_pad([pairs.src[i] for i in indices])
-    tgt = old_pad([pairs.tgt[i] for i in indices])
-    tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]
-    return Batch(
-        src=src,
-        src_mask=src != PAD,
-        tgt_in=tgt_in.contiguous(),
-        tgt_out=tgt_out.contiguous(),
-        tgt_mask=tgt_out != PAD,
-    )
+    return Batch.from_padded(src, old_pad([pairs.tgt[i] for i in indices]))
 
 
 def batch_sources(

@@ -170,6 +170,18 @@ class Batch:
     tgt_out: Tensor  # (B, T)
     tgt_mask: Tensor  # (B, T), True = real target position
 
+    @classmethod
+    def from_padded(cls, src: Tensor, tgt: Tensor) -> Batch:
+        """From (B, S) sources and (B, T + 1) BOS-started targets, both right-padded with PAD."""
+        tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]
+        return cls(
+            src=src,
+            src_mask=src != PAD,
+            tgt_in=tgt_in.contiguous(),
+            tgt_out=tgt_out.contiguous(),
+            tgt_mask=tgt_out != PAD,
+        )
+
     @property
     def target_tokens(self) -> int:
         return int(self.tgt_mask.sum())
@@ -217,14 +229,7 @@ def collate(pairs: EncodedPairs, indices: Sequence[int]) -> Batch:
     rows = np.asarray(indices, dtype=np.int64)
     src = torch.from_numpy(_padded(pairs.source, rows, start=False, max_len=pairs.max_src_len))
     tgt = torch.from_numpy(_padded(pairs.target, rows, start=True, max_len=pairs.max_tgt_len))
-    tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]
-    return Batch(
-        src=src,
-        src_mask=src != PAD,
-        tgt_in=tgt_in.contiguous(),
-        tgt_out=tgt_out.contiguous(),
-        tgt_mask=tgt_out != PAD,
-    )
+    return Batch.from_padded(src, tgt)
 
 
 POOL_BATCHES = 50
