@@ -64,8 +64,11 @@ demo: corpus
 	$(BIN)/mt translate runs/demo "Where is the train station?" "I don't like coffee." "Tom is reading a book in the garden."
 	$(BIN)/mt evaluate runs/demo --limit 2000
 
+# BENCH_ARGS: further bench.py options, e.g. "--change lr_decay=budget" or
+# "--shared-vocab 8000 --change tie_embeddings=true" (one lever of docs/recipe.md's ablation).
+BENCH_ARGS ?=
 bench: corpus
-	$(BIN)/python benchmarks/bench.py --corpus $(CORPUS) --budget $(BUDGET) --recipe $(RECIPE)
+	$(BIN)/python benchmarks/bench.py --corpus $(CORPUS) --budget $(BUDGET) --recipe $(RECIPE) $(BENCH_ARGS)
 
 bench-train: corpus
 	$(BIN)/python benchmarks/bench_train.py --corpus $(CORPUS)

@@ -102,6 +102,12 @@ def main() -> None:
         "--limit", type=int, default=0, help="Test pairs scored (0: all); for smoke runs."
     )
     parser.add_argument(
+        "--shared-vocab",
+        type=int,
+        default=0,
+        help="Prepare one joint vocabulary of this size (for change tie_embeddings=true).",
+    )
+    parser.add_argument(
         "--change",
         action="append",
         type=parse_change,
@@ -120,7 +126,9 @@ def main() -> None:
     budget = parse_duration(args.budget)
 
     started = time.perf_counter()
-    prepare_corpus(args.corpus, out=args.out / "data", seed=0, force=True)
+    prepare_corpus(
+        args.corpus, out=args.out / "data", seed=0, shared_vocab=args.shared_vocab, force=True
+    )
     prepare_seconds = time.perf_counter() - started
     prepared = load_prepared(args.out / "data")
 
@@ -157,6 +165,7 @@ def main() -> None:
         "commit": commit(),
         "recipe": args.recipe,
         "changes": dict(args.change),
+        "shared_vocab": args.shared_vocab,
         "budget_seconds": budget,
         "prepare_seconds": prepare_seconds,
         "parameters": summary.parameters,
