@@ -23,7 +23,7 @@ from mt.checkpoint import load_tensors
 from mt.distributed import resolve_device
 from mt.metrics import evaluate_teacher_forced
 from mt.model import make_model
-from mt.prepare import load_prepared
+from mt.prepared import load_prepared
 from mt.rundir import model_tensors, read_model_config, read_train_config
 
 STEP = re.compile(r"step-(\d+)\.safetensors$")

@@ -24,7 +24,8 @@ from mt.config import OPTIONS, DecodeConfig, parse_duration
 from mt.distributed import resolve_device
 from mt.evaluation import evaluate_run
 from mt.launch import start_training
-from mt.prepare import load_prepared, prepare_corpus
+from mt.prepare import prepare_corpus
+from mt.prepared import load_prepared
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_metrics
 from mt.translation import Translator

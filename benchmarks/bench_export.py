@@ -30,7 +30,7 @@ from mt.config import DecodeConfig
 from mt.engine import open_run
 from mt.export import export_run
 from mt.metrics import corpus_scores
-from mt.prepare import load_prepared
+from mt.prepared import load_prepared
 from mt.translation import Translator
 
 CPU = torch.device("cpu")

@@ -34,7 +34,7 @@ from mt.engine import TorchEngine
 from mt.metrics import corpus_scores, masked_loss_terms
 from mt.model import make_model
 from mt.precision import autocast, resolve_precision
-from mt.prepare import Prepared, load_prepared
+from mt.prepared import Prepared, load_prepared
 from mt.testsets import EvaluationSet
 from mt.train import learning_rate
 from mt.translation import Translator, open_translator

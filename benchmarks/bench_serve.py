@@ -31,7 +31,8 @@ from rich.table import Table
 
 from mt.atomic import atomic_write_text
 from mt.config import DecodeConfig, parse_duration
-from mt.prepare import load_prepared, prepare_corpus
+from mt.prepare import prepare_corpus
+from mt.prepared import load_prepared
 from mt.rundir import read_train_config
 from mt.serving.server import default_threads
 from mt.translation import open_translator

@@ -39,7 +39,7 @@ from rich.table import Table
 from mt.config import DecodeConfig
 from mt.metrics import corpus_scores
 from mt.noise import casual
-from mt.prepare import read_pairs
+from mt.prepared import read_pairs
 from mt.translation import Translator, open_translator
 
 PARAGRAPH = 4

@@ -25,7 +25,8 @@ from mt.distributed import resolve_device
 from mt.files import PREPARE_JSON
 from mt.metrics import masked_loss_terms
 from mt.model import Embedding, count_parameters, make_model
-from mt.prepare import load_prepared, prepare_corpus
+from mt.prepare import prepare_corpus
+from mt.prepared import load_prepared
 
 PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense bf16 tensor-core peaks
 

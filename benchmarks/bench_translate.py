@@ -24,7 +24,8 @@ from mt.distributed import resolve_device
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.launch import start_training
 from mt.metrics import corpus_scores
-from mt.prepare import load_prepared, prepare_corpus
+from mt.prepare import prepare_corpus
+from mt.prepared import load_prepared
 from mt.progress import RichReporter
 from mt.rundir import load_run, read_train_config
 from mt.translation import Translator

@@ -26,7 +26,7 @@ from mt.config import RunConfig, TrainConfig, new_run_config
 from mt.distributed import resolve_device
 from mt.metrics import masked_loss_terms
 from mt.model import make_model
-from mt.prepare import load_prepared
+from mt.prepared import load_prepared
 from mt.tokenization import BOS, EOS, PAD
 from mt.train import learning_rate
 

@@ -15,7 +15,9 @@ import pytest
 from conftest import cli_output as invoke
 from conftest import invented_pairs, write_corpus
 from mt.errors import MtError
-from mt.prepare import _tokenizer_sample, load_prepared, prepare_corpus, read_pairs
+from mt.partition import tokenizer_sample_mask
+from mt.prepare import prepare_corpus
+from mt.prepared import load_prepared, read_pairs
 from mt.tokenization import UNK, WordPieceCodec
 
 SMALL_VOCAB = ["--src-vocab", "150", "--tgt-vocab", "180"]
@@ -344,11 +346,11 @@ def test_held_out_parts_are_capped_and_the_rest_trains(corpus_file: Path, tmp_pa
 
 def test_tokenizers_learn_from_a_seeded_sample(corpus_file: Path, tmp_path: Path) -> None:
     part = np.array([0, 1, 0, 0, -1, 2, 0, 0] * 50, dtype=np.int8)
-    sample = _tokenizer_sample(part, size=30, seed=1)
+    sample = tokenizer_sample_mask(part, size=30, seed=1)
     assert sample.sum() == 30 and (part[sample] == 0).all()
-    assert (sample == _tokenizer_sample(part, size=30, seed=1)).all()
-    assert not (sample == _tokenizer_sample(part, size=30, seed=2)).all()
-    assert (_tokenizer_sample(part, size=10_000, seed=1) == (part == 0)).all()
+    assert (sample == tokenizer_sample_mask(part, size=30, seed=1)).all()
+    assert not (sample == tokenizer_sample_mask(part, size=30, seed=2)).all()
+    assert (tokenizer_sample_mask(part, size=10_000, seed=1) == (part == 0)).all()
     prepare(corpus_file, tmp_path / "prep", "--tokenizer-sample", 3)
     prepared = load_prepared(tmp_path / "prep")
     assert prepared.info["vocabulary"]["tokenizer_sample"] == 3

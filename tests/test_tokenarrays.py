@@ -1,4 +1,4 @@
-"""The token arrays `mt prepare` writes and `mt train` memory-maps."""
+"""The token arrays `mt prepare` writes and `mt train` reads row by row."""
 
 from __future__ import annotations
 

@@ -592,7 +592,8 @@ def prepare(
 
     from mt.corpus import Filters, parse_split
     from mt.corpusinputs import corpus_inputs
-    from mt.prepare import prepare_corpus, summary_rows
+    from mt.prepare import prepare_corpus
+    from mt.prepared import summary_rows
     from mt.stageprogress import RichStages
 
     def run():  # -> PrepareResult

@@ -13,7 +13,7 @@ from mt.config import DecodeConfig
 from mt.engine import engine_for
 from mt.errors import MtError
 from mt.metrics import corpus_scores
-from mt.prepare import load_prepared
+from mt.prepared import load_prepared
 from mt.rundir import LoadedRun, read_train_config
 from mt.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.translation import Translator

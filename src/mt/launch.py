@@ -30,7 +30,7 @@ from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model import count_parameters, make_model
 from mt.plots import plot_curves
 from mt.precision import resolve_precision
-from mt.prepare import Prepared, load_prepared
+from mt.prepared import Prepared, load_prepared
 from mt.progress import Reporter, SilentReporter
 from mt.rundir import (
     claim_run_dir,

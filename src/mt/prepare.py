@@ -6,17 +6,18 @@ training part:
 
 1. read: every corpus is cleaned and filtered chunk by chunk and spooled to one temporary file,
    keeping only the hashes in NumPy arrays;
-2. split: duplicates and the split by English sentence are decided on the hashes alone (the same
-   split as grouping the strings: groups in order of first appearance, shuffled with the seed),
-   with the selection and test parts capped; the spool is then written out part by part;
+2. split: duplicates and the split by English sentence are decided on the hashes alone
+   (partition.py), with the selection and test parts capped; the spool is then written out part
+   by part;
 3. tokenizers are trained on a seeded sample of the training part (all of it, in file order,
    when it is smaller than the sample);
-4. the training and selection parts are encoded in batches into the token arrays that
-   `mt train` memory-maps (see tokenarrays.py).
+4. every part is encoded in batches (pairs over `--max-length` leave it here); the training and
+   selection parts are written as the token arrays that `mt train` reads row by row
+   (tokenarrays.py).
 
 The directory is built under a temporary sibling name and renamed into place, so an interrupted
-run never leaves a half-prepared directory behind. `load_prepared` is how `train`, `translate`
-and `evaluate` read it back.
+run never leaves a half-prepared directory behind. `mt.prepared.load_prepared` is how `train`,
+`translate` and `evaluate` read it back.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -49,29 +50,16 @@ from mt.corpus import (
     stream_corpus,
 )
 from mt.errors import MtError
-from mt.files import (
-    PREPARE_JSON,
-    PREPARED_FORMAT,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
-    check_format,
-    read_json,
-    write_json,
-)
+from mt.files import PREPARE_JSON, PREPARED_FORMAT, SOURCE_TOKENIZER, TARGET_TOKENIZER, write_json
+from mt.partition import assign_parts, combine_hashes, pair_hashes, tokenizer_sample_mask
+from mt.prepared import ARRAY_PARTS, CHECKSUMS, PART_FILES, SIDES
 from mt.tokenarrays import TokenArrayWriter, open_column, sha256
 from mt.tokenization import WordPieceCodec
-
-if TYPE_CHECKING:
-    from mt.batching import EncodedPairs
 
 DEFAULT_SRC_VOCAB = 4562
 DEFAULT_TGT_VOCAB = 6134
 DEFAULT_MAX_HELD_OUT = PREPARE_DEFAULTS.max_held_out
 DEFAULT_TOKENIZER_SAMPLE = PREPARE_DEFAULTS.tokenizer_sample
-PART_FILES = {part: f"{part}.tsv" for part in PARTS}
-ARRAY_PARTS = ("train", "selection")
-SIDES = {"source": "en", "target": "es"}
-CHECKSUMS = "checksums.sha256"
 _EXAMPLES = 20  # bad lines quoted in prepare.json
 _CHUNK = 100_000  # pairs read, written or encoded at a time
 
@@ -90,37 +78,6 @@ class NoStages:
 
     def advance(self, pairs: int) -> None:
         pass
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A prepared directory read back: its summary, both tokenizers and its three parts."""
-
-    root: Path
-    info: dict[str, Any]
-    source: WordPieceCodec
-    target: WordPieceCodec
-
-    def path(self, part: str) -> Path:
-        return self.root / PART_FILES[part]
-
-    def read_part(self, part: str) -> list[tuple[str, str]]:
-        """The (english, spanish) pairs of "train", "selection" or "test"."""
-        if part not in PART_FILES:
-            raise MtError(f"unknown part {part!r}; choose one of {', '.join(PARTS)}")
-        return read_pairs(self.path(part))
-
-    def encoded(self, part: str, *, max_src_len: int, max_tgt_len: int) -> EncodedPairs:
-        """The token arrays of "train" or "selection", read row by row from their files."""
-        from mt.batching import EncodedPairs  # torch: only training needs it
-
-        entries = self.info["token_arrays"]["parts"][part]
-        return EncodedPairs(
-            source=open_column(self.root, entries["source"]),
-            target=open_column(self.root, entries["target"]),
-            max_src_len=max_src_len,
-            max_tgt_len=max_tgt_len,
-        )
 
 
 @dataclass(frozen=True)
@@ -192,16 +149,16 @@ def prepare_corpus(
         if total.pairs == 0:
             raise MtError(f"{_names(inputs)}: no valid English-Spanish pair{report_summary(total)}")
         held_out = _held_out(selection, test)
-        part, excluded = _assign_parts(
+        part, excluded = assign_parts(
             english_hash,
             duplicate,
             fractions=fractions,
             seed=seed,
             max_pairs=(max_selection, max_test),
-            held_out=held_out,
+            held_english=_english_hashes(held_out),
             name=_names(inputs),
         )
-        sample = _tokenizer_sample(part, size=tokenizer_sample, seed=seed)
+        sample = tokenizer_sample_mask(part, size=tokenizer_sample, seed=seed)
         stages.start("split", len(part))
         texts = _write_parts(spool.path, tmp, part=part, sample=sample, stages=stages)
         spool.path.unlink()
@@ -328,7 +285,7 @@ def _read_all(
                 )
                 english = pair_hashes(chunk.en)
                 spool.english_hashes.append(english)
-                spool.pair_hashes.append(_combine(english, pair_hashes(chunk.es)))
+                spool.pair_hashes.append(combine_hashes(english, pair_hashes(chunk.es)))
                 pairs += len(chunk.en)
                 stages.advance(len(chunk.en))
             spool.reports.append(report)
@@ -337,16 +294,6 @@ def _read_all(
         spool.pair_hashes.append(np.zeros(0, dtype=np.uint64))
         spool.english_hashes.append(np.zeros(0, dtype=np.uint64))
     return spool
-
-
-def pair_hashes(texts: Sequence[str]) -> np.ndarray:
-    """A 64-bit hash of each text, the same in every run (pandas' fixed-key SipHash)."""
-    return pd.util.hash_array(np.asarray(texts, dtype=object), categorize=False)
-
-
-def _combine(english: np.ndarray, spanish: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return english * np.uint64(0x9E3779B97F4A7C15) ^ spanish
 
 
 def _total_report(reports: Sequence[CorpusReport]) -> CorpusReport:
@@ -373,67 +320,12 @@ def _held_out(selection: Path | None, test: Path | None) -> dict[str, Any]:
     }
 
 
-def _assign_parts(
-    english_hash: np.ndarray,
-    duplicate: np.ndarray,
-    *,
-    fractions: tuple[float, float, float],
-    seed: int,
-    max_pairs: tuple[int, int],
-    held_out: dict[str, Any],
-    name: str,
-) -> tuple[np.ndarray, int]:
-    """Part of every spooled pair: 0 train, 1 selection, 2 test, -1 dropped (a duplicate, or
-    with held-out files, a pair whose English is in one); and how many were excluded so."""
-    part = np.full(len(english_hash), -1, dtype=np.int8)
-    kept = ~duplicate
-    if held_out:
-        held = np.concatenate(
-            [pair_hashes([en for en, _ in corpus.pairs]) for corpus in held_out.values()]
-        )
-        excluded = kept & np.isin(english_hash, held)
-        part[kept & ~excluded] = 0
-        if not (part == 0).any():
-            raise MtError(
-                f"{name}: no training pair left: every English sentence is in "
-                "the --selection or --test file"
-            )
-        return part, int(excluded.sum())
-    codes, uniques = pd.factorize(english_hash[kept])
-    groups = len(uniques)
-    n_selection = round(fractions[1] * groups)
-    n_test = round(fractions[2] * groups)
-    n_train = groups - n_selection - n_test
-    if min(n_train, n_selection, n_test) <= 0:
-        raise MtError(
-            f"{name}: too small to split: {groups} distinct English sentences "
-            f"give {n_train}/{n_selection}/{n_test} for train/selection/test; "
-            "add pairs or give --selection and --test files"
-        )
-    pairs_of_group = np.bincount(codes, minlength=groups)
-    part_of_group = np.zeros(groups, dtype=np.int8)
-    order = np.random.default_rng(seed).permutation(groups)
-    candidates = (order[n_train : n_train + n_selection], order[n_train + n_selection :])
-    for label, (chosen, cap) in enumerate(zip(candidates, max_pairs, strict=True), start=1):
-        # Whole English sentences, in shuffled order, while the part holds at most `cap` pairs;
-        # the groups left over train.
-        fits = np.cumsum(pairs_of_group[chosen]) <= cap
-        part_of_group[chosen[fits]] = label
-    part[kept] = part_of_group[codes]
-    return part, 0
-
-
-def _tokenizer_sample(part: np.ndarray, *, size: int, seed: int) -> np.ndarray:
-    """Which spooled pairs the tokenizers learn from: every training pair when there are at most
-    `size`, else a seeded sample of `size` of them (kept in file order)."""
-    train = np.flatnonzero(part == 0)
-    chosen = np.zeros(len(part), dtype=bool)
-    if len(train) <= size:
-        chosen[train] = True
-    else:
-        picks = np.random.default_rng([seed, 0x746F6B]).choice(len(train), size, replace=False)
-        chosen[train[picks]] = True
-    return chosen
+def _english_hashes(held_out: dict[str, Any]) -> np.ndarray | None:
+    if not held_out:
+        return None
+    return np.concatenate(
+        [pair_hashes([en for en, _ in corpus.pairs]) for corpus in held_out.values()]
+    )
 
 
 def _write_parts(
@@ -594,9 +486,6 @@ def _write_checksums(tmp: Path, arrays: dict[str, Any]) -> None:
     (tmp / CHECKSUMS).write_text("".join(lines), encoding="utf-8")
 
 
-# ----- reading back ------------------------------------------------------------------------------
-
-
 def _check_out(out: Path, *, force: bool) -> None:
     check_replaceable(
         out,
@@ -604,89 +493,3 @@ def _check_out(out: Path, *, force: bool) -> None:
         is_ours=lambda directory: (directory / PREPARE_JSON).is_file(),
         refusal=f"is not a prepared directory (no {PREPARE_JSON}); refusing to replace it",
     )
-
-
-def read_pairs(path: Path) -> list[tuple[str, str]]:
-    """Pairs from a 2-column TSV that `mt prepare` wrote."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MtError(f"{path} is missing; run `mt prepare` again") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise MtError(f"cannot read {path}: {error}") from None
-    pairs = []
-    for number, line in enumerate(text.split("\n")[:-1], start=1):
-        english, tab, spanish = line.partition("\t")
-        if not tab or "\t" in spanish:
-            raise MtError(f"{path} line {number}: expected english<TAB>spanish; run `mt prepare`")
-        pairs.append((english, spanish))
-    return pairs
-
-
-def load_prepared(root: Path) -> Prepared:
-    """Read a directory written by `mt prepare`; a clear error names anything missing."""
-    if not root.is_dir():
-        raise MtError(
-            f"prepared directory {root} does not exist; run `mt prepare CORPUS --out {root}`"
-        )
-    needed = [PREPARE_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER, *PART_FILES.values()]
-    missing = [name for name in needed if not (root / name).is_file()]
-    if missing:
-        raise MtError(
-            f"prepared directory {root} is incomplete: missing {', '.join(missing)}; "
-            "run `mt prepare`"
-        )
-    info = read_json(root / PREPARE_JSON)
-    version = info.get("format_version") if isinstance(info, dict) else None
-    what = f"{root / PREPARE_JSON}: prepared"
-    check_format(version, PREPARED_FORMAT, what=what, advice="run `mt prepare` again")
-    return Prepared(
-        root=root,
-        info=info,
-        source=WordPieceCodec.load(root / SOURCE_TOKENIZER),
-        target=WordPieceCodec.load(root / TARGET_TOKENIZER),
-    )
-
-
-def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
-    """prepare.json as (what, value) rows for the table `mt prepare` prints."""
-    counts = info["counts"]
-    vocab = info["vocabulary"]
-    dropped = ", ".join(f"{n:,} {reason}" for reason, n in counts["dropped"].items()) or "0"
-    filtered = ", ".join(f"{n:,} {reason}" for reason, n in counts.get("filtered", {}).items())
-    cleaned = ", ".join(
-        f"{counts[key]} {label}"
-        for key, label in (
-            ("nfc_changed", "NFC"),
-            ("zero_width_removed", "zero-width"),
-            ("no_break_spaces_mapped", "no-break space"),
-            ("whitespace_collapsed", "whitespace"),
-            ("stripped", "stripped"),
-        )
-        if counts[key]
-    )
-    rows = [
-        ("corpus", info["corpus"]),
-        ("lines read", f"{counts['lines']:,}"),
-        ("dropped", dropped),
-        ("lines cleaned", cleaned or "0"),
-        ("filtered", filtered or "0"),
-        ("duplicate pairs", f"{counts['duplicates']:,}"),
-        ("pairs", f"{counts['pairs']:,}"),
-    ]
-    for part, numbers in counts["parts"].items():
-        lengths = info["lengths"][part]
-        rows.append(
-            (
-                part,
-                f"{numbers['pairs']:,} pairs, {numbers['distinct_english']:,} English; "
-                f"labels en {_stats(lengths['source'])} | es {_stats(lengths['target'])}",
-            )
-        )
-    shared = " (shared)" if vocab["shared_vocab"] else ""
-    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}"))
-    return rows
-
-
-def _stats(numbers: dict[str, float]) -> str:
-    return f"{numbers['mean']:.1f}/{numbers['p95']:.0f}/{numbers['p99']:.0f}/{numbers['max']}"
