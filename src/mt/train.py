@@ -51,7 +51,7 @@ INTERRUPTED = "interrupted"
 def learning_rate(step: int, lr: float, warmup: int, *, budget_used: float | None = None) -> float:
     """η_t = η0·min(t^-0.5, t·t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay.
 
-    With `budget_used` (the share of the step or time budget spent, --lr-decay budget) the same
+    With `budget_used` (the share of the step or time budget spent, --lr-decay budget/auto) the same
     rise meets a line from that peak down to 0 at the end of the budget: a run whose length is
     known in advance anneals fully instead of stopping at a still-high rate."""
     step = max(step, 1)
@@ -226,7 +226,7 @@ class Trainer:
         """The share of the budget spent, for --lr-decay budget: steps, or rank 0's clock as last
         agreed (so every rank uses the same rate), whichever is further along."""
         config = self.config
-        if config.lr_decay != "budget":
+        if not config.decays_to_budget:
             return None
         used = self.progress.step / config.max_steps if config.max_steps else 0.0
         if config.time_budget:
