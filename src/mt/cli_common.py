@@ -1,0 +1,39 @@
+"""What every `mt` command shares: the console it prints to and how a failure ends it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import typer
+from rich.console import Console
+
+from mt.errors import MtError
+
+Opt = typer.Option
+console = Console(stderr=True)
+state = {"debug": False}  # --debug: tracebacks instead of one line
+
+T = TypeVar("T")
+
+
+def run_or_exit(action: Callable[[], T]) -> T:
+    """Run a library call; a user-facing problem becomes one red line and an exit code."""
+    try:
+        return action()
+    except MtError as error:
+        if state["debug"]:
+            raise
+        console.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
+        raise typer.Exit(error.exit_code) from None
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        raise typer.Exit(130) from None
+    except OSError as error:  # a full disk or a refused permission, wherever it strikes
+        if state["debug"]:
+            raise
+        where = f"{error.filename}: " if error.filename else ""
+        console.print(
+            f"[bold red]error:[/] {where}{error.strerror or error}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(1) from None
