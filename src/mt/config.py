@@ -141,10 +141,14 @@ class TrainConfig(_DictMixin):
     seed: int = 0
 
     @property
+    def has_budget(self) -> bool:
+        """A step or time limit known in advance (other stops are decided as training goes)."""
+        return bool(self.max_steps or self.time_budget)
+
+    @property
     def decays_to_budget(self) -> bool:
         """Whether the rate falls to 0 at the end of the step or time budget (--lr-decay)."""
-        has_budget = bool(self.max_steps or self.time_budget)
-        return self.lr_decay == "budget" or (self.lr_decay == "auto" and has_budget)
+        return self.lr_decay == "budget" or (self.lr_decay == "auto" and self.has_budget)
 
     def __post_init__(self) -> None:
         _check(self.lr > 0, f"--lr must be positive, got {self.lr}")
@@ -154,7 +158,7 @@ class TrainConfig(_DictMixin):
             f"unknown --lr-decay {self.lr_decay!r} (rsqrt, budget or auto)",
         )
         _check(
-            self.lr_decay != "budget" or bool(self.max_steps or self.time_budget),
+            self.lr_decay != "budget" or self.has_budget,
             "--lr-decay budget needs --time-budget or --max-steps: the budget it decays to",
         )
         _check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
