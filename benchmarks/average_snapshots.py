@@ -25,6 +25,7 @@ from mt.metrics import evaluate_teacher_forced
 from mt.model import make_model
 from mt.prepared import load_prepared
 from mt.rundir import model_tensors, read_model_config, read_train_config
+from mt.selection import average_weights
 
 STEP = re.compile(r"step-(\d+)\.safetensors$")
 
@@ -36,12 +37,8 @@ def snapshot_paths(folder: Path) -> list[Path]:
 
 
 def averaged(paths: list[Path]) -> dict[str, torch.Tensor]:
-    total: dict[str, torch.Tensor] = {}
-    for path in paths:
-        tensors, _ = load_tensors(path)
-        for name, tensor in model_tensors(tensors).items():
-            total[name] = total.get(name, 0) + tensor.double()
-    return {name: (tensor / len(paths)).float() for name, tensor in total.items()}
+    """As `mt train --average-last k` averages its last k evaluation snapshots."""
+    return average_weights([model_tensors(load_tensors(path)[0]) for path in paths])
 
 
 def main() -> None:

@@ -58,12 +58,7 @@ class Selection:
         note for the user, or "" when there was nothing to average."""
         if len(self.snapshots) < 2:
             return ""
-        averaged = {
-            name: torch.stack([s[name].float() for s in self.snapshots])
-            .mean(0)
-            .to(self.snapshots[-1][name].dtype)
-            for name in self.snapshots[-1]
-        }
+        averaged = average_weights(self.snapshots)
         scratch = make_model(model.config).to(self.device)
         scratch.load_state_dict(averaged)
         stats = self.score(scratch)
@@ -76,3 +71,13 @@ class Selection:
             )
         loss = f"{stats.loss:.4f}"
         return f"average of the last {count} evaluations not better (selection loss {loss})"
+
+
+def average_weights(snapshots: list[dict[str, Tensor]]) -> dict[str, Tensor]:
+    """The element-wise mean of state dicts (computed in float32, kept in each tensor's dtype)."""
+    return {
+        name: torch.stack([s[name].float() for s in snapshots])
+        .mean(0)
+        .to(snapshots[-1][name].dtype)
+        for name in snapshots[-1]
+    }
