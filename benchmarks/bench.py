@@ -148,10 +148,7 @@ def main() -> None:
     rows = read_metrics(args.out / "run")
     first = next((r for r in rows if r["selection_accuracy"] >= GOAL_ACCURACY), None)
     reached = first["elapsed"] if first else None
-    # Runs before the eval_seconds column have no figure with the evaluations left out.
-    reached_training = (
-        first["elapsed"] - first["eval_seconds"] if first and "eval_seconds" in first else None
-    )
+    reached_training = first["elapsed"] - first["eval_seconds"] if first else None
 
     run = load_run(args.out / "run", "best", device)
     test = prepared.read_part("test")[: args.limit or None]
@@ -219,7 +216,7 @@ def print_table(r: dict) -> None:
     table.add_column("mt", justify="right")
     table.add_column("thesis (large)", justify="right")
     reached = r["seconds_to_selection_accuracy_0.66"]
-    training = r.get("training_seconds_to_selection_accuracy_0.66")
+    training = r.get("training_seconds_to_selection_accuracy_0.66")  # absent before 2026-11-23
     if reached and training is not None:
         reached_text = f"{reached:,.0f} s ({training:,.0f} s training, evaluations excluded)"
     else:
