@@ -16,11 +16,11 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import parse_duration
+from mt.data.prepare import prepare_corpus
 from mt.files import PREPARE_JSON
-from mt.launch import start_training
-from mt.prepare import prepare_corpus
-from mt.progress import SilentReporter
-from mt.rundir import read_metrics
+from mt.model.rundir import read_metrics
+from mt.train.launch import start_training
+from mt.train.reporting import SilentReporter
 
 FAST = {"lr": 0.05, "warmup": 800}
 TOKENS = {"batch_tokens": 2500}

@@ -19,13 +19,13 @@ from pathlib import Path
 import torch
 from machine import describe
 
-from mt.checkpoint import load_tensors
-from mt.distributed import resolve_device
-from mt.metrics import evaluate_teacher_forced
-from mt.model import make_model
-from mt.prepared import load_prepared
-from mt.rundir import model_tensors, read_model_config, read_train_config
-from mt.selection import average_weights
+from mt.data.prepared_dir import load_prepared
+from mt.model.checkpoint import load_tensors
+from mt.model.devices import resolve_device
+from mt.model.loss import evaluate_teacher_forced
+from mt.model.rundir import model_tensors, read_model_config, read_train_config
+from mt.model.transformer import make_model
+from mt.train.selection import average_weights
 
 STEP = re.compile(r"step-(\d+)\.safetensors$")
 

@@ -20,15 +20,15 @@ from machine import cpu
 from rich.console import Console
 from rich.table import Table
 
-from mt.config import OPTIONS, DecodeConfig, parse_duration
-from mt.distributed import resolve_device
-from mt.evaluation import evaluate_run
-from mt.launch import start_training
-from mt.prepare import prepare_corpus
-from mt.prepared import load_prepared
-from mt.progress import RichReporter
-from mt.rundir import load_run, read_metrics
-from mt.translation import Translator
+from mt.cli.progress import RichReporter
+from mt.config import OPTIONS, DecodeConfig, PrepareConfig, parse_duration
+from mt.data.prepare import prepare_corpus
+from mt.data.prepared_dir import load_prepared
+from mt.decode.evaluation import evaluate_run
+from mt.decode.translator import Translator
+from mt.model.devices import resolve_device
+from mt.model.rundir import load_run, read_metrics
+from mt.train.launch import start_training
 
 THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}
 GOAL_ACCURACY = 0.66
@@ -128,7 +128,10 @@ def main() -> None:
 
     started = time.perf_counter()
     prepare_corpus(
-        args.corpus, out=args.out / "data", seed=0, shared_vocab=args.shared_vocab, force=True
+        args.corpus,
+        out=args.out / "data",
+        config=PrepareConfig(shared_vocab=args.shared_vocab),
+        force=True,
     )
     prepare_seconds = time.perf_counter() - started
     prepared = load_prepared(args.out / "data")

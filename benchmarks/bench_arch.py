@@ -19,15 +19,15 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from mt.cli.progress import RichReporter
 from mt.config import RECIPES, DecodeConfig, parse_duration
-from mt.distributed import resolve_device
+from mt.data.prepare import prepare_corpus
+from mt.data.prepared_dir import load_prepared
+from mt.decode.evaluation import evaluate_run
 from mt.errors import MtError
-from mt.evaluation import evaluate_run
-from mt.launch import start_training
-from mt.prepare import prepare_corpus
-from mt.prepared import load_prepared
-from mt.progress import RichReporter
-from mt.rundir import load_run, read_metrics
+from mt.model.devices import resolve_device
+from mt.model.rundir import load_run, read_metrics
+from mt.train.launch import start_training
 
 ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}
 """Architecture -> the preset that trains it; the two have about the same parameter count
@@ -78,7 +78,7 @@ def prepared_data(corpus: Path, out: Path) -> Path:
         console.print(f"reusing prepared data {out}")
     except MtError:
         console.print(f"preparing {corpus} into {out}")
-        prepare_corpus(corpus, out=out, seed=0, force=True)
+        prepare_corpus(corpus, out=out, force=True)
     return out
 
 

@@ -27,11 +27,11 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
-from mt.engine import open_run
-from mt.export import export_run
-from mt.metrics import corpus_scores
-from mt.prepared import load_prepared
-from mt.translation import Translator
+from mt.data.prepared_dir import load_prepared
+from mt.decode.engine import open_run
+from mt.decode.scores import corpus_scores
+from mt.decode.translator import Translator
+from mt.export.writer import export_run
 
 CPU = torch.device("cpu")
 SEARCHES = {"greedy": DecodeConfig(beam_size=1), "beam 5": DecodeConfig(beam_size=5)}

@@ -8,7 +8,7 @@ in alternating rounds (machine noise hits both alike); target tokens/s, their ra
 copy's selection loss and accuracy after the same steps (bf16 must learn as fp32 does).
 Decoding: RUN (a run directory) translates the first --sentences English sentences of the test
 part, greedy and beam 5, in alternating rounds; sentences/s and BLEU per mode. What
-`--precision auto` picks (mt.precision) follows from these figures; docs/recipe.md has them.
+`--precision auto` picks (mt.model.precision) follows from these figures; docs/recipe.md has them.
 """
 
 from __future__ import annotations
@@ -28,16 +28,17 @@ from rich.console import Console
 from rich.table import Table
 from torch import nn
 
-from mt.batching import Batch, EncodedPairs, collate, epoch_batches
 from mt.config import DecodeConfig, RunConfig, TrainConfig, new_run_config
-from mt.engine import TorchEngine
-from mt.metrics import corpus_scores, masked_loss_terms
-from mt.model import make_model
-from mt.precision import autocast, resolve_precision
-from mt.prepared import Prepared, load_prepared
-from mt.testsets import EvaluationSet
-from mt.train import learning_rate
-from mt.translation import Translator, open_translator
+from mt.data.batching import Batch, EncodedPairs, collate, epoch_batches
+from mt.data.prepared_dir import Prepared, load_prepared
+from mt.decode.engine import TorchEngine
+from mt.decode.scores import corpus_scores
+from mt.decode.testsets import EvaluationSet
+from mt.decode.translator import Translator, open_translator
+from mt.model.loss import masked_loss_terms
+from mt.model.precision import autocast, resolve_precision
+from mt.model.transformer import make_model
+from mt.train.trainer import learning_rate
 
 CPU = torch.device("cpu")
 TRAIN_MODES = ("fp32", "bf16")
@@ -70,7 +71,7 @@ def train_steps(
     config: TrainConfig,
     first_step: int,
 ) -> tuple[int, float]:
-    """One optimizer step per batch as mt.train takes it; returns target tokens and seconds."""
+    """One optimizer step per batch as mt.train.trainer takes it; returns tokens and seconds."""
     model.train()
     tokens = 0
     started = time.perf_counter()

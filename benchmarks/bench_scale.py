@@ -38,7 +38,7 @@ from rich.table import Table
 from scale_train import ABResult, ABSettings, ab_settings, add_ab_options, measure_sources
 from synthetic_corpus import output_paths, parse_count, write_synthetic
 
-from mt.rundir import read_metrics
+from mt.model.rundir import read_metrics
 
 GIB = 2**30
 MIB = 2**20

@@ -31,11 +31,11 @@ from rich.table import Table
 
 from mt.atomic import atomic_write_text
 from mt.config import DecodeConfig, parse_duration
-from mt.prepare import prepare_corpus
-from mt.prepared import load_prepared
-from mt.rundir import read_train_config
+from mt.data.prepare import prepare_corpus
+from mt.data.prepared_dir import load_prepared
+from mt.decode.translator import open_translator
+from mt.model.rundir import read_train_config
 from mt.serving.server import default_threads
-from mt.translation import open_translator
 
 HOST = "127.0.0.1"
 SHORT = "Where is the train station?"
@@ -231,15 +231,15 @@ def ensure_model(args, console: Console) -> Path:
     weights = ("best.safetensors", "ctranslate2/model.bin")  # a run, or an `mt export` directory
     if any((args.model / name).exists() for name in weights):
         return args.model
-    from mt.launch import SizeFlags, start_training
-    from mt.progress import RichReporter
+    from mt.cli.progress import RichReporter
+    from mt.train.launch import SizeFlags, start_training
 
     run, prepared = args.out / "run", args.out / "data"
     if (run / "best.safetensors").exists():
         return run
     console.print(f"{args.model} has no model: training one for {args.train_budget} into {run}")
     if not (prepared / "prepare.json").exists():
-        prepare_corpus(args.corpus, out=prepared, seed=0, force=True)
+        prepare_corpus(args.corpus, out=prepared, force=True)
     start_training(
         prepared_dir=prepared, run_dir=run, preset=None, flags=SizeFlags(),
         overrides={"time_budget": parse_duration(args.train_budget)}, device_name="cpu",

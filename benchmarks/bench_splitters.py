@@ -5,7 +5,7 @@
 For each candidate that is installed (pip install pysbd sentencex syntok blingfire
 sentence-splitter) it prints how many of the cases it splits exactly as a reader would and, with
 --data, how many sentences it finds in paragraphs of 4 test sentences and how fast. mt uses the
-one that splits most cases right (see mt.segment); speed matters little next to decoding.
+one that splits most cases right (see mt.decode.segment); speed matters little next to decoding.
 """
 
 from __future__ import annotations

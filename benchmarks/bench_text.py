@@ -37,10 +37,10 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
-from mt.metrics import corpus_scores
-from mt.noise import casual
-from mt.prepared import read_pairs
-from mt.translation import Translator, open_translator
+from mt.data.noise import casual
+from mt.data.prepared_dir import read_pairs
+from mt.decode.scores import corpus_scores
+from mt.decode.translator import Translator, open_translator
 
 PARAGRAPH = 4
 KNOWN_NAMES = ("Tom", "Mary", "John", "Alice", "Bob", "Ken", "Jim", "Jane", "Mike", "Emily")

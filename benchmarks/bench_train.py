@@ -19,14 +19,14 @@ from rich.console import Console
 from rich.table import Table
 from torch import Tensor, nn
 
-from mt.batching import collate, encode_parts, epoch_batches
 from mt.config import RECIPES, ModelConfig, TrainConfig
-from mt.distributed import resolve_device
+from mt.data.batching import collate, encode_parts, epoch_batches
+from mt.data.prepare import prepare_corpus
+from mt.data.prepared_dir import load_prepared
 from mt.files import PREPARE_JSON
-from mt.metrics import masked_loss_terms
-from mt.model import Embedding, count_parameters, make_model
-from mt.prepare import prepare_corpus
-from mt.prepared import load_prepared
+from mt.model.devices import resolve_device
+from mt.model.loss import masked_loss_terms
+from mt.model.transformer import Embedding, count_parameters, make_model
 
 PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense bf16 tensor-core peaks
 
@@ -104,7 +104,7 @@ def main() -> None:
     device = resolve_device(args.device)
     prepared_dir = args.out / "data"
     if not (prepared_dir / PREPARE_JSON).exists():
-        prepare_corpus(args.corpus, out=prepared_dir, seed=0, force=True)
+        prepare_corpus(args.corpus, out=prepared_dir, force=True)
     prepared = load_prepared(prepared_dir)
     shape = RECIPES[args.preset].shape
     config = ModelConfig(

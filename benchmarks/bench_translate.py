@@ -10,6 +10,7 @@ uncached, in the same process, and prints sentences/s and BLEU for each.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -18,17 +19,19 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from mt.cli.progress import RichReporter
 from mt.config import DecodeConfig, parse_duration
-from mt.decode import recompute_stepper
-from mt.distributed import resolve_device
+from mt.data.prepare import prepare_corpus
+from mt.data.prepared_dir import load_prepared
+from mt.decode.scores import corpus_scores
+from mt.decode.translator import Translator
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
-from mt.launch import start_training
-from mt.metrics import corpus_scores
-from mt.prepare import prepare_corpus
-from mt.prepared import load_prepared
-from mt.progress import RichReporter
-from mt.rundir import load_run, read_train_config
-from mt.translation import Translator
+from mt.model.devices import resolve_device
+from mt.model.rundir import load_run, read_train_config
+from mt.train.launch import start_training
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from recompute import recompute_stepper  # noqa: E402  (a test helper: the uncached baseline)
 
 FAST_THESIS_LARGE = {"lr": 0.05, "warmup": 800, "batch_tokens": 2500, "label_smoothing": 0.1}
 
@@ -38,7 +41,7 @@ def ensure_run(args, console: Console) -> Path:
         return args.run
     prepared = args.out / "data"
     if not (prepared / PREPARE_JSON).exists():
-        prepare_corpus(args.corpus, out=prepared, seed=0, force=True)
+        prepare_corpus(args.corpus, out=prepared, force=True)
     console.print(f"training a thesis-large run for {args.train_budget} into {args.run}")
     start_training(
         prepared_dir=prepared,

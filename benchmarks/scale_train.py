@@ -21,14 +21,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from mt.batching import Batch, EncodedPairs, epoch_batches, step_batches
 from mt.config import RunConfig, TrainConfig, new_run_config
-from mt.distributed import resolve_device
-from mt.metrics import masked_loss_terms
-from mt.model import make_model
-from mt.prepared import load_prepared
-from mt.tokenization import BOS, EOS, PAD
-from mt.train import learning_rate
+from mt.data.batching import Batch, EncodedPairs, epoch_batches, step_batches
+from mt.data.prepared_dir import load_prepared
+from mt.data.tokenization import BOS, EOS, PAD
+from mt.model.devices import resolve_device
+from mt.model.loss import masked_loss_terms
+from mt.model.transformer import make_model
+from mt.train.trainer import learning_rate
 
 MAPPED, LISTS = "token-array files", "in-memory lists"
 MIN_ROUNDS = 5

@@ -70,7 +70,7 @@ def write_corpus(path: Path, pairs: list[tuple[str, str]] | None = None) -> Path
 
 def run_cli(*args: str | Path, code: int = 0, stdin: bytes | None = None) -> Result:
     """`mt ARGS` in this process: the exit code must be `code`, no traceback may reach the user."""
-    from mt.cli import app
+    from mt.cli.app import app
 
     result = CliRunner().invoke(app, [str(arg) for arg in args], input=stdin)
     assert result.exit_code == code, result.output

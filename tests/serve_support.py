@@ -15,9 +15,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from mt.config import DecodeConfig
+from mt.decode.translator import Translation, open_translator
 from mt.serving.app import create_app
 from mt.serving.limits import Limits
-from mt.translation import Translation, open_translator
 
 DECODE = DecodeConfig(beam_size=3, n_best=3)
 

@@ -17,16 +17,21 @@ from typer.testing import Result
 
 from conftest import run_cli as invoke
 from conftest import write_corpus
-from mt.launch import start_training
-from mt.prepare import prepare_corpus
-from mt.progress import SilentReporter
+from mt.config import PrepareConfig
+from mt.data.prepare import prepare_corpus
+from mt.train.launch import start_training
+from mt.train.reporting import SilentReporter
 
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bad-inputs")
     out = root / "prepared"
-    prepare_corpus(write_corpus(root / "corpus.tsv"), out=out, src_vocab=150, tgt_vocab=180)
+    prepare_corpus(
+        write_corpus(root / "corpus.tsv"),
+        out=out,
+        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
+    )
     return out
 
 
@@ -77,7 +82,7 @@ def test_odd_lines_each_get_one_output_line(run: Path) -> None:
 def test_a_five_thousand_word_line_is_translated_in_pieces_on_one_line(run: Path) -> None:
     stdin = (" ".join(["Ilse"] * 5000) + "\nThank you!\n").encode("utf-8")
     result = invoke("translate", run, "--device", "cpu", "-b", "1", stdin=stdin)
-    assert "warning" not in result.stderr  # nothing is cut off any more (mt.segment)
+    assert "warning" not in result.stderr  # nothing is cut off any more (mt.decode.segment)
     assert len(result.stdout.splitlines()) == 2, result.stdout
 
 
@@ -251,7 +256,7 @@ def test_every_row_of_the_bad_input_table_names_tests_that_exist() -> None:
     ]
     assert len(rows) > 80
     for row in rows:
-        cited = re.findall(r"(test_\w+\.py)::(test_\w+)", row[-1])
+        cited = re.findall(r"((?:\w+/)?test_\w+\.py)::(test_\w+)", row[-1])
         assert cited or row[-1].startswith(("same", "`...")), row
         for module, name in cited:
             source = (tests / module).read_text(encoding="utf-8")

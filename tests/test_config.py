@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from mt.cli import train as train_command
+from mt.cli.app import train as train_command
 from mt.config import (
     MODEL_OPTIONS,
     OPTIONS,
@@ -127,7 +127,7 @@ def test_configs_round_trip_through_dicts() -> None:
 def test_train_help_shows_the_default_recipe_values() -> None:
     import typer.main
 
-    from mt.cli import app
+    from mt.cli.app import app
 
     command = typer.main.get_command(app).get_command(None, "train")
     shown = {param.name: param.show_default for param in command.params}

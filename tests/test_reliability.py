@@ -24,12 +24,13 @@ import pytest
 import torch
 
 from conftest import write_corpus
-from mt.checkpoint import load_tensors
+from mt.config import PrepareConfig
+from mt.data.prepare import prepare_corpus
+from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
-from mt.prepare import prepare_corpus
-from mt.rundir import CHECKPOINTS, load_latest_checkpoint, read_metrics
-from mt.tokenization import WordPieceCodec
-from test_train import copy_task, make_trainer
+from mt.model.checkpoint import load_tensors
+from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, read_metrics
+from train_support import copy_task, make_trainer
 
 TRAIN_FLAGS = [
     *("--preset", "thesis-small", "--lr", "0.5", "--warmup", "20", "--batch-size", "16"),
@@ -44,7 +45,7 @@ def slow_replace(source, target):
         time.sleep(3)
     real_replace(source, target)
 os.replace = slow_replace
-from mt.cli import app
+from mt.cli.app import app
 app(args=sys.argv[1:], prog_name="mt")
 """
 TIMING = {"tokens_per_second", "elapsed", "eval_seconds"}
@@ -153,7 +154,10 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     root = tmp_path_factory.mktemp("reliability")
     prepared = root / "prepared"
     prepare_corpus(
-        write_corpus(root / "corpus.tsv"), out=prepared, src_vocab=150, tgt_vocab=180, force=False
+        write_corpus(root / "corpus.tsv"),
+        out=prepared,
+        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
+        force=False,
     )
     straight, resumed = root / "straight", root / "resumed"
     rng = random.Random(6)

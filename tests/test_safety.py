@@ -22,14 +22,15 @@ import torch
 from conftest import cli_output as invoke
 from conftest import write_corpus
 from mt import atomic
-from mt import train as train_module
-from mt.checkpoint import load_tensors, save_tensors
+from mt.train import trainer as train_module
+from mt.config import PrepareConfig
+from mt.data.prepare import prepare_corpus
 from mt.errors import MtError
-from mt.launch import start_training
-from mt.prepare import prepare_corpus
-from mt.progress import SilentReporter
-from mt.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
-from test_train import copy_task, epoch_steps, make_trainer
+from mt.model.checkpoint import load_tensors, save_tensors
+from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
+from mt.train.launch import start_training
+from mt.train.reporting import SilentReporter
+from train_support import copy_task, epoch_steps, make_trainer
 
 SOURCE = Path(__file__).parents[1] / "src" / "mt"
 
@@ -39,7 +40,11 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny run with checkpoints at steps 4 and 6."""
     root = tmp_path_factory.mktemp("safety")
     prepared = root / "prepared"
-    prepare_corpus(write_corpus(root / "corpus.tsv"), out=prepared, src_vocab=150, tgt_vocab=180)
+    prepare_corpus(
+        write_corpus(root / "corpus.tsv"),
+        out=prepared,
+        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
+    )
     start_training(
         prepared_dir=prepared,
         run_dir=root / "run",

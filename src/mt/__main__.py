@@ -1,3 +1,3 @@
-from mt.cli import app
+from mt.cli.app import app
 
 app(prog_name="mt")

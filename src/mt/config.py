@@ -103,7 +103,7 @@ PRESETS: dict[str, ModelShape] = {
     "thesis-small": ModelShape(d_model=64, ff=128, heads=4, layers=1),
     "thesis-medium": ModelShape(d_model=128, ff=256, heads=4, layers=2),
     "thesis-large": ModelShape(d_model=256, ff=512, heads=8, layers=2),
-    # Recurrent baselines (mt.rnn: d_model = embedding size, ff = hidden size) within 1% of the
+    # Recurrent baselines (mt.model.rnn: d_model = embedding size, ff = hidden size) within 1% of
     # parameters of thesis-small / thesis-large with the 4,562 / 6,134 vocabularies.
     "rnn-small": ModelShape(d_model=64, ff=56, heads=1, layers=1, arch="rnn"),
     "rnn-large": ModelShape(d_model=264, ff=256, heads=1, layers=1, arch="rnn"),
@@ -133,11 +133,11 @@ class TrainConfig(_DictMixin):
     eval_every: int = 0  # steps between extra selection evaluations, 0: once per epoch
     clip_norm: float = 0.0  # 0: no clipping
     grad_accum: int = 1
-    precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"  # auto: mt.precision decides
+    precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"  # auto: mt.model.precision decides
     compile: bool = False
     average_last: int = 0  # average this many last evaluation snapshots into the final weights
     skip_nonfinite: int = 0
-    source_noise: float = 0.0  # share of sources made casual each epoch (mt.noise)
+    source_noise: float = 0.0  # share of sources made casual each epoch (mt.data.noise)
     seed: int = 0
 
     @property
@@ -163,6 +163,7 @@ class TrainConfig(_DictMixin):
         )
         _check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
         _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
+
         _check(self.batch_tokens >= 0, f"--batch-tokens must be >= 0, got {self.batch_tokens}")
         _check(
             0 <= self.label_smoothing < 1,
@@ -373,6 +374,10 @@ class DecodeConfig(_DictMixin):
         _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
 
 
+DECODE = DecodeConfig()
+"""The defaults of `mt translate`, `mt evaluate` and `mt serve`."""
+
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -386,13 +391,52 @@ def parse_duration(text: str) -> float:
 
 
 @dataclass(frozen=True)
-class PrepareDefaults:
-    max_held_out: int = 25_000
+class PrepareConfig(_DictMixin):
+    """`mt prepare`'s settings: the split, the tokenizers, and the filters (words and ratios on raw
+    text while reading; `max_length` on word-pieces, once the tokenizers exist)."""
+
+    split: tuple[float, float, float] = (0.6, 0.2, 0.2)  # train, selection, test
+    seed: int = 0  # of the split and the tokenizers' sample
+    max_selection: int = 25_000
     """Pairs at most in the selection and in the test part: the 119k corpus's 20% parts (23,843
     and 23,754 pairs) stay whole, and on millions of pairs evaluation during training stays
     cheap."""
+    max_test: int = 25_000
+    src_vocab: int = 4562  # the thesis' vocabularies
+    tgt_vocab: int = 6134
+    shared_vocab: int = 0  # one joint vocabulary of this size (0: off)
     tokenizer_sample: int = 1_000_000
     """Training pairs the tokenizers learn from; WordPiece statistics settle long before that."""
+    max_words: int = 0  # a side of more words than this leaves (0: no limit)
+    max_ratio: float = 0.0  # word counts differing by more than this factor (0: off)
+    drop_identical: bool = False  # both sides the same text (untranslated copies)
+    max_length: int = 0  # a side of more word-pieces than this leaves (0: no limit)
+    strict: bool = False  # stop at the first bad line
+
+    def __post_init__(self) -> None:
+        _check(
+            len(self.split) == 3
+            and all(f > 0 for f in self.split)
+            and abs(sum(self.split) - 1) < 1e-6,
+            f"--split needs three positive fractions that sum to 1, got {self.split}",
+        )
+        for name, size in (("--src-vocab", self.src_vocab), ("--tgt-vocab", self.tgt_vocab)):
+            _check(size > 4 or bool(self.shared_vocab), f"{name} must be more than 4, got {size}")
+        _check(
+            self.shared_vocab == 0 or self.shared_vocab > 4,
+            f"--shared-vocab must be more than 4 (or 0 for none), got {self.shared_vocab}",
+        )
+        for name, value in (("--max-selection", self.max_selection), ("--max-test", self.max_test)):
+            _check(value > 0, f"{name} must be a positive number of pairs, got {value}")
+        _check(
+            self.tokenizer_sample > 0,
+            f"--tokenizer-sample must be a positive number of pairs, got {self.tokenizer_sample}",
+        )
+        _check(
+            self.max_length >= 0,
+            f"--max-length must be 0 (none) or a positive number of labels, got {self.max_length}",
+        )
 
 
-PREPARE_DEFAULTS = PrepareDefaults()
+PREPARE = PrepareConfig()
+"""The defaults of `mt prepare`, as DECODE is of `mt translate`."""

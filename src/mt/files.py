@@ -38,7 +38,10 @@ LAST_WEIGHTS = "last.safetensors"
 CHECKPOINTS = "checkpoints"
 METRICS_CSV = "metrics.csv"
 CURVES_PNG = "curves.png"
+CHECKSUMS = "checksums.sha256"  # in prepared and export directories, `sha256sum -c` reads it
 RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
+EXPORT_FORMAT = "mt-ctranslate2"  # model.json's "format" in an `mt export` directory
+CT2_MODEL = "ctranslate2"  # the CTranslate2 model folder inside an export
 """What only `mt train` writes (a prepared directory has tokenizers too)."""
 
 
@@ -88,3 +91,12 @@ def read_text_file(
         line = data.count(b"\n", 0, nul) + 1
         raise MtError(f"{path} line {line}: NUL byte, this looks like a binary file, not text")
     return data
+
+
+def is_export(directory: Path) -> bool:
+    """Whether `directory` holds an `mt export` (its model.json names the format)."""
+    path = directory / MODEL_JSON
+    if not path.is_file():
+        return False
+    data = read_json(path)
+    return isinstance(data, dict) and data.get("format") == EXPORT_FORMAT

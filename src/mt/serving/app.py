@@ -149,6 +149,16 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["*"],
         )
+    _add_routes(app, service, log_text=log_text)
+    return app
+
+
+def _add_routes(app: FastAPI, service: Service, *, log_text: bool) -> None:
+    _add_info_routes(app, service)
+    _add_translate_route(app, service, log_text=log_text)
+
+
+def _add_info_routes(app: FastAPI, service: Service) -> None:
     page = resources.files("mt.serving").joinpath("web/index.html").read_text(encoding="utf-8")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -173,6 +183,7 @@ def create_app(
         """Architecture, parameters, vocabularies, training summary, last stored evaluation."""
         if service.info is None:
             raise ApiError(503, service.unavailable() or "the model is still loading")
+        limits = service.limits
         limits_info = {
             "max_chars": limits.max_chars,
             "max_items": limits.max_items,
@@ -181,8 +192,12 @@ def create_app(
             "requests_per_minute": limits.per_minute,
         }
         return JSONResponse(
-            {**service.info, "api_key_required": api_key is not None, "limits": limits_info}
+            {**service.info, "api_key_required": service.api_key is not None, "limits": limits_info}
         )
+
+
+def _add_translate_route(app: FastAPI, service: Service, *, log_text: bool) -> None:
+    limits = service.limits
 
     @app.post(
         "/translate",
@@ -215,8 +230,6 @@ def create_app(
                 f"no answer within the server's {limits.timeout:g} s limit; "
                 "send less text per request or retry",
             ) from None
-
-    return app
 
 
 async def _translate(service: Service, request: Request, log_text: bool) -> JSONResponse:

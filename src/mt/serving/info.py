@@ -23,8 +23,8 @@ from mt.files import (
     TRAIN_JSON,
     read_json,
 )
-from mt.model import count_parameters, make_model
-from mt.rundir import LoadedRun, read_metrics
+from mt.model.rundir import LoadedRun, read_metrics
+from mt.model.transformer import count_parameters, make_model
 
 KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")

@@ -37,6 +37,10 @@ class Limits:
             raise MtError(f"--rate-limit must be >= 0 (0: off), got {self.per_minute}")
 
 
+LIMITS = Limits()
+"""The defaults of `mt serve`, as DECODE is of decoding."""
+
+
 def key_matches(given: str | None, expected: str | None) -> bool:
     """True when no key is configured or `given` equals it; compared in constant time so the
     answer's timing says nothing about how much of a guessed key was right."""

@@ -78,17 +78,9 @@ def serve(
     warn: Callable[[str], None] = print,
 ) -> None:
     """Serve until Ctrl-C or SIGTERM; returns normally after a clean stop."""
-    from mt.translation import open_translator
+    from mt.decode.translator import open_translator
 
-    if not model_dir.is_dir():
-        raise MtError(f"{model_dir}: no such model directory (train one with `mt train`)")
-    if api_key == "":
-        raise MtError("--api-key (or MT_API_KEY) is empty; give a key or leave it unset")
-    if api_key is None and not is_loopback(host):
-        warn(
-            f"no API key and --host {host}: anyone who can reach this address can translate; "
-            "set --api-key or MT_API_KEY"
-        )
+    _check_serving(model_dir, host, api_key, warn)
     threads = threads or default_threads()
     sock = listen(host, port)
     bound_port = sock.getsockname()[1]
@@ -137,6 +129,27 @@ def serve(
     if api_key is None and is_loopback(host):
         access += ", so loopback only"
     say(f"loading {model_dir}; listening on {address} ({access})")
+    _run_until_stopped(server, sock)
+    if failures:
+        raise MtError(failures[0])
+    say("stopped")
+
+
+def _check_serving(
+    model_dir: Path, host: str, api_key: str | None, warn: Callable[[str], None]
+) -> None:
+    if not model_dir.is_dir():
+        raise MtError(f"{model_dir}: no such model directory (train one with `mt train`)")
+    if api_key == "":
+        raise MtError("--api-key (or MT_API_KEY) is empty; give a key or leave it unset")
+    if api_key is None and not is_loopback(host):
+        warn(
+            f"no API key and --host {host}: anyone who can reach this address can translate; "
+            "set --api-key or MT_API_KEY"
+        )
+
+
+def _run_until_stopped(server: uvicorn.Server, sock: socket.socket) -> None:
     # uvicorn re-raises the stop signal after its graceful shutdown; these handlers then let the
     # command end with status 0 instead of being killed by the default handler.
     previous = {sig: signal.signal(sig, _ignore) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -146,9 +159,6 @@ def serve(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sock.close()
-    if failures:
-        raise MtError(failures[0])
-    say("stopped")
 
 
 def default_threads() -> int:

@@ -1,0 +1,75 @@
+"""The `mt` command line: the Typer app and its commands, one module a stage.
+
+Each command parses its options, calls one library function and prints with rich
+(cli_data: download, prepare; cli_train: train; cli_decode: translate, evaluate; cli_service:
+export, serve; cli_common: the console and the one-line errors). No torch import at module
+level, so `mt --help` and `mt prepare` start fast.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
+
+from mt import __version__
+from mt.cli.common import state
+from mt.cli.data import download, prepare
+from mt.cli.decode import evaluate, translate
+from mt.cli.service import export, serve
+from mt.cli.train import train
+from mt.config import recipe_values
+
+PIPELINE = ("download", "prepare", "train", "translate", "evaluate", "export", "serve")
+
+
+class _PipelineOrder(TyperGroup):
+    """`mt --help` lists the commands in the order they are used, wherever they are defined;
+    `mt train --help` shows the default recipe's value of each option it leaves unset."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda n: PIPELINE.index(n) if n in PIPELINE else len(PIPELINE))
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> TyperCommand | None:
+        command = super().get_command(ctx, cmd_name)
+        if cmd_name == "train" and isinstance(command, TyperCommand):
+            values = recipe_values(None)
+            for param in command.params:
+                if param.name in values and isinstance(param, TyperOption):
+                    param.show_default = f"recipe: {values[param.name]}"
+        return command
+
+
+app = typer.Typer(
+    name="mt",
+    cls=_PipelineOrder,
+    help="English-to-Spanish neural machine translation: "
+    "download, prepare, train, translate, evaluate; then export, serve.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"mt {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+) -> None:
+    """English-to-Spanish neural machine translation."""
+    state["debug"] = debug
+
+
+# The commands, in the order of the pipeline (PIPELINE orders `mt --help` the same way).
+for command in (download, prepare, train, translate, evaluate, export, serve):
+    app.command()(command)

@@ -1,0 +1,177 @@
+"""`mt download` and `mt prepare`: getting a corpus and preparing it."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mt.cli.common import console, run_or_exit
+from mt.config import PREPARE
+
+
+def download(
+    out: Annotated[
+        Path, typer.Option(help="Where to write the english<TAB>spanish corpus.")
+    ] = Path("data/spa-eng.tsv"),
+    source: Annotated[
+        str,
+        typer.Option(
+            help="URL or local path of a zip (e.g. with spa.txt), gzip, or 2/3-column TSV.",
+        ),
+    ] = "https://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip",
+) -> None:
+    """Fetch the Tatoeba English-Spanish corpus and store it as a 2-column UTF-8 TSV.
+
+    Example: mt download --out data/spa-eng.tsv
+    """
+    from mt.data.download import download_corpus
+
+    result = run_or_exit(lambda: download_corpus(out=out, source=source))
+    from_member = f" ({result.member})" if result.member else ""
+    console.print(
+        f"wrote {result.out}: {result.lines:,} lines, {result.pairs:,} pairs "
+        f"from {result.source}{from_member}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def prepare(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Prepared directory to create.")],
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="english<TAB>spanish TSV or CSV with a header; .gz/.xz/.zst read as streams."
+        ),
+    ] = None,
+    source_file: Annotated[
+        list[Path] | None,
+        typer.Option(help="English side of a line-aligned pair (OPUS style); repeatable."),
+    ] = None,
+    target_file: Annotated[
+        list[Path] | None,
+        typer.Option(help="Spanish side, paired with the --source-file in the same position."),
+    ] = None,
+    corpus_list: Annotated[
+        Path | None,
+        typer.Option(help="File listing corpora, one a line: FILE or ENGLISH<TAB>SPANISH."),
+    ] = None,
+    split: Annotated[
+        str, typer.Option(help="Train,selection,test fractions, grouped by English sentence.")
+    ] = ",".join(str(fraction) for fraction in PREPARE.split),
+    max_selection: Annotated[
+        int, typer.Option(help="At most this many selection pairs (the rest of the share trains).")
+    ] = PREPARE.max_selection,
+    max_test: Annotated[
+        int, typer.Option(help="At most this many test pairs (the rest of the share trains).")
+    ] = PREPARE.max_test,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the split and the tokenizer sample.")
+    ] = PREPARE.seed,
+    selection: Annotated[
+        Path | None, typer.Option(help="Use this file as the selection part (with --test).")
+    ] = None,
+    test: Annotated[
+        Path | None, typer.Option(help="Use this file as the test part (with --selection).")
+    ] = None,
+    src_vocab: Annotated[int, typer.Option(help="English vocabulary size.")] = PREPARE.src_vocab,
+    tgt_vocab: Annotated[int, typer.Option(help="Spanish vocabulary size.")] = PREPARE.tgt_vocab,
+    shared_vocab: Annotated[
+        int, typer.Option(help="One joint vocabulary of this size for both sides (0: off).")
+    ] = PREPARE.shared_vocab,
+    tokenizer_sample: Annotated[
+        int, typer.Option(help="Training pairs the tokenizers learn from (a seeded sample).")
+    ] = PREPARE.tokenizer_sample,
+    max_words: Annotated[
+        int, typer.Option(help="Drop pairs with a side of more words than this (0: no limit).")
+    ] = PREPARE.max_words,
+    max_ratio: Annotated[
+        float,
+        typer.Option(help="Drop pairs whose word counts differ more than this factor (0: off)."),
+    ] = PREPARE.max_ratio,
+    drop_identical: Annotated[
+        bool, typer.Option("--drop-identical", help="Drop pairs whose two sides are the same.")
+    ] = PREPARE.drop_identical,
+    max_length: Annotated[
+        int,
+        typer.Option(help="Drop pairs with a side of more word-pieces than this (0: no limit)."),
+    ] = PREPARE.max_length,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Stop at the first bad line.")
+    ] = PREPARE.strict,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
+) -> None:
+    """Clean and split corpora by English sentence; train tokenizers; encode the training part.
+
+    Example: mt prepare data/spa-eng.tsv --out data/prepared
+    """
+    from mt.cli.progress import RichStages
+    from mt.config import PrepareConfig
+    from mt.data.corpus import parse_split
+    from mt.data.inputs import corpus_inputs
+    from mt.data.prepare import prepare_corpus
+
+    def run():  # -> PrepareResult
+        inputs = corpus_inputs(
+            files=corpus or [],
+            source_files=source_file or [],
+            target_files=target_file or [],
+            list_file=corpus_list,
+        )
+        config = PrepareConfig(
+            split=parse_split(split),
+            seed=seed,
+            max_selection=max_selection,
+            max_test=max_test,
+            src_vocab=src_vocab,
+            tgt_vocab=tgt_vocab,
+            shared_vocab=shared_vocab,
+            tokenizer_sample=tokenizer_sample,
+            max_words=max_words,
+            max_ratio=max_ratio,
+            drop_identical=drop_identical,
+            max_length=max_length,
+            strict=strict,
+        )
+        stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
+        with stages as shown:
+            return prepare_corpus(
+                inputs, out=out, config=config, selection=selection, test=test, force=force,
+                stages=shown,
+            )  # fmt: skip
+
+    _print_prepared(run_or_exit(run))
+
+
+def _print_prepared(result) -> None:  # result: PrepareResult
+    from rich.table import Table
+
+    from mt.data.prepared_dir import summary_rows
+
+    for bad in result.bad_lines[:10]:
+        console.print(f"[yellow]skipped:[/] {bad}", highlight=False, soft_wrap=True)
+    if result.bad_count > 10:
+        console.print(f"[yellow]skipped:[/] … and {result.bad_count - 10:,} more lines")
+    table = Table(
+        title=f"mt prepare: {result.out}",
+        caption="labels: word-pieces per sentence, mean/p95/p99/max",
+    )
+    table.add_column("what")
+    table.add_column("value")
+    for what, value in summary_rows(result.info):
+        table.add_row(what, value)
+    console.print(table)
+    vocab = result.info["vocabulary"]
+    for side in ("source", "target"):
+        if vocab[side] < vocab[f"requested_{side}"]:
+            console.print(
+                f"[yellow]note:[/] the {side} vocabulary has {vocab[side]:,} labels, fewer than "
+                f"the {vocab[f'requested_{side}']:,} asked for: the training text is too small",
+                highlight=False,
+                soft_wrap=True,
+            )
+    elapsed = result.info["elapsed_seconds"]
+    console.print(f"prepared {result.out} in {elapsed:.1f} s", highlight=False, soft_wrap=True)

@@ -1,0 +1,270 @@
+"""`mt translate` and `mt evaluate`: decoding options, input and output, the report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from mt.cli.common import Opt, console, run_or_exit
+from mt.config import DECODE, DecodeConfig
+from mt.errors import MtError
+
+
+def decode_config(
+    beam_size: int,
+    n_best: int,
+    length_penalty: float,
+    max_len_a: float,
+    max_len_b: int,
+    batch_size: int,
+) -> DecodeConfig:
+    return DecodeConfig(
+        beam_size=beam_size,
+        n_best=n_best,
+        length_penalty=length_penalty,
+        max_len_a=max_len_a,
+        max_len_b=max_len_b,
+        batch_size=batch_size,
+    )
+
+
+"""Where the search options take their defaults: each is spelled once, in DecodeConfig."""
+BeamSize = Annotated[int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.")]
+LengthPenalty = Annotated[float, Opt(help="GNMT length penalty α (0 = none).")]
+MaxLenA = Annotated[float, Opt("--max-len-a", help="Output length limit a·source_length + b.")]
+MaxLenB = Annotated[int, Opt("--max-len-b", help="Output length limit a·source_length + b.")]
+BatchSize = Annotated[int, Opt("--batch-size", help="Sentences decoded together.")]
+Checkpoint = Annotated[str, Opt(help="best (lowest selection loss) or last.")]
+Device = Annotated[str, Opt(help="auto, cpu or cuda.")]
+Threads = Annotated[int | None, Opt(help="CPU threads (torch, or CTranslate2 for an export).")]
+ComputeType = Annotated[
+    str,
+    Opt(help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32."),
+]
+
+
+def translate(
+    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train`.")],
+    text: Annotated[
+        list[str] | None, typer.Argument(help="Sentences; else standard input.")
+    ] = None,
+    input_file: Annotated[
+        Path | None, Opt("--input", "-i", help="Read sentences from a file.")
+    ] = None,
+    output_file: Annotated[
+        Path | None, Opt("--output", "-o", help="Write translations to a file.")
+    ] = None,
+    beam_size: BeamSize = DECODE.beam_size,
+    n_best: Annotated[
+        int, Opt("--n-best", help="Print the K best as TSV: index, score, text.")
+    ] = DECODE.n_best,
+    length_penalty: LengthPenalty = DECODE.length_penalty,
+    max_len_a: MaxLenA = DECODE.max_len_a,
+    max_len_b: MaxLenB = DECODE.max_len_b,
+    batch_size: BatchSize = DECODE.batch_size,
+    checkpoint: Checkpoint = "best",
+    device: Device = "auto",
+    threads: Threads = None,
+    compute_type: ComputeType = "default",
+    attention: Annotated[
+        Path | None,
+        Opt("--attention", help="With one sentence: save a cross-attention heatmap PNG."),
+    ] = None,
+    no_split: Annotated[
+        bool, Opt("--no-split", help="Translate each line whole: no sentence splitting.")
+    ] = False,
+) -> None:
+    """Translate English text to Spanish line by line, in order; a line holding several
+    sentences is split, translated and joined back with its spacing. From a pipe, each line is
+    translated as soon as it is complete.
+
+    Example: mt translate runs/base "Where is the station?"
+    """
+
+    def action() -> None:
+        from mt.cli.textio import live_batches, live_fd, read_lines, write_translations
+        from mt.decode.translator import open_translator
+
+        config = decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
+        if text and input_file:
+            raise MtError("give sentences as arguments or --input FILE, not both")
+        if attention is not None and len(text or []) != 1:
+            raise MtError("--attention needs exactly one sentence given as an argument")
+        translator = open_translator(
+            run,
+            config,
+            device=device,
+            checkpoint=checkpoint,
+            warn=lambda m: console.print(
+                f"[yellow]warning:[/] {m}", highlight=False, soft_wrap=True
+            ),
+            split=not no_split,
+            threads=threads,
+            compute_type=compute_type,
+        )
+        if attention is not None:
+            from mt.train.plots import plot_attention
+
+            source, target, weights = translator.attention(text[0])
+            plot_attention(source, target, weights, attention)
+            console.print(f"attention heatmap written to {attention}")
+        if text:
+            translations = translator.translate(text)
+        elif input_file is not None:
+            from mt.cli.progress import translate_file
+            from mt.cli.textio import file_lines
+
+            show = output_file is not None and console.is_terminal
+            translations = (
+                translate_file(translator, input_file, console=console)
+                if show
+                else translator.translate(file_lines(input_file))
+            )
+        elif sys.stdin.isatty():
+            _interactive(translator)
+            return
+        elif (fd := live_fd(sys.stdin)) is not None:
+            translations = translator.translate_batches(live_batches(fd, "<stdin>"))
+        else:
+            translations = translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
+        write_translations(translations, output_file, n_best=n_best > 1)
+
+    run_or_exit(action)
+
+
+def _interactive(translator) -> None:
+    console.print("Type an English sentence and press Enter; Ctrl-D to leave.")
+    while True:
+        try:
+            line = input("en> ")
+        except EOFError:
+            console.print()
+            return
+        for translation in translator.translate([line]):
+            print(f"es> {translation.text}")
+
+
+def evaluate(
+    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train`.")],
+    split: Annotated[str, Opt(help="Part of the run's prepared data: test or selection.")] = "test",
+    tsv: Annotated[
+        Path | None,
+        Opt("--tsv", help="Score this english<TAB>spanish file as given, every line a segment."),
+    ] = None,
+    src: Annotated[
+        Path | None, Opt("--src", help="Score this source file (one sentence a line) ...")
+    ] = None,
+    ref: Annotated[
+        list[Path] | None,
+        Opt("--ref", help="... against this line-aligned reference file; repeat for more."),
+    ] = None,
+    skip_bad: Annotated[
+        bool, Opt("--skip-bad", help="Leave out bad test lines with a warning, not an error.")
+    ] = False,
+    limit: Annotated[int | None, Opt(help="Score only the first N segments.")] = None,
+    multi_ref: Annotated[
+        bool, Opt("--multi-ref", help="Also score with all translations of each English sentence.")
+    ] = False,
+    beam_size: BeamSize = DECODE.beam_size,
+    length_penalty: LengthPenalty = DECODE.length_penalty,
+    max_len_a: MaxLenA = DECODE.max_len_a,
+    max_len_b: MaxLenB = DECODE.max_len_b,
+    batch_size: BatchSize = DECODE.batch_size,
+    checkpoint: Checkpoint = "best",
+    device: Device = "auto",
+    threads: Threads = None,
+    compute_type: ComputeType = "default",
+    json_file: Annotated[
+        Path | None, Opt("--json", help="Write all figures to this JSON file.")
+    ] = None,
+    hyps_file: Annotated[
+        Path | None, Opt("--hyps", help="Write the translations, one a line, for sacrebleu.")
+    ] = None,
+) -> None:
+    """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
+
+    Example: mt evaluate runs/base --split test --json runs/base/test.json
+    """
+
+    def action() -> None:
+        from mt.decode.evaluation import evaluate_set, evaluation_set
+        from mt.decode.translator import open_translator
+
+        if limit is not None and limit <= 0:
+            raise MtError(f"--limit must be positive, got {limit}")
+        config = decode_config(beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size)
+        translator = open_translator(
+            run,
+            config,
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            compute_type=compute_type,
+        )
+        test_set = evaluation_set(
+            run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
+        ).head(limit)
+        if test_set.skipped:
+            console.print(
+                f"[yellow]warning:[/] left out {len(test_set.skipped):,} bad lines"
+                f" (first: {test_set.skipped[0]})",
+                highlight=False,
+                soft_wrap=True,
+            )
+        report = evaluate_set(translator, test_set, multi_ref=multi_ref)
+        _print_report(report, test_set.name)
+        if json_file is not None:
+            from mt.files import write_json
+
+            write_json(json_file, report.to_dict())
+        if hyps_file is not None:
+            from mt.atomic import atomic_write_text
+
+            atomic_write_text(hyps_file, "".join(h + "\n" for h in report.hypotheses))
+
+    run_or_exit(action)
+
+
+def _print_report(report, name: str) -> None:
+    from rich.table import Table
+
+    refs = f", {report.references} references" if report.references > 1 else ""
+    table = Table(title=f"mt evaluate: {name}, {report.segments:,} segments{refs}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    rows = [
+        ("cross-entropy (teacher-forced)", f"{report.cross_entropy:.4f}"),
+        (
+            "accuracy (teacher-forced)",
+            # None for a CTranslate2 export: its scoring gives the reference's log-probs only.
+            "n/a (export)" if report.accuracy is None else f"{report.accuracy:.4f}",
+        ),
+        ("BLEU", f"{report.bleu:.2f}"),
+        ("chrF", f"{report.chrf:.2f}"),
+        ("TER", f"{report.ter:.2f}"),
+    ]
+    if report.multi_ref:
+        rows += [
+            (
+                f"BLEU, all references ({report.multi_ref['sentences']:,.0f} sentences)",
+                f"{report.multi_ref['bleu']:.2f}",
+            ),
+            ("chrF, all references", f"{report.multi_ref['chrf']:.2f}"),
+            ("TER, all references", f"{report.multi_ref['ter']:.2f}"),
+        ]
+    rows += [
+        (
+            "search",
+            f"beam {report.decode['beam_size']}, length penalty {report.decode['length_penalty']}",
+        ),
+        ("sentences/s", f"{report.sentences_per_second:,.1f}"),
+        ("target tokens/s", f"{report.tokens_per_second:,.0f}"),
+    ]
+    for metric, value in rows:
+        table.add_row(metric, value)
+    Console().print(table)
+    console.print(f"sacrebleu: {report.signatures['bleu']}", highlight=False)

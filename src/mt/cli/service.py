@@ -1,0 +1,138 @@
+"""`mt serve` and `mt export`: serving a model and exporting it for CTranslate2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.decode import (
+    BatchSize,
+    BeamSize,
+    Checkpoint,
+    Device,
+    LengthPenalty,
+    MaxLenA,
+    MaxLenB,
+    decode_config,
+)
+from mt.config import DECODE
+from mt.errors import MtError
+from mt.serving.limits import LIMITS
+
+
+def serve(
+    run: Annotated[Path, typer.Argument(help="Run directory (or exported model) to serve.")],
+    host: Annotated[str, Opt(help="Address to listen on (loopback unless you give a key).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, Opt(help="Port to listen on.")] = 8000,
+    beam_size: BeamSize = DECODE.beam_size,
+    length_penalty: LengthPenalty = DECODE.length_penalty,
+    max_len_a: MaxLenA = DECODE.max_len_a,
+    max_len_b: MaxLenB = DECODE.max_len_b,
+    batch_size: BatchSize = DECODE.batch_size,
+    checkpoint: Checkpoint = "best",
+    device: Device = "auto",
+    threads: Annotated[
+        int | None, Opt(help="CPU threads for torch (default: all cores but one).")
+    ] = None,
+    max_chars: Annotated[int, Opt(help="Characters per request (413 above).")] = LIMITS.max_chars,
+    max_items: Annotated[int, Opt(help="Texts per q array (413 above).")] = LIMITS.max_items,
+    max_body_bytes: Annotated[
+        int, Opt(help="Request body bytes (413 above).")
+    ] = LIMITS.max_body_bytes,
+    timeout: Annotated[
+        float, Opt(help="Seconds one request may take (503 after).")
+    ] = LIMITS.timeout,
+    rate_limit: Annotated[
+        int, Opt(help="Requests per minute per key or client address (429 above; 0: off).")
+    ] = LIMITS.per_minute,
+    batch_wait_ms: Annotated[
+        float, Opt(help="Milliseconds the decoder waits for requests still being read.")
+    ] = 5.0,
+    api_key: Annotated[
+        str | None, Opt(envvar="MT_API_KEY", help="Key clients must send as api_key.")
+    ] = None,
+    cors_origin: Annotated[
+        list[str] | None, Opt("--cors-origin", help="Origin allowed to call from a browser.")
+    ] = None,
+    log_text: Annotated[bool, Opt("--log-text", help="Also log the texts translated.")] = False,
+    max_alternatives: Annotated[
+        int | None,
+        Opt(help="Alternatives a request may get (default beam size - 1; 0 is faster on exports)."),
+    ] = None,
+) -> None:
+    """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
+
+    Example: mt serve runs/base --port 8000
+    """
+
+    def action() -> None:
+        from mt.serving.limits import Limits
+        from mt.serving.server import serve as run_server
+
+        if max_alternatives is not None and max_alternatives < 0:
+            raise MtError(f"--max-alternatives must be >= 0, got {max_alternatives}")
+        n_best = beam_size if max_alternatives is None else min(beam_size, max_alternatives + 1)
+        config = decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
+        limits = Limits(
+            max_chars=max_chars,
+            max_items=max_items,
+            max_body_bytes=max_body_bytes,
+            timeout=timeout,
+            per_minute=rate_limit,
+        )
+        if batch_wait_ms < 0:
+            raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
+        run_server(
+            run,
+            host=host,
+            port=port,
+            decode=config,
+            limits=limits,
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            api_key=api_key,
+            cors_origins=cors_origin or (),
+            batch_wait=batch_wait_ms / 1000,
+            log_text=log_text,
+            say=lambda message: console.print(message, highlight=False, soft_wrap=True),
+            warn=lambda message: console.print(
+                f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True
+            ),
+        )
+
+    run_or_exit(action)
+
+
+def export(
+    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train` (Transformer).")],
+    out: Annotated[Path, Opt("--out", "-o", help="Export directory to create.")],
+    quantization: Annotated[
+        str, Opt(help="Weights: int8, int8_float32, int16, float16 or float32.")
+    ] = "int8",
+    checkpoint: Checkpoint = "best",
+    force: Annotated[bool, Opt("--force", help="Replace an existing export in --out.")] = False,
+) -> None:
+    """Convert a run to CTranslate2 for fast inference; translate, evaluate and serve read it.
+
+    Example: mt export runs/base --out runs/base-ct2
+    """
+
+    def action() -> None:
+        from mt.export.writer import export_run
+
+        result = export_run(run, out, quantization=quantization, checkpoint=checkpoint, force=force)
+        console.print(
+            f"exported {run} to {result.out}: {result.quantization} weights, "
+            f"{result.model_bytes / 1e6:.2f} MB ({result.model_bytes / result.weights_bytes:.0%} "
+            f"of the {result.weights_bytes / 1e6:.2f} MB safetensors) in {result.seconds:.1f} s",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    run_or_exit(action)

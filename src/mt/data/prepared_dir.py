@@ -1,0 +1,150 @@
+"""A prepared directory read back: what `mt prepare` wrote, for `train`, `translate` and
+`evaluate`.
+
+The directory holds `train.tsv`, `selection.tsv` and `test.tsv` (english<TAB>spanish, cleaned),
+both tokenizers, the training and selection parts as token arrays (tokenarrays.py),
+`checksums.sha256` and `prepare.json` (counts, vocabulary sizes, lengths, the arrays' entries).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mt.data.corpus import PARTS
+from mt.data.tokenarrays import open_column
+from mt.data.tokenization import WordPieceCodec
+from mt.errors import MtError
+from mt.files import (
+    PREPARE_JSON,
+    PREPARED_FORMAT,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    check_format,
+    read_json,
+)
+
+if TYPE_CHECKING:
+    from mt.data.batching import EncodedPairs
+
+PART_FILES = {part: f"{part}.tsv" for part in PARTS}
+ARRAY_PARTS = ("train", "selection")
+SIDES = {"source": "en", "target": "es"}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A prepared directory read back: its summary, both tokenizers and its three parts."""
+
+    root: Path
+    info: dict[str, Any]
+    source: WordPieceCodec
+    target: WordPieceCodec
+
+    def path(self, part: str) -> Path:
+        return self.root / PART_FILES[part]
+
+    def read_part(self, part: str) -> list[tuple[str, str]]:
+        """The (english, spanish) pairs of "train", "selection" or "test"."""
+        if part not in PART_FILES:
+            raise MtError(f"unknown part {part!r}; choose one of {', '.join(PARTS)}")
+        return read_pairs(self.path(part))
+
+    def encoded(self, part: str, *, max_src_len: int, max_tgt_len: int) -> EncodedPairs:
+        """The token arrays of "train" or "selection", read row by row from their files."""
+        from mt.data.batching import EncodedPairs  # torch: only training needs it
+
+        entries = self.info["token_arrays"]["parts"][part]
+        return EncodedPairs(
+            source=open_column(self.root, entries["source"]),
+            target=open_column(self.root, entries["target"]),
+            max_src_len=max_src_len,
+            max_tgt_len=max_tgt_len,
+        )
+
+
+def read_pairs(path: Path) -> list[tuple[str, str]]:
+    """Pairs from a 2-column TSV that `mt prepare` wrote."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MtError(f"{path} is missing; run `mt prepare` again") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise MtError(f"cannot read {path}: {error}") from None
+    pairs = []
+    for number, line in enumerate(text.split("\n")[:-1], start=1):
+        english, tab, spanish = line.partition("\t")
+        if not tab or "\t" in spanish:
+            raise MtError(f"{path} line {number}: expected english<TAB>spanish; run `mt prepare`")
+        pairs.append((english, spanish))
+    return pairs
+
+
+def load_prepared(root: Path) -> Prepared:
+    """Read a directory written by `mt prepare`; a clear error names anything missing."""
+    if not root.is_dir():
+        raise MtError(
+            f"prepared directory {root} does not exist; run `mt prepare CORPUS --out {root}`"
+        )
+    needed = [PREPARE_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER, *PART_FILES.values()]
+    missing = [name for name in needed if not (root / name).is_file()]
+    if missing:
+        raise MtError(
+            f"prepared directory {root} is incomplete: missing {', '.join(missing)}; "
+            "run `mt prepare`"
+        )
+    info = read_json(root / PREPARE_JSON)
+    version = info.get("format_version") if isinstance(info, dict) else None
+    what = f"{root / PREPARE_JSON}: prepared"
+    check_format(version, PREPARED_FORMAT, what=what, advice="run `mt prepare` again")
+    return Prepared(
+        root=root,
+        info=info,
+        source=WordPieceCodec.load(root / SOURCE_TOKENIZER),
+        target=WordPieceCodec.load(root / TARGET_TOKENIZER),
+    )
+
+
+def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """prepare.json as (what, value) rows for the table `mt prepare` prints."""
+    counts = info["counts"]
+    vocab = info["vocabulary"]
+    dropped = ", ".join(f"{n:,} {reason}" for reason, n in counts["dropped"].items()) or "0"
+    filtered = ", ".join(f"{n:,} {reason}" for reason, n in counts.get("filtered", {}).items())
+    cleaned = ", ".join(
+        f"{counts[key]} {label}"
+        for key, label in (
+            ("nfc_changed", "NFC"),
+            ("zero_width_removed", "zero-width"),
+            ("no_break_spaces_mapped", "no-break space"),
+            ("whitespace_collapsed", "whitespace"),
+            ("stripped", "stripped"),
+        )
+        if counts[key]
+    )
+    rows = [
+        ("corpus", info["corpus"]),
+        ("lines read", f"{counts['lines']:,}"),
+        ("dropped", dropped),
+        ("lines cleaned", cleaned or "0"),
+        ("filtered", filtered or "0"),
+        ("duplicate pairs", f"{counts['duplicates']:,}"),
+        ("pairs", f"{counts['pairs']:,}"),
+    ]
+    for part, numbers in counts["parts"].items():
+        lengths = info["lengths"][part]
+        rows.append(
+            (
+                part,
+                f"{numbers['pairs']:,} pairs, {numbers['distinct_english']:,} English; "
+                f"labels en {_stats(lengths['source'])} | es {_stats(lengths['target'])}",
+            )
+        )
+    shared = " (shared)" if vocab["shared_vocab"] else ""
+    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}"))
+    return rows
+
+
+def _stats(numbers: dict[str, float]) -> str:
+    return f"{numbers['mean']:.1f}/{numbers['p95']:.0f}/{numbers['p99']:.0f}/{numbers['max']}"

@@ -1,0 +1,296 @@
+"""Search an exported model with `ctranslate2.Translator`, keeping mt.decode.search's semantics.
+
+How mt's search maps onto CTranslate2's (read mt.decode.search first):
+
+- Tokens: CTranslate2 exchanges label strings; the source goes in with its [EOS] (mt.data.batching
+  adds it) and the decoder starts from [BOS]. mt bans [PAD] and [BOS] without renormalising the
+  other labels' log-probs; CTranslate2's suppression renormalises (a shift of about 3e-4 per
+  sentence on the tiny test models). So the search runs without suppression, which gives mt's
+  choices and log-probs whenever a banned label never wins, as it never does for a trained
+  model; a sentence whose result holds one is searched again with them suppressed and its
+  hypotheses rescored with `score_batch`, which gives the unrenormalised log-probs. Greedy
+  choices are then still mt's (a row's shift does not reorder it); beam search may rank
+  differently, because the shift differs between beams.
+- Length: mt lets a sentence emit at most floor(a * S + b) labels (capped by the positions),
+  then forces [EOS]. CTranslate2's limit is one number per batch and ends a hypothesis at the
+  limit without [EOS]. So a batch is searched with its largest limit, and a sentence whose result
+  is longer than its own limit is redone: greedy output is cut to the limit, beam search runs
+  again to the sentence's limit keeping every finished hypothesis, so the best is chosen among
+  the same set as mt's; a hypothesis cut at the limit gets its [EOS] log-prob from `score_batch`.
+  (n-best lists and alpha > 0 split the batch by limit instead.)
+- Score: mt's log-prob counts [EOS]; its score divides by the GNMT penalty ((5 + n) / 6) ** alpha,
+  n counting [EOS]. CTranslate2 divides by n ** alpha, so scores are recomputed here from
+  log-probs. With alpha = 0 (mt's default) beam search stops when the best hypothesis is final
+  (CTranslate2's early exit), which returns the same best hypothesis as mt's stopping rule. An
+  n-best list needs more: mt stops once `beam` finished hypotheses beat every open one, and
+  nothing found after that could enter its list (log-probs only fall), so searching on to the
+  limit and keeping every finished hypothesis gives mt's list; `--n-best` above 1 costs that.
+  With alpha > 0 CTranslate2 stops after `beam` finished hypotheses, re-ranked here with GNMT;
+  mt's rule is a heuristic there too, and the two can differ where a longer one would overtake.
+- Teacher forcing: `score_batch` gives the log-prob of each reference label, [EOS] included, so
+  the cross-entropy is the same quantity as mt's; accuracy (is the reference label the argmax?)
+  is not available from it and is reported as such.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import torch
+
+from mt.checksums import verify_checksums
+from mt.config import DecodeConfig, ModelConfig, TrainConfig
+from mt.data.batching import EncodedPairs
+from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
+from mt.decode.search import Hypothesis, gnmt_penalty
+from mt.errors import MtError
+from mt.files import CT2_MODEL, SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.model.rundir import read_model_config
+
+_PAD, _, _BOS, _EOS = SPECIAL_TOKENS
+SCORE_BATCH = 64
+
+INSTALL_HINT = "pip install 'ctranslate2>=4.5' (or `make setup`, which installs mt's dependencies)"
+
+
+def require_ctranslate2(purpose: str) -> ModuleType:
+    """The ctranslate2 module, or one line saying what to install; imported only when needed."""
+    try:
+        import ctranslate2
+    except ImportError:
+        raise MtError(f"{purpose} needs the ctranslate2 package: {INSTALL_HINT}", 1) from None
+    return ctranslate2
+
+
+@dataclass(frozen=True)
+class TeacherForced:
+    loss: float
+    accuracy: float | None = None  # score_batch gives the reference's log-probs only
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A hypothesis as CTranslate2 returned it: label ids without [EOS], whether it ended with
+    [EOS] (else it stopped at the length limit), and its summed log-prob."""
+
+    tokens: tuple[int, ...]
+    ended: bool
+    log_prob: float
+
+    @property
+    def banned(self) -> bool:
+        return PAD in self.tokens or BOS in self.tokens
+
+
+class Ct2Engine:
+    """Greedy and beam search through a loaded `ctranslate2.Translator`."""
+
+    def __init__(self, translator, config: ModelConfig, source: list[str], target: list[str]):
+        self.translator = translator
+        self.max_positions = config.max_positions
+        self.source_pieces = source
+        self.target_pieces = target
+        self.target_ids = {piece: i for i, piece in enumerate(target)}
+
+    def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
+        limits = [self._limit(len(ids), config) for ids in sources]
+        single = config.beam_size == 1 or (config.length_penalty == 0 and config.n_best == 1)
+        if single and min(limits) > 0:
+            return self._search_batch(sources, limits, config)
+        found: list[list[Hypothesis]] = [[] for _ in sources]
+        groups: dict[int, list[int]] = {}
+        for row, limit in enumerate(limits):
+            groups.setdefault(limit, []).append(row)
+        for limit, rows in groups.items():
+            tokens = [self._source_tokens(sources[row]) for row in rows]
+            for row, hyps in zip(rows, self._search_group(tokens, limit, config), strict=True):
+                found[row] = hyps
+        return found
+
+    def _search_batch(
+        self, sources: list[np.ndarray], limits: list[int], config: DecodeConfig
+    ) -> list[list[Hypothesis]]:
+        """One best hypothesis each, in one call with the batch's largest limit. A result within
+        its sentence's own limit is what a search to that limit finds (up to there the searches
+        agree, and a final best beats whatever the limit would cut off); a longer greedy one is
+        cut to the limit (its prefix is the same), a longer beam one searched again."""
+        tokens = [self._source_tokens(ids) for ids in sources]
+        results = self._translate(tokens, config, limit=max(limits), num_hypotheses=1)
+        ranked = []
+        for source, limit, found in zip(tokens, limits, results, strict=True):
+            best = found[0]
+            within = len(best.tokens) < limit or (len(best.tokens) == limit and best.ended)
+            if best.banned or not (within or config.beam_size == 1):
+                ranked.append(self._search_group([source], limit, config)[0])
+            elif not within:
+                ranked.append(self._rank([_Found(best.tokens[:limit], False, 0.0)], source, config))
+            else:
+                ranked.append(self._rank(found, source, config))
+        return ranked
+
+    def _limit(self, source_length: int, config: DecodeConfig) -> int:
+        """mt.decode.search.max_lengths for one sentence: labels it may emit before [EOS]."""
+        limit = math.floor(config.max_len_a * source_length + config.max_len_b)
+        return max(min(limit, self.max_positions - 1), 0)
+
+    def _source_tokens(self, ids: np.ndarray) -> list[str]:
+        return [self.source_pieces[i] for i in ids.tolist()]
+
+    def _search_group(
+        self, sources: list[list[str]], limit: int, config: DecodeConfig
+    ) -> list[list[Hypothesis]]:
+        """Sentences that share one length limit."""
+        if limit == 0:  # nothing may be emitted: every translation is [EOS] alone
+            return [self._rank([_Found((), False, 0.0)], src, config) for src in sources]
+        greedy = config.beam_size == 1
+        plain = config.length_penalty == 0
+        # With alpha = 0 one best hypothesis lets CTranslate2 stop as soon as it is final; an
+        # n-best list is mt's only if the search goes on to the limit (see the module notes).
+        exhaustive = not greedy and plain and config.n_best > 1
+        results = self._translate(
+            sources,
+            config,
+            limit=limit,
+            num_hypotheses=1 if greedy or (plain and not exhaustive) else None,
+            exhaustive=exhaustive,
+        )
+        ranked = []
+        for source, found in zip(sources, results, strict=True):
+            if any(hyp.banned for hyp in found):
+                again = self._translate(
+                    [source], config, limit=limit, exhaustive=not greedy, suppress=True
+                )[0]
+                found = [
+                    _Found(hyp.tokens, True, log_prob)
+                    for hyp, log_prob in zip(again, self._exact(again, source), strict=True)
+                ]
+            elif not greedy and not exhaustive and not all(hyp.ended for hyp in found):
+                found = self._translate([source], config, limit=limit, exhaustive=True)[0]
+            ranked.append(self._rank(found, source, config))
+        return ranked
+
+    def _translate(
+        self,
+        sources: list[list[str]],
+        config: DecodeConfig,
+        *,
+        limit: int,
+        num_hypotheses: int | None = None,
+        exhaustive: bool = False,
+        suppress: bool = False,
+    ) -> list[list[_Found]]:
+        beam = config.beam_size
+        # Greedy choices do not depend on the penalty: ask for plain log-probs.
+        alpha = 0.0 if beam == 1 else config.length_penalty
+        # Searching to the limit and keeping everything: room for `beam` finished per step.
+        patience = limit + 1 if exhaustive else 1
+        results = self.translator.translate_batch(
+            sources,
+            beam_size=beam,
+            patience=patience,
+            num_hypotheses=num_hypotheses or beam * patience,
+            length_penalty=alpha,
+            max_decoding_length=limit,
+            min_decoding_length=0,
+            max_input_length=0,
+            suppress_sequences=[[_PAD], [_BOS]] if suppress else None,
+            return_scores=True,
+            return_end_token=True,
+        )
+        return [
+            [
+                self._found(tokens, score, alpha)
+                for tokens, score in zip(r.hypotheses, r.scores, strict=True)
+            ]
+            for r in results
+        ]
+
+    def _found(self, pieces: list[str], score: float, alpha: float) -> _Found:
+        ended = bool(pieces) and pieces[-1] == _EOS
+        tokens = tuple(self.target_ids[p] for p in (pieces[:-1] if ended else pieces))
+        # CTranslate2's score is log_prob / length ** alpha, length counting the [EOS] it has.
+        log_prob = score * len(pieces) ** alpha if alpha else score
+        return _Found(tokens, ended, log_prob)
+
+    def _rank(
+        self, found: list[_Found], source: list[str], config: DecodeConfig
+    ) -> list[Hypothesis]:
+        """mt's hypotheses: [EOS] added where the limit cut one off, GNMT scores, best first."""
+        cut = [hyp for hyp in found if not hyp.ended]
+        completed = dict(zip(map(id, cut), self._exact(cut, source), strict=True))
+        hyps = []
+        for hyp in found:
+            log_prob = completed.get(id(hyp), hyp.log_prob)
+            penalty = gnmt_penalty(len(hyp.tokens) + 1, config.length_penalty)
+            hyps.append(Hypothesis(hyp.tokens, log_prob / penalty, log_prob))
+        hyps.sort(key=lambda hyp: -hyp.score)  # stable: CTranslate2's order breaks ties
+        return hyps[: config.n_best]
+
+    def _exact(self, hyps: list[_Found], source: list[str]) -> list[float]:
+        """Unrenormalised log-probs of the hypotheses with [EOS] appended (as mt forces it at
+        the length limit), from one teacher-forced pass."""
+        if not hyps:
+            return []
+        targets = [[self.target_pieces[i] for i in hyp.tokens] for hyp in hyps]
+        scored = self.translator.score_batch([source] * len(hyps), targets, max_input_length=0)
+        return [sum(result.log_probs) for result in scored]
+
+    def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForced:
+        """Mean negative log-prob of every reference label after [BOS], [EOS] included."""
+        del train_config  # the pairs are already cut to its lengths
+        sources = [self._source_tokens(src) for src in data.src]
+        targets = [[self.target_pieces[i] for i in tgt[1:-1].tolist()] for tgt in data.tgt]
+        results = self.translator.score_batch(
+            sources, targets, max_batch_size=SCORE_BATCH, max_input_length=0
+        )
+        total = sum(sum(r.log_probs) for r in results)
+        count = sum(len(r.log_probs) for r in results)
+        return TeacherForced(loss=-total / count if count else float("nan"))
+
+
+@dataclass
+class ExportedRun:
+    """What a Translator needs of a run, for an exported directory (compare rundir.LoadedRun)."""
+
+    directory: Path
+    config: ModelConfig
+    source: WordPieceCodec
+    target: WordPieceCodec
+    engine: Ct2Engine
+
+    @property
+    def model(self) -> None:
+        raise MtError(
+            f"{self.directory} is a CTranslate2 export: it has no PyTorch model for attention "
+            "maps; use the run directory it was exported from"
+        )
+
+
+def open_exported(
+    directory: Path, *, device: str, threads: int | None, compute_type: str
+) -> ExportedRun:
+    """Check the files against their checksums and load the model on `device` ("cpu", "cuda")
+    with `threads` CPU threads (default: as many as torch uses)."""
+    ctranslate2 = require_ctranslate2(f"{directory} (a CTranslate2 export)")
+    verify_checksums(directory, what="export", remedy="export the run again")
+    config = read_model_config(directory)
+    source = WordPieceCodec.load(directory / SOURCE_TOKENIZER)
+    target = WordPieceCodec.load(directory / TARGET_TOKENIZER)
+    try:
+        translator = ctranslate2.Translator(
+            str(directory / CT2_MODEL),
+            device=device,
+            compute_type=compute_type,
+            inter_threads=1,
+            # Not CTranslate2's own default of 4, which oversubscribes a 2-core machine.
+            intra_threads=threads or torch.get_num_threads(),
+        )
+    except (ValueError, RuntimeError) as error:
+        raise MtError(f"{directory}: CTranslate2 cannot load it ({error})") from None
+    pieces = ([codec.id_to_piece(i) for i in range(codec.vocab_size)] for codec in (source, target))
+    engine = Ct2Engine(translator, config, *pieces)
+    return ExportedRun(directory, config, source, target, engine)

@@ -1,0 +1,96 @@
+"""What a Translator searches with: PyTorch over a trained run, or CTranslate2 over an export.
+
+`mt translate`, `mt evaluate` and `mt serve` open a model directory through `open_run` and never
+ask which kind it is: a run directory (mt.model.rundir) is searched by mt.decode.search over its
+PyTorch model,
+a directory written by `mt export` (its model.json says "format": "mt-ctranslate2") by
+CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import torch
+from torch import nn
+
+from mt.config import DecodeConfig, TrainConfig
+from mt.data.batching import EncodedPairs, pad
+from mt.data.tokenization import PAD
+from mt.decode.ct2_engine import ExportedRun
+from mt.decode.search import Hypothesis, search
+from mt.model.loss import evaluate_teacher_forced
+from mt.model.rundir import LoadedRun
+
+
+class TeacherForcedScores(Protocol):
+    """Mean cross-entropy per reference label; accuracy None where an engine cannot tell."""
+
+    @property
+    def loss(self) -> float: ...
+
+    @property
+    def accuracy(self) -> float | None: ...
+
+
+class SearchEngine(Protocol):
+    def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
+        """Source ids (each ending in EOS, unpadded) -> hypotheses, best first, in input order."""
+        ...
+
+    def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForcedScores:
+        """The reference translations' cross-entropy (and accuracy) given their prefixes."""
+        ...
+
+
+class TorchEngine:
+    """mt.decode.search's greedy and beam search over a PyTorch model in eval mode."""
+
+    def __init__(self, model: nn.Module, device: torch.device) -> None:
+        self.model = model
+        self.device = device
+
+    def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
+        src = pad(sources).to(self.device)
+        return search(self.model, src, src != PAD, config)
+
+    def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForcedScores:
+        return evaluate_teacher_forced(self.model, data, train_config, self.device)
+
+
+def engine_for(run: LoadedRun | ExportedRun, device: torch.device) -> SearchEngine:
+    """An exported run brings its CTranslate2 engine; a trained run is searched with PyTorch."""
+    if isinstance(run, ExportedRun):
+        return run.engine
+    return TorchEngine(run.model, device)
+
+
+def open_run(
+    model_dir: Path,
+    *,
+    checkpoint: str = "best",
+    device: torch.device,
+    threads: int | None = None,
+    compute_type: str = "default",
+) -> LoadedRun | ExportedRun:
+    """A LoadedRun, or an ExportedRun for a directory `mt export` wrote; `threads` sets torch's
+    or CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
+    from mt.files import is_export
+
+    if threads is not None and threads < 1:
+        from mt.errors import MtError
+
+        raise MtError(f"--threads must be positive, got {threads}")
+    if model_dir.is_dir() and is_export(model_dir):
+        from mt.decode.ct2_engine import open_exported
+
+        return open_exported(
+            model_dir, device=device.type, threads=threads, compute_type=compute_type
+        )
+    from mt.model.rundir import load_run
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    return load_run(model_dir, checkpoint, device)

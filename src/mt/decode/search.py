@@ -1,0 +1,302 @@
+"""Greedy and beam search over the encode / start_state / step seam of a translation model.
+
+Search semantics follow fairseq: padding and BOS are never chosen, beam search looks at 2 x beam
+candidates per step so that hypotheses ending in EOS do not starve the beam, and EOS is forced at
+the length limit. As in OpenNMT, the search state (`_Beams`) is kept apart from model calls.
+
+A sentence with S real source tokens emits at most floor(a * S + b) tokens before its EOS, fewer
+when the model has `max_positions` (BOS plus the emitted tokens must fit its positions). A
+hypothesis's log-prob sums float32 token log-probs, EOS included; its score divides that by the GNMT
+length penalty and ranks hypotheses. Sentences leave the batch as soon as they are done, so short
+sentences stop costing compute. Put the model in eval mode first: the search does not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
+import torch
+from torch import Tensor
+
+from mt.config import DecodeConfig
+from mt.data.tokenization import BOS, EOS, PAD
+
+NEG_INF = float("-inf")
+
+
+class DecoderState(Protocol):
+    """What a model carries between steps (cached keys and values); search only reorders it."""
+
+    def select(self, index: Tensor) -> DecoderState:
+        """The state whose row i is this state's row index[i]; index is a LongTensor (N,)."""
+        ...
+
+
+class Seq2Seq(Protocol):
+    """The model seam searched over; `max_positions`, if the model has it, caps output length."""
+
+    def encode(self, src: Tensor, src_mask: Tensor) -> Tensor:
+        """src (B, S) long, src_mask (B, S) bool, True = real token -> memory (B, S, d)."""
+        ...
+
+    def start_state(self, memory: Tensor, src_mask: Tensor) -> DecoderState: ...
+
+    def step(self, tokens: Tensor, state: DecoderState) -> tuple[Tensor, DecoderState]:
+        """tokens (N,) last token of each row, BOS first -> next-token logits (N, V), new state."""
+        ...
+
+    def decode(self, tgt_in: Tensor, memory: Tensor, src_mask: Tensor) -> Tensor:
+        """Teacher-forced decoder over whole prefixes: tgt_in (N, T) -> logits (N, T, V)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One translation: tokens without BOS and EOS; log_prob includes EOS; score ranks."""
+
+    tokens: tuple[int, ...]
+    score: float
+    log_prob: float
+
+
+def gnmt_penalty(length: int, alpha: float) -> float:
+    """GNMT penalty ((5 + length) / 6) ** alpha (Wu et al. 2016); length counts EOS."""
+    return ((5 + length) / 6) ** alpha
+
+
+def _hypothesis(tokens: list[int], log_prob: float, alpha: float) -> Hypothesis:
+    return Hypothesis(tuple(tokens), log_prob / gnmt_penalty(len(tokens) + 1, alpha), log_prob)
+
+
+def max_lengths(model: Seq2Seq, src_mask: Tensor, max_len_a: float, max_len_b: int) -> list[int]:
+    """Most tokens each sentence may emit before EOS: floor(a * source length + b).
+
+    With `max_positions` P the cap is P - 1, because the decoder also reads BOS.
+    """
+    positions = getattr(model, "max_positions", None)
+    limits = [math.floor(max_len_a * n + max_len_b) for n in src_mask.sum(1).tolist()]
+    if positions is not None:
+        limits = [min(limit, positions - 1) for limit in limits]
+    return [max(limit, 0) for limit in limits]
+
+
+def _log_probs(logits: Tensor, force_eos: Tensor | None) -> Tensor:
+    """Float32 log-probs (N, V) with PAD and BOS banned and EOS forced on the rows force_eos marks.
+
+    Banned labels are not renormalised away (as in fairseq): scores stay true model log-probs.
+    """
+    lprobs = torch.log_softmax(logits.float(), dim=-1)
+    lprobs[:, PAD] = NEG_INF
+    lprobs[:, BOS] = NEG_INF
+    if force_eos is None:
+        return lprobs
+    eos_only = torch.full_like(lprobs, NEG_INF)
+    eos_only[:, EOS] = lprobs[:, EOS]
+    return torch.where(force_eos.unsqueeze(1), eos_only, lprobs)
+
+
+@torch.inference_mode()
+def greedy_search(
+    model: Seq2Seq,
+    src: Tensor,
+    src_mask: Tensor,
+    *,
+    max_len_a: float,
+    max_len_b: int,
+    length_penalty: float = 0.0,
+) -> list[Hypothesis]:
+    """The most likely next token at each step; one hypothesis per sentence, in input order.
+
+    `length_penalty` only sets the reported score: it cannot change a greedy choice.
+    """
+    limits = max_lengths(model, src_mask, max_len_a, max_len_b)
+    state = model.start_state(model.encode(src, src_mask), src_mask)
+    rows = list(range(src.size(0)))  # sentence of each row still decoding
+    limit = torch.tensor(limits, device=src.device)
+    last = torch.full((len(rows),), BOS, dtype=torch.long, device=src.device)
+    log_prob = torch.zeros(len(rows), device=src.device)
+    tokens = torch.zeros((len(rows), 0), dtype=torch.long, device=src.device)  # (N, t)
+    found: list[Hypothesis | None] = [None] * len(rows)
+    for step in range(max(limits) + 1):
+        logits, state = model.step(last, state)
+        force = limit <= step if step >= min(limits) else None
+        best, last = _log_probs(logits, force).max(dim=-1)
+        log_prob = log_prob + best
+        ended = last == EOS if force is None else (last == EOS) | force
+        done = ended.nonzero().squeeze(1)
+        if done.numel():
+            for row, toks, lp in zip(
+                done.tolist(), tokens[done].tolist(), log_prob[done].tolist(), strict=True
+            ):
+                found[rows[row]] = _hypothesis(toks, lp, length_penalty)
+            keep = (~ended).nonzero().squeeze(1)
+            rows = [rows[r] for r in keep.tolist()]
+            if not rows:
+                break
+            state, limit, last = state.select(keep), limit[keep], last[keep]
+            log_prob, tokens = log_prob[keep], tokens[keep]
+        tokens = torch.cat([tokens, last.unsqueeze(1)], dim=1)
+    return [hyp for hyp in found if hyp is not None]
+
+
+@dataclass
+class _Beams:
+    """Beam-search state of the sentences still open; it never calls the model.
+
+    Rows of the decoder state are laid out sentence-major: row i * beam + k is beam k of open
+    sentence i. Open hypotheses are kept best first.
+    """
+
+    beam: int
+    n_best: int
+    alpha: float
+    sents: list[int]  # input index of each open sentence
+    limits: list[int]  # its max length
+    limit: Tensor  # (n,) the same limits, on the device
+    scores: Tensor  # (n, beam) float32 log-probs of the open hypotheses
+    tokens: Tensor  # (n * beam, t) their tokens, BOS excluded
+    finished: list[list[Hypothesis]]  # per input sentence, best first, at most beam
+
+    @classmethod
+    def start(
+        cls, limits: list[int], beam: int, n_best: int, alpha: float, device: torch.device
+    ) -> _Beams:
+        n = len(limits)
+        # All beams start as the same empty prefix: only the first may expand at step 0.
+        scores = torch.full((n, beam), NEG_INF, device=device)
+        scores[:, 0] = 0.0
+        tokens = torch.zeros((n * beam, 0), dtype=torch.long, device=device)
+        limit = torch.tensor(limits, device=device)
+        finished: list[list[Hypothesis]] = [[] for _ in range(n)]
+        return cls(beam, n_best, alpha, list(range(n)), limits, limit, scores, tokens, finished)
+
+    def force_eos(self, step: int) -> Tensor | None:
+        """(n * beam,) True on rows at their length limit, or None if there are none."""
+        if step < min(self.limits):
+            return None
+        return (self.limit <= step).repeat_interleave(self.beam)
+
+    def advance(self, lprobs: Tensor) -> tuple[Tensor, Tensor]:
+        """Extend the beams by one token given its log-probs (n * beam, V).
+
+        Returns the decoder rows that continue (to select from the state) and their last tokens.
+        """
+        n, vocab = len(self.sents), lprobs.size(1)
+        cand = (self.scores.unsqueeze(2) + lprobs.view(n, self.beam, vocab)).view(n, -1)
+        top_scores, top_idx = cand.topk(2 * self.beam)  # (n, 2 * beam), best first
+        offsets = torch.arange(n, device=cand.device).unsqueeze(1) * self.beam
+        top_rows = top_idx.div(vocab, rounding_mode="floor") + offsets
+        top_tokens = top_idx.remainder(vocab)
+        is_eos = top_tokens == EOS
+        self._finish(top_scores, top_rows, is_eos)
+        # Each row gives at most one EOS, so at least `beam` candidates go on: the best of them.
+        rank = torch.arange(2 * self.beam, device=cand.device)
+        alive = (is_eos.long() * 2 * self.beam + rank).topk(self.beam, largest=False).indices
+        self.scores = top_scores.gather(1, alive)
+        rows, last = top_rows.gather(1, alive), top_tokens.gather(1, alive)  # (n, beam)
+        self.tokens = torch.cat([self.tokens[rows.view(-1)], last.view(-1, 1)], dim=1)
+        keep = self._still_open()
+        if len(keep) < n:
+            rows, last = self._drop_done(keep, rows, last)
+        return rows.view(-1), last.view(-1)
+
+    def _finish(self, top_scores: Tensor, top_rows: Tensor, is_eos: Tensor) -> None:
+        """File the EOS candidates ranked in the top `beam` (as fairseq) as finished hypotheses."""
+        top = slice(0, self.beam)
+        ends = (is_eos[:, top] & (top_scores[:, top] > NEG_INF)).nonzero()  # (k, 2)
+        if ends.numel() == 0:
+            return
+        sent, rank = ends.unbind(1)
+        tokens = self.tokens[top_rows[sent, rank]].tolist()
+        log_probs = top_scores[sent, rank].tolist()
+        for i, toks, lp in zip(sent.tolist(), tokens, log_probs, strict=True):
+            kept = self.finished[self.sents[i]]
+            kept.append(_hypothesis(toks, lp, self.alpha))
+            kept.sort(key=lambda hyp: -hyp.score)  # stable: earlier wins ties
+            del kept[self.beam :]
+
+    def _still_open(self) -> list[int]:
+        """Indices of the open sentences whose n-best could still change."""
+        best = self.scores[:, 0].tolist()
+        return [i for i in range(len(self.sents)) if not self._done(i, best[i])]
+
+    def _done(self, i: int, best_open: float) -> bool:
+        """Done when no hypothesis is open (all ended at the length limit), or when `beam`
+        finished hypotheses all score at least as well as the best open one would if it ended now.
+
+        With alpha = 0 this is exact: an open log-prob only falls. With alpha > 0 a longer
+        hypothesis could still overtake (the penalty grows with length); like OpenNMT and Hugging
+        Face we accept that to stop as soon as the beam is full of better finished hypotheses.
+        """
+        if best_open == NEG_INF:
+            return True
+        kept = self.finished[self.sents[i]]
+        length = self.tokens.size(1) + 1  # ending now adds EOS
+        return len(kept) >= self.beam and kept[-1].score >= best_open / gnmt_penalty(
+            length, self.alpha
+        )
+
+    def _drop_done(self, keep: list[int], rows: Tensor, last: Tensor) -> tuple[Tensor, Tensor]:
+        index = torch.tensor(keep, dtype=torch.long, device=rows.device)
+        self.sents = [self.sents[i] for i in keep]
+        self.limits = [self.limits[i] for i in keep]
+        self.limit, self.scores = self.limit[index], self.scores[index]
+        t = self.tokens.size(1)
+        self.tokens = self.tokens.view(-1, self.beam, t)[index].view(-1, t)
+        return rows[index], last[index]
+
+
+@torch.inference_mode()
+def beam_search(
+    model: Seq2Seq,
+    src: Tensor,
+    src_mask: Tensor,
+    *,
+    beam_size: int,
+    n_best: int,
+    length_penalty: float,
+    max_len_a: float,
+    max_len_b: int,
+) -> list[list[Hypothesis]]:
+    """Up to n_best hypotheses per sentence, best score first, in input order."""
+    limits = max_lengths(model, src_mask, max_len_a, max_len_b)
+    beams = _Beams.start(limits, beam_size, n_best, length_penalty, src.device)
+    state = model.start_state(model.encode(src, src_mask), src_mask)
+    last = torch.full((src.size(0),), BOS, dtype=torch.long, device=src.device)
+    for step in range(max(limits) + 1):
+        logits, state = model.step(last, state)
+        if step == 0:  # all beams of a sentence are still the same prefix: step it once
+            logits = logits.repeat_interleave(beam_size, dim=0)
+        rows, last = beams.advance(_log_probs(logits, beams.force_eos(step)))
+        if not beams.sents:
+            break
+        state = state.select(rows.div(beam_size, rounding_mode="floor") if step == 0 else rows)
+    return [hyps[:n_best] for hyps in beams.finished]
+
+
+def search(
+    model: Seq2Seq, src: Tensor, src_mask: Tensor, config: DecodeConfig
+) -> list[list[Hypothesis]]:
+    """Decode a batch with `config`: greedy search when beam_size is 1, else beam search."""
+    if config.beam_size == 1:
+        hyps = greedy_search(
+            model,
+            src,
+            src_mask,
+            max_len_a=config.max_len_a,
+            max_len_b=config.max_len_b,
+            length_penalty=config.length_penalty,
+        )
+        return [[hyp] for hyp in hyps]
+    return beam_search(
+        model,
+        src,
+        src_mask,
+        beam_size=config.beam_size,
+        n_best=config.n_best,
+        length_penalty=config.length_penalty,
+        max_len_a=config.max_len_a,
+        max_len_b=config.max_len_b,
+    )

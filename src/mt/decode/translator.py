@@ -1,0 +1,184 @@
+"""Translate streams of sentences with a trained run, in bounded chunks and in input order."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from mt.config import DecodeConfig
+from mt.data.batching import encode_sources
+from mt.data.textclean import clean_text
+from mt.data.tokenization import BOS, EOS, PAD
+from mt.decode.engine import engine_for
+from mt.decode.placeholders import Slots, protect, restore
+from mt.decode.search import Hypothesis
+from mt.decode.segment import join_alternatives, segment
+from mt.errors import MtError
+from mt.model.rundir import LoadedRun
+
+CHUNK_LINES = 2000
+"""Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
+on what is held in memory however long the input is."""
+
+
+@dataclass(frozen=True)
+class Translation:
+    source: str
+    hypotheses: tuple[tuple[str, float], ...]  # (detokenized text, score), best first
+    pieces: int = 1  # sentences (and parts of too-long ones) translated for this line
+
+    @property
+    def text(self) -> str:
+        return self.hypotheses[0][0] if self.hypotheses else ""
+
+
+class Translator:
+    """A loaded run plus decode settings; translate() keeps order and streams chunk by chunk."""
+
+    def __init__(
+        self,
+        run: LoadedRun,
+        config: DecodeConfig,
+        device: torch.device,
+        warn: Callable[[str], None] = lambda message: None,
+        split: bool = True,
+        trained_src_len: int | None = None,
+        placeholders: bool = True,
+    ) -> None:
+        self.run = run
+        self.config = config
+        self.device = device
+        self.warn = warn
+        self.max_src_len = run.config.max_positions - 1
+        self.decoded_tokens = 0
+        self.engine = engine_for(run, device)  # PyTorch, or CTranslate2 for an `mt export`
+        self.split = split  # False (--no-split): a line is one piece unless the model can't take it
+        # Split pieces fit the length the model was trained on (it has seen nothing longer).
+        self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
+        self.placeholders = placeholders  # unseen names and numbers through stand-ins
+
+    def translate(self, lines: Iterable[str]) -> Iterator[Translation]:
+        """Each line cut into sentences (mt.decode.segment), translated, and joined back with its
+        spacing; lines are read CHUNK_LINES at a time so that batches are dense."""
+        iterator = iter(lines)
+        chunks = iter(lambda: list(itertools.islice(iterator, CHUNK_LINES)), [])
+        return self.translate_batches(chunks)
+
+    def translate_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[Translation]:
+        """Like translate(), but each batch is decoded as soon as it arrives: a live pipe's lines
+        (mt.cli.textio) are not held back waiting for more."""
+        for batch in batches:
+            yield from self._translate_lines(list(batch))
+
+    def _translate_lines(self, lines: list[str]) -> list[Translation]:
+        # Pieces fit the training length, or with --no-split what the model's positions allow;
+        # cut_long sees to it, so no input is ever cut off.
+        limit = self.piece_len if self.split else self.max_src_len
+
+        def fits(text: str) -> bool:
+            return len(self.run.source.encode(clean_text(text))) < limit
+
+        segmented = [segment(line, split=self.split, fits=fits) for line in lines]
+        pieces = [piece for line in segmented for piece in line.pieces]
+        masked = [self._protect(piece) for piece in pieces]
+        done = self._translate_chunk([text for text, _ in masked])
+        translated = iter(zip(done, masked, strict=True))
+        results = []
+        for line, cut in zip(lines, segmented, strict=True):
+            parts = []
+            for _ in cut.pieces:
+                translation, (_, slots) = next(translated)
+                parts.append(tuple((restore(t, slots), s) for t, s in translation.hypotheses))
+            results.append(Translation(line, join_alternatives(cut, parts), len(cut.pieces)))
+        return results
+
+    def _protect(self, piece: str) -> tuple[str, Slots]:
+        if not self.placeholders:
+            return piece, ()
+        return protect(piece, lambda word: len(self.run.source.encode(word)) == 1)
+
+    def _translate_chunk(self, lines: list[str]) -> list[Translation]:
+        cleaned = [clean_text(line) for line in lines]
+        ids = self.run.source.encode_batch(cleaned)
+        sources = encode_sources(ids, self.max_src_len)
+        results: list[tuple[tuple[str, float], ...]] = [()] * len(lines)
+        order = sorted((i for i, text in enumerate(cleaned) if text), key=lambda i: len(sources[i]))
+        for start in range(0, len(order), self.config.batch_size):
+            rows = order[start : start + self.config.batch_size]
+            for row, hyps in zip(rows, self._search([sources[i] for i in rows]), strict=True):
+                results[row] = tuple((self.run.target.decode(h.tokens), h.score) for h in hyps)
+        return [Translation(line, hyps) for line, hyps in zip(lines, results, strict=True)]
+
+    def _search(self, sources: list) -> list[list[Hypothesis]]:
+        hypotheses = self.engine.search(sources, self.config)
+        self.decoded_tokens += sum(len(h[0].tokens) + 1 for h in hypotheses if h)
+        return hypotheses
+
+    def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
+        """Source pieces, target pieces and the (target, source) cross-attention of the best
+        translation, averaged over the heads of the last decoder layer."""
+        text = clean_text(sentence)
+        source_ids = encode_sources([self.run.source.encode(text)], self.max_src_len)[0]
+        best = self._search([source_ids])[0][0]
+        src = torch.as_tensor(source_ids)[None].to(self.device)
+        tgt_in = torch.tensor([[BOS, *best.tokens]], device=self.device)
+        weights = self.run.model.cross_attention_map(src, src != PAD, tgt_in)[0].cpu()
+        source_pieces = [self.run.source.id_to_piece(int(i)) for i in source_ids]
+        target_pieces = [self.run.target.id_to_piece(int(i)) for i in (*best.tokens, EOS)]
+        return source_pieces, target_pieces, weights
+
+
+def open_translator(
+    model_dir: Path,
+    config: DecodeConfig,
+    *,
+    device: str = "auto",
+    checkpoint: str = "best",
+    warn: Callable[[str], None] = lambda message: None,
+    split: bool = True,
+    threads: int | None = None,
+    compute_type: str = "default",
+) -> Translator:
+    """The one way callers (CLI, server, benchmarks) open a model directory for translation:
+    a run directory, or an `mt export` directory (searched with CTranslate2, whose
+    `compute_type` applies; `threads` sets the CPU threads of either engine)."""
+    from mt.decode.engine import open_run
+    from mt.model.devices import resolve_device
+
+    torch_device = resolve_device(device)
+    run = open_run(
+        model_dir,
+        checkpoint=checkpoint,
+        device=torch_device,
+        threads=threads,
+        compute_type=compute_type,
+    )
+    return translator_for(run, config, torch_device, warn=warn, split=split)
+
+
+def translator_for(
+    run: LoadedRun,
+    config: DecodeConfig,
+    device: torch.device,
+    *,
+    warn: Callable[[str], None] = lambda message: None,
+    split: bool = True,
+) -> Translator:
+    """A Translator for a loaded run, cutting pieces at the length it was trained on: what
+    `mt translate`, `mt evaluate`, the server and the benchmarks all use."""
+    trained = _trained_src_len(run.directory)
+    return Translator(run, config, device, warn, split=split, trained_src_len=trained)
+
+
+def _trained_src_len(model_dir: Path) -> int | None:
+    """The source length limit the model was trained with, where its train.json says."""
+    from mt.model.rundir import read_train_config
+
+    try:
+        return read_train_config(model_dir)[0].max_src_len
+    except MtError:
+        return None

@@ -1,0 +1,1 @@
+"""A trained run -> a CTranslate2 model directory that mt.decode can search."""

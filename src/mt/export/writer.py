@@ -1,0 +1,175 @@
+"""`mt export RUN --out DIR`: a trained Transformer as a CTranslate2 model plus what mt needs.
+
+DIR/model.json          "format": "mt-ctranslate2", the model config, mt's default search
+                        settings, and what was exported (run, checkpoint, quantization)
+DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data and length limits
+DIR/source-tokenizer.json, DIR/target-tokenizer.json
+DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
+DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
+
+The directory is built under a temporary name beside DIR and renamed into place, so a failure
+leaves nothing half-written, and `--force` replaces only a directory `mt export` wrote. No torch
+model is built: the weights go from the run's safetensors straight into the converter.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mt import __version__
+from mt.atomic import (
+    atomic_write_bytes,
+    check_replaceable,
+    replace_directory,
+)
+from mt.checksums import write_checksums
+from mt.config import DecodeConfig, ModelConfig
+from mt.data.tokenization import WordPieceCodec
+from mt.decode.ct2_engine import require_ctranslate2
+from mt.errors import MtError
+from mt.files import (
+    CT2_MODEL,
+    EXPORT_FORMAT,
+    MODEL_JSON,
+    RUN_FORMAT,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
+    is_export,
+    write_json,
+)
+from mt.model.checkpoint import load_tensors
+from mt.model.rundir import check_fits, check_vocabularies, read_model_config, read_train_config
+
+QUANTIZATIONS = ("int8", "int8_float32", "int16", "float16", "float32")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    out: Path
+    quantization: str
+    model_bytes: int  # DIR/ctranslate2/model.bin
+    weights_bytes: int  # the run's safetensors file
+    seconds: float
+
+
+def export_run(
+    run_dir: Path,
+    out: Path,
+    *,
+    quantization: str = "int8",
+    checkpoint: str = "best",
+    force: bool = False,
+) -> ExportResult:
+    """Convert `run_dir`'s `checkpoint` weights and write the export directory `out`."""
+    started = time.perf_counter()
+    if quantization not in QUANTIZATIONS:
+        raise MtError(
+            f"--quantization must be one of {', '.join(QUANTIZATIONS)}, got {quantization!r}"
+        )
+    if checkpoint not in ("best", "last"):
+        raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
+    if not run_dir.is_dir():
+        raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
+    config = read_model_config(run_dir)
+    if config.arch != "transformer":
+        raise MtError(
+            f"{run_dir}: an {config.arch.upper()} run cannot be exported; CTranslate2 runs "
+            "Transformers only (train with --arch transformer)"
+        )
+    read_train_config(run_dir)  # copied into the export: it must be readable
+    _check_out(run_dir, out, force=force)
+    ctranslate2 = require_ctranslate2("mt export")
+    source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
+    target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
+    check_vocabularies(run_dir, config, source, target)
+    weights_path = run_dir / f"{checkpoint}.safetensors"
+    weights, digest = _read_weights(weights_path, config)
+
+    tmp = out.with_name(f".{out.name}.exporting-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()
+        from mt.export.converter import MtConverter
+
+        MtConverter(
+            config=config,
+            weights=weights,
+            source_vocabulary=_vocabulary(source),
+            target_vocabulary=_vocabulary(target),
+        ).convert(str(tmp / CT2_MODEL), quantization=quantization)
+        for name in (SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON):
+            atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
+        facts = {"quantization": quantization, "version": ctranslate2.__version__}
+        write_json(tmp / MODEL_JSON, _model_json(config, run_dir, checkpoint, digest, facts))
+        write_checksums(tmp)
+        _check_out(run_dir, out, force=force)  # another process may have made it meanwhile
+        replace_directory(tmp, out)
+    except OSError as error:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise MtError(f"cannot write {out}: {error.strerror or error}", 1) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ExportResult(
+        out=out,
+        quantization=quantization,
+        model_bytes=(out / CT2_MODEL / "model.bin").stat().st_size,
+        weights_bytes=weights_path.stat().st_size,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _check_out(run_dir: Path, out: Path, *, force: bool) -> None:
+    if out.resolve() == run_dir.resolve():
+        raise MtError(f"--out {out} is the run directory itself; give a new directory")
+    check_replaceable(
+        out,
+        force=force,
+        is_ours=is_export,
+        refusal=f"is not an mt export (no {MODEL_JSON} with format {EXPORT_FORMAT}); "
+        "--force replaces only what `mt export` wrote",
+    )
+
+
+def _vocabulary(codec: WordPieceCodec) -> list[str]:
+    """Label strings in id order: CTranslate2 exchanges tokens, mt's ids index this list."""
+    return [codec.id_to_piece(i) for i in range(codec.vocab_size)]
+
+
+def _read_weights(path: Path, config: ModelConfig) -> tuple[dict[str, np.ndarray], str]:
+    """Float32 arrays by state_dict name, checked against the shapes `config` gives."""
+    from mt.model.checkpoint import CHECKSUM_KEY
+    from mt.model.transformer import make_model
+
+    tensors, metadata = load_tensors(path)
+    check_fits(path, tensors, make_model(config).state_dict())
+    arrays = {name: t.detach().float().cpu().numpy() for name, t in tensors.items()}
+    return arrays, metadata.get(CHECKSUM_KEY, "")
+
+
+def _model_json(
+    config: ModelConfig, run_dir: Path, checkpoint: str, digest: str, facts: dict[str, str]
+) -> dict[str, object]:
+    """What the directory is, the model it holds, and mt's default search settings, so that a
+    CTranslate2 user outside mt can reproduce mt's output (mt.decode.ct2_engine has the mapping)."""
+    return {
+        "format": EXPORT_FORMAT,
+        "format_version": RUN_FORMAT,
+        "model": config.to_dict(),
+        "decode": DecodeConfig().to_dict(),
+        "ctranslate2": {"directory": CT2_MODEL, **facts},
+        "exported_from": {
+            "run": str(run_dir.resolve()),
+            "checkpoint": checkpoint,
+            "weights_sha256": digest,
+            "mt_version": __version__,
+        },
+    }

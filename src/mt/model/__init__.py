@@ -1,0 +1,1 @@
+"""The networks (Transformer, RNN baseline), their loss, device, precision and run directory."""

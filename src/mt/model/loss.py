@@ -1,0 +1,112 @@
+"""The thesis' masked cross-entropy and accuracy over non-padding positions."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from mt.config import TrainConfig
+from mt.data.batching import EncodedPairs, batch_indices, collate, lengths
+from mt.model.precision import autocast
+
+
+@dataclass
+class TokenStats:
+    """Sums over non-padding target positions; divide at the end, never average averages."""
+
+    loss_sum: float = 0.0
+    correct: int = 0
+    count: int = 0
+
+    def add(self, loss_sum: float, correct: int, count: int) -> None:
+        self.loss_sum += loss_sum
+        self.correct += correct
+        self.count += count
+
+    @property
+    def loss(self) -> float:
+        return self.loss_sum / self.count if self.count else float("nan")
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.count if self.count else float("nan")
+
+
+class RunningSums:
+    """Training loss and hits kept on the device until the loop needs them as numbers.
+
+    Reading a CUDA tensor waits for the GPU, so on CUDA the loop reads them only to report,
+    evaluate or stop; on the CPU every step.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.loss = torch.zeros((), device=device, dtype=torch.float64)
+        self.correct = torch.zeros((), device=device, dtype=torch.long)
+        self.tokens = 0
+        self.shown = [0.0, 0, 0, time.monotonic()]  # since the last window: loss, hits, tokens
+
+    def add(self, loss: Tensor, correct: Tensor, tokens: int) -> None:
+        self.loss += loss
+        self.correct += correct
+        self.tokens += tokens
+
+    def settle(self) -> tuple[float, int, int]:
+        """Loss sum, hits and tokens since the last call, as numbers; the sums start again."""
+        loss, correct, tokens = float(self.loss), int(self.correct), self.tokens
+        self.loss.zero_()
+        self.correct.zero_()
+        self.tokens = 0
+        for index, value in enumerate((loss, correct, tokens)):
+            self.shown[index] += value
+        return loss, correct, tokens
+
+    def window(self) -> tuple[float, float, float]:
+        """Mean loss, accuracy and target tokens/s of what was settled since the last call."""
+        loss, correct, tokens, since = self.shown
+        now = time.monotonic()
+        self.shown = [0.0, 0, 0, now]
+        return loss / max(tokens, 1), correct / max(tokens, 1), tokens / max(now - since, 1e-9)
+
+
+def masked_loss_terms(
+    logits: Tensor, target: Tensor, label_smoothing: float = 0.0
+) -> tuple[Tensor, Tensor]:
+    """Summed cross-entropy and number of argmax hits over already-selected real positions.
+
+    logits (N, V) and target (N,) hold only non-padding positions, so the mean loss is
+    ``loss_sum / N`` exactly as the thesis defines it.
+    """
+    loss_sum = F.cross_entropy(
+        logits.float(), target, reduction="sum", label_smoothing=label_smoothing
+    )
+    correct = (logits.argmax(dim=-1) == target).sum()
+    return loss_sum, correct
+
+
+@torch.inference_mode()
+def evaluate_teacher_forced(
+    model: nn.Module, data: EncodedPairs, config: TrainConfig, device: torch.device
+) -> TokenStats:
+    """The thesis' selection metrics: masked cross-entropy (no smoothing) and accuracy."""
+    was_training = model.training
+    model.eval()
+    totals = [torch.zeros((), device=device, dtype=torch.float64), torch.zeros((), device=device)]
+    count = 0
+    tokens = max(config.batch_tokens, 64 * 24) * 2
+    for indices in batch_indices(
+        *lengths(data), batch_size=128, batch_tokens=tokens, seed=0, epoch=0, shuffle=False
+    ):
+        batch = collate(data, indices)
+        count += batch.target_tokens  # counted on the host: no device sync
+        batch = batch.to(device)
+        with autocast(device, config.precision):
+            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
+        loss_sum, correct = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+        totals[0] += loss_sum
+        totals[1] += correct
+    model.train(was_training)
+    return TokenStats(float(totals[0]), int(totals[1]), count)

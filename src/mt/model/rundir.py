@@ -1,0 +1,295 @@
+"""The run directory (layout in mt.files): configs, weights, checkpoints and metrics of one run.
+
+Everything here reads a run without executing code and names the file when something is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import torch
+from torch import Tensor, nn
+
+from mt.atomic import atomic_write_text
+from mt.config import ModelConfig, TrainConfig
+from mt.data.tokenization import WordPieceCodec
+from mt.errors import MtError
+from mt.files import (
+    CHECKPOINTS,
+    METRICS_CSV,
+    MODEL_JSON,
+    RUN_FORMAT,
+    RUN_MARKERS,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
+    check_format,
+    read_json,
+    write_json,
+)
+from mt.model.checkpoint import load_tensors, save_tensors
+from mt.model.transformer import make_model
+
+ConfigT = TypeVar("ConfigT", ModelConfig, TrainConfig)
+KEEP_CHECKPOINTS = 2
+METRICS_FIELDS = (
+    "step",
+    "epoch",
+    "lr",
+    "train_loss",
+    "train_accuracy",
+    "selection_loss",
+    "selection_accuracy",
+    "tokens_per_second",
+    "elapsed",
+    "eval_seconds",
+)
+
+
+def claim_run_dir(run_dir: Path, *, force: bool) -> None:
+    """An empty directory for a new run; ``force`` replaces an earlier run, never anything else."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise MtError(f"--out {run_dir}: is a file, not a run directory")
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if not force:
+            raise MtError(
+                f"--out {run_dir}: directory exists; use --resume {run_dir} to continue it or "
+                "--force to start over"
+            )
+        if not any((run_dir / name).exists() for name in RUN_MARKERS):
+            raise MtError(
+                f"--out {run_dir}: not a run directory (no {MODEL_JSON}); --force replaces only "
+                "what `mt train` wrote"
+            )
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+def write_configs(run_dir: Path, model: ModelConfig, train: TrainConfig, prepared: Path) -> None:
+    """model.json goes last, so a run directory that has it also has train.json."""
+    write_json(
+        run_dir / TRAIN_JSON,
+        {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()},
+    )
+    write_json(run_dir / MODEL_JSON, {"format_version": RUN_FORMAT, "model": model.to_dict()})
+
+
+def read_model_config(run_dir: Path) -> ModelConfig:
+    data = _read_versioned(run_dir / MODEL_JSON)
+    return _config_from(run_dir / MODEL_JSON, data, "model", ModelConfig)
+
+
+def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
+    data = _read_versioned(run_dir / TRAIN_JSON)
+    config = _config_from(run_dir / TRAIN_JSON, data, "train", TrainConfig)
+    if not isinstance(data.get("prepared"), str):
+        raise MtError(f"{run_dir / TRAIN_JSON}: no prepared directory recorded")
+    return config, Path(data["prepared"])
+
+
+def _read_versioned(path: Path) -> dict[str, Any]:
+    data = read_json(path)
+    version = data.get("format_version") if isinstance(data, dict) else None
+    advice = "retrain or use the mt version that wrote it"
+    check_format(version, RUN_FORMAT, what=f"{path}: run", advice=advice)
+    return data
+
+
+def _config_from(path: Path, data: dict[str, Any], key: str, kind: type[ConfigT]) -> ConfigT:
+    """A stored config rebuilt and validated; whatever is wrong with it names the file."""
+    if not isinstance(data.get(key), dict):
+        raise MtError(f"{path}: no {key} configuration")
+    try:
+        return kind.from_dict(data[key])
+    except MtError as error:
+        raise MtError(f"{path}: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise MtError(f"{path}: not a valid {key} configuration ({error})") from None
+
+
+def save_weights(path: Path, model: nn.Module) -> None:
+    save_tensors(path, model.state_dict(), metadata={"format_version": str(RUN_FORMAT)})
+
+
+def load_weights_into(model: nn.Module, path: Path) -> None:
+    tensors, metadata = load_tensors(path)
+    check_format(metadata.get("format_version"), RUN_FORMAT, what=f"{path}: weights of run")
+    check_fits(path, tensors, model.state_dict())
+    model.load_state_dict(tensors)
+
+
+def check_fits(path: Path, tensors: dict[str, Tensor], expected: dict[str, Tensor]) -> None:
+    """Same names and shapes as the model that model.json describes, else an MtError."""
+    missing = sorted(set(expected) - set(tensors))
+    if missing:
+        raise MtError(f"{path}: weights do not match model.json: missing {missing[0]}")
+    for name, value in tensors.items():
+        if name not in expected:
+            raise MtError(f"{path}: weights do not match model.json: unexpected tensor {name}")
+        if tuple(value.shape) != tuple(expected[name].shape):
+            raise MtError(
+                f"{path}: weights do not match model.json: {name} has shape "
+                f"{tuple(value.shape)}, the config needs {tuple(expected[name].shape)}"
+            )
+
+
+@dataclass
+class LoadedRun:
+    """A trained model ready for search, with its tokenizers and configs."""
+
+    directory: Path
+    model: nn.Module
+    config: ModelConfig
+    source: WordPieceCodec
+    target: WordPieceCodec
+
+
+def check_vocabularies(
+    run_dir: Path, config: ModelConfig, source: WordPieceCodec, target: WordPieceCodec
+) -> None:
+    """The tokenizers beside model.json are the ones it was built for."""
+    for codec, size, side in (
+        (source, config.src_vocab, "source"),
+        (target, config.tgt_vocab, "target"),
+    ):
+        if codec.vocab_size != size:
+            raise MtError(
+                f"{run_dir}: {side} tokenizer has {codec.vocab_size} labels, model.json says {size}"
+            )
+
+
+def load_run(
+    run_dir: Path, checkpoint: str = "best", device: torch.device | None = None
+) -> LoadedRun:
+    """Rebuild a model from its run directory alone; a missing or mismatched part is an MtError."""
+    if not run_dir.is_dir():
+        raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
+    if checkpoint not in ("best", "last"):
+        raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
+    config = read_model_config(run_dir)
+    read_train_config(run_dir)  # a damaged train.json is refused here, not at `mt evaluate`
+    source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
+    target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
+    check_vocabularies(run_dir, config, source, target)
+    weights = run_dir / f"{checkpoint}.safetensors"
+    if not weights.exists():
+        raise MtError(f"{run_dir}: run directory is incomplete: missing {weights.name}")
+    model = make_model(config)
+    load_weights_into(model, weights)
+    model.eval()
+    if device is not None:
+        model.to(device)
+    return LoadedRun(run_dir, model, config, source, target)
+
+
+# ----- resumable checkpoints -------------------------------------------------------------------
+
+_STEP_FILE = re.compile(r"^step-(\d+)\.json$")
+MODEL_PREFIX = "model."
+"""Checkpoint tensors of the model carry this prefix; optimizer and random state have their own."""
+
+
+def model_tensors(tensors: dict[str, Tensor]) -> dict[str, Tensor]:
+    """The model's own weights among a checkpoint's tensors, under their state_dict names."""
+    return {
+        name.removeprefix(MODEL_PREFIX): tensor
+        for name, tensor in tensors.items()
+        if name.startswith(MODEL_PREFIX)
+    }
+
+
+def save_checkpoint(
+    run_dir: Path, step: int, tensors: dict[str, Tensor], state: dict[str, Any]
+) -> None:
+    """Write the tensor file, then the JSON that names it, then drop all but the newest few."""
+    folder = run_dir / CHECKPOINTS
+    save_tensors(folder / f"step-{step:08d}.safetensors", tensors)
+    write_json(folder / f"step-{step:08d}.json", {"format_version": RUN_FORMAT, **state})
+    for old in sorted(_checkpoint_steps(folder))[:-KEEP_CHECKPOINTS]:
+        (folder / f"step-{old:08d}.json").unlink(missing_ok=True)
+        (folder / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
+
+
+def _checkpoint_steps(folder: Path) -> list[int]:
+    if not folder.is_dir():
+        return []
+    return [int(m.group(1)) for p in folder.iterdir() if (m := _STEP_FILE.match(p.name))]
+
+
+def has_checkpoint(run_dir: Path) -> bool:
+    return bool(_checkpoint_steps(run_dir / CHECKPOINTS))
+
+
+def load_latest_checkpoint(
+    run_dir: Path, model_state: dict[str, Tensor] | None = None
+) -> tuple[dict[str, Tensor], dict[str, Any], list[str]]:
+    """Newest checkpoint that loads, verifies and (given `model_state`) fits the model; the
+    warnings name any newer one that did not."""
+    folder = run_dir / CHECKPOINTS
+    warnings: list[str] = []
+    for step in sorted(_checkpoint_steps(folder), reverse=True):
+        try:
+            state = _read_checkpoint_state(folder / f"step-{step:08d}.json")
+            path = folder / f"step-{step:08d}.safetensors"
+            tensors, _ = load_tensors(path)
+            if model_state is not None:
+                check_fits(path, model_tensors(tensors), model_state)
+            return tensors, state, warnings
+        except MtError as error:
+            warnings.append(f"skipping damaged checkpoint: {error}")
+    detail = f" ({warnings[-1]})" if warnings else ""
+    raise MtError(
+        f"{run_dir}: no resumable checkpoint found{detail}; start the run again with "
+        f"`mt train PREPARED --out {run_dir} --force`"
+    )
+
+
+def _read_checkpoint_state(path: Path) -> dict[str, Any]:
+    state = read_json(path)
+    version = state.get("format_version") if isinstance(state, dict) else None
+    check_format(version, RUN_FORMAT, what=f"{path}: checkpoint of run")
+    missing = [key for key in ("progress", "optimizer") if key not in state]
+    if missing:
+        raise MtError(f"{path}: checkpoint state is missing {missing[0]!r}")
+    return state
+
+
+def remove_leftovers(run_dir: Path) -> list[Path]:
+    """Temporary files of writes a crash cut short, and tensor files whose JSON never came.
+
+    Only safe while nothing else writes to the run, as when a run is resumed.
+    """
+    folder = run_dir / CHECKPOINTS
+    leftovers = [*run_dir.glob(".*.tmp*"), *folder.glob(".*.tmp*")]
+    leftovers += [
+        path for path in folder.glob("step-*.safetensors") if not path.with_suffix(".json").exists()
+    ]
+    for path in leftovers:
+        path.unlink(missing_ok=True)
+    return leftovers
+
+
+# ----- metrics -----------------------------------------------------------------------------------
+
+
+def write_metrics(run_dir: Path, rows: list[dict[str, float]]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=METRICS_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: row.get(key, "") for key in METRICS_FIELDS})
+    atomic_write_text(run_dir / METRICS_CSV, buffer.getvalue())
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, float]]:
+    path = run_dir / METRICS_CSV
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as stream:
+        return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(stream)]

@@ -1,0 +1,277 @@
+"""Start or resume a training run: the steps in order, each done by the module that owns it.
+
+Configuration is assembled in mt.config, the run directory claimed and written by mt.model.rundir,
+the data encoded by mt.data.batching, the model trained by mt.train.trainer. `train_run` is what
+`mt train` calls;
+a library user calls it too, with option changes by config field name, e.g.
+``train_run(prepared=Path("data/prepared"), out=Path("runs/a"), changes={"max_steps": 100})``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from mt.config import (
+    ModelConfig,
+    TrainConfig,
+    check_resumable,
+    new_run_config,
+    resumed_train_config,
+)
+from mt.data.batching import TrainData, with_source_noise
+from mt.data.prepared_dir import Prepared, load_prepared
+from mt.errors import MtError
+from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.model.devices import resolve_device
+from mt.model.precision import resolve_precision
+from mt.model.rundir import (
+    claim_run_dir,
+    has_checkpoint,
+    read_model_config,
+    read_train_config,
+    remove_leftovers,
+    write_configs,
+)
+from mt.model.transformer import count_parameters, make_model
+from mt.train.distributed import Distributed, setup_distributed
+from mt.train.plots import plot_curves
+from mt.train.reporting import Reporter, SilentReporter
+from mt.train.trainer import Trainer
+
+
+@dataclass(frozen=True)
+class TrainSummary:
+    run_dir: Path
+    parameters: int
+    steps: int
+    epochs: float
+    stop_reason: str
+    best_selection_loss: float
+    elapsed: float
+    padding_share: float
+    notes: tuple[str, ...]
+    is_main: bool = True  # only the main process of a torchrun job reports
+
+
+def train_run(
+    *,
+    prepared: Path | None = None,
+    out: Path | None = None,
+    resume: Path | None = None,
+    preset: str | None = None,
+    changes: Mapping[str, object] | None = None,
+    device: str = "auto",
+    threads: int | None = None,
+    force: bool = False,
+    reporter: Reporter | None = None,
+) -> TrainSummary:
+    """A new run (``prepared`` and ``out``) or a resumed one (``resume``)."""
+    reporter = reporter or SilentReporter()
+    if resume is not None:
+        if preset or prepared:
+            raise MtError(
+                "--resume continues a run as configured; give no model size, preset or "
+                "prepared directory"
+            )
+        return resume_training(
+            run_dir=resume, changes=changes, device_name=device, threads=threads, reporter=reporter
+        )
+    if prepared is None or out is None:
+        raise MtError("give the prepared directory and --out RUN (or --resume RUN)")
+    return start_training(
+        prepared_dir=prepared,
+        run_dir=out,
+        preset=preset,
+        changes=changes,
+        device_name=device,
+        threads=threads,
+        force=force,
+        reporter=reporter,
+    )
+
+
+def dry_run(
+    prepared_dir: Path | None, preset: str | None, changes: Mapping[str, object] | None = None
+) -> tuple[ModelConfig, int]:
+    """The model a run would train, and its parameter count, without training it."""
+    if prepared_dir is None:
+        raise MtError("--dry-run needs the prepared directory")
+    prepared = load_prepared(prepared_dir)
+    config = _new_config(prepared, preset, changes).model
+    return config, count_parameters(make_model(config))
+
+
+def start_training(
+    *,
+    prepared_dir: Path,
+    run_dir: Path,
+    preset: str | None = None,
+    changes: Mapping[str, object] | None = None,
+    device_name: str = "auto",
+    threads: int | None = None,
+    force: bool = False,
+    reporter: Reporter,
+) -> TrainSummary:
+    """A new run: the recipe ``preset`` with ``changes`` (option name -> value)."""
+    dist, device_name = setup_distributed(device_name)
+    prepared = load_prepared(prepared_dir)
+    config = _new_config(prepared, preset, changes)
+    resolve_device(device_name)  # a bad --device must not leave a new run directory behind
+    if dist.is_main:
+        claim_run_dir(run_dir, force=force)
+        # model.json last: a run directory that has it has everything `--resume` needs.
+        prepared.source.save(run_dir / SOURCE_TOKENIZER)
+        prepared.target.save(run_dir / TARGET_TOKENIZER)
+        write_configs(run_dir, config.model, config.train, prepared_dir.resolve())
+    dist.barrier()
+    return _run(
+        prepared=prepared,
+        run_dir=run_dir,
+        model_config=config.model,
+        train_config=config.train,
+        device_name=device_name,
+        threads=threads,
+        dist=dist,
+        reporter=reporter,
+        resume=False,
+    )
+
+
+def resume_training(
+    *,
+    run_dir: Path,
+    changes: Mapping[str, object] | None = None,
+    device_name: str = "auto",
+    threads: int | None = None,
+    reporter: Reporter,
+) -> TrainSummary:
+    """Continue a run where its newest good checkpoint stopped; only stopping limits may change."""
+    check_resumable(changes or {})  # before any work
+    dist, device_name = setup_distributed(device_name)
+    if not run_dir.is_dir():
+        raise MtError(f"--resume {run_dir}: no such run directory")
+    if not (run_dir / MODEL_JSON).exists():
+        raise MtError(
+            f"--resume {run_dir}: no {MODEL_JSON}, the run stopped before it was set up; start "
+            f"it again with `mt train PREPARED --out {run_dir} --force`"
+        )
+    model_config = read_model_config(run_dir)
+    stored, prepared_dir = read_train_config(run_dir)
+    train_config = resumed_train_config(stored, changes or {})
+    prepared = load_prepared(prepared_dir)
+    sizes = (prepared.source.vocab_size, prepared.target.vocab_size)
+    if sizes != (model_config.src_vocab, model_config.tgt_vocab):
+        raise MtError(
+            f"--resume {run_dir}: prepared data {prepared_dir} has vocabularies "
+            f"{sizes[0]}/{sizes[1]},"
+            f" the run was trained with {model_config.src_vocab}/{model_config.tgt_vocab}"
+        )
+    return _run(
+        prepared=prepared,
+        run_dir=run_dir,
+        model_config=model_config,
+        train_config=train_config,
+        device_name=device_name,
+        threads=threads,
+        dist=dist,
+        reporter=reporter,
+        resume=True,
+    )
+
+
+def _new_config(prepared: Prepared, preset: str | None, changes: Mapping[str, object] | None):
+    return new_run_config(
+        src_vocab=prepared.source.vocab_size,
+        tgt_vocab=prepared.target.vocab_size,
+        preset=preset,
+        changes=changes,
+    )
+
+
+def _run(
+    *,
+    prepared: Prepared,
+    run_dir: Path,
+    model_config: ModelConfig,
+    train_config: TrainConfig,
+    device_name: str,
+    threads: int | None,
+    dist: Distributed,
+    reporter: Reporter,
+    resume: bool,
+) -> TrainSummary:
+    if threads:
+        torch.set_num_threads(threads)
+    device = resolve_device(device_name)
+    # train.json keeps "auto", so a resumed run decides again on the machine it resumes on.
+    precision, precision_reason = resolve_precision(train_config.precision, device)
+    train_config = dataclasses.replace(train_config, precision=precision)
+    if not dist.is_main:
+        reporter = SilentReporter()
+    data = train_data(prepared, train_config)
+    trainer = Trainer(
+        model_config=model_config,
+        config=train_config,
+        data=data,
+        run_dir=run_dir,
+        device=device,
+        reporter=reporter,
+        dist=dist,
+    )
+    if resume:
+        _restore(trainer, run_dir, reporter)
+    reporter.message(
+        f"parameters: {trainer.parameters:,}  device: {device}  threads: {torch.get_num_threads()}"
+        f"  precision: {precision_reason}"
+        f"  world size: {dist.world_size}  training pairs: {len(data.train):,}"
+    )
+    started = time.monotonic()
+    try:
+        reason = trainer.train()
+    finally:
+        reporter.close()
+        dist.close()
+    if dist.is_main:
+        plot_curves(trainer.progress.history, run_dir / CURVES_PNG)
+    progress = trainer.progress
+    return TrainSummary(
+        run_dir=run_dir,
+        parameters=trainer.parameters,
+        steps=progress.step,
+        epochs=progress.epoch + progress.batch_in_epoch / max(trainer.steps_in_epoch, 1),
+        stop_reason=reason,
+        best_selection_loss=progress.best_loss,
+        elapsed=time.monotonic() - started,
+        padding_share=1 - trainer.target_positions[0] / max(trainer.target_positions[1], 1),
+        notes=tuple(trainer.notes),
+        is_main=dist.is_main,
+    )
+
+
+def train_data(prepared: Prepared, config: TrainConfig) -> TrainData:
+    """The prepared token arrays, read from their files; with --source-noise the English texts
+    too (the noise rewrites text, so it needs it in memory)."""
+    limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
+    train = prepared.encoded("train", **limits)
+    noisy = None
+    if config.source_noise:
+        sources = [en for en, _ in prepared.read_part("train")]
+        noisy = with_source_noise(train, sources, prepared.source, config)
+    return TrainData(train=train, selection=prepared.encoded("selection", **limits), noisy=noisy)
+
+
+def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:
+    """Newest good checkpoint; a run stopped before its first checkpoint starts again at step 0."""
+    remove_leftovers(run_dir)
+    if not has_checkpoint(run_dir):
+        reporter.message(f"{run_dir} has no checkpoint yet: starting it again from step 0")
+        return
+    for warning in trainer.restore():
+        reporter.message(f"warning: {warning}")
+    reporter.message(f"resuming {run_dir} at step {trainer.progress.step}")

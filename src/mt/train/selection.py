@@ -1,0 +1,83 @@
+"""Model selection during training: score on the selection part, keep the best weights, keep the
+last snapshots and average them at the end.
+
+The best weights are those with the lowest selection loss seen so far; the average of the last
+``average_last`` evaluation snapshots replaces them only when it scores better still. The trainer
+decides when to evaluate; this class knows nothing of the trainer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from mt.config import TrainConfig
+from mt.data.batching import EncodedPairs
+from mt.files import BEST_WEIGHTS
+from mt.model.loss import TokenStats, evaluate_teacher_forced
+from mt.model.rundir import save_weights
+from mt.model.transformer import make_model
+
+
+class Selection:
+    def __init__(
+        self,
+        *,
+        data: EncodedPairs,
+        config: TrainConfig,
+        device: torch.device,
+        run_dir: Path,
+        writes: bool,
+    ) -> None:
+        self.data = data
+        self.config = config
+        self.device = device
+        self.best_path = run_dir / BEST_WEIGHTS
+        self.writes = writes  # only the main process of a torchrun job writes files
+        self.snapshots: list[dict[str, Tensor]] = []
+
+    def score(self, model: nn.Module) -> TokenStats:
+        """Teacher-forced loss and accuracy on the selection part."""
+        return evaluate_teacher_forced(model, self.data, self.config, self.device)
+
+    def save_best(self, model: nn.Module) -> None:
+        if self.writes:
+            save_weights(self.best_path, model)
+
+    def keep_snapshot(self, model: nn.Module) -> None:
+        """A copy of the weights, of which the last ``average_last`` are kept for averaging."""
+        if self.config.average_last < 2:
+            return
+        self.snapshots.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        del self.snapshots[: -self.config.average_last]
+
+    def average(self, model: nn.Module, best_loss: float) -> str:
+        """Average the kept snapshots; save them as best if they beat ``best_loss``. Returns a
+        note for the user, or "" when there was nothing to average."""
+        if len(self.snapshots) < 2:
+            return ""
+        averaged = average_weights(self.snapshots)
+        scratch = make_model(model.config).to(self.device)
+        scratch.load_state_dict(averaged)
+        stats = self.score(scratch)
+        count = len(self.snapshots)
+        if stats.loss < best_loss and self.writes:
+            self.save_best(scratch)
+            return (
+                f"average of the last {count} evaluations is best: "
+                f"selection loss {stats.loss:.4f}, accuracy {stats.accuracy:.4f}"
+            )
+        loss = f"{stats.loss:.4f}"
+        return f"average of the last {count} evaluations not better (selection loss {loss})"
+
+
+def average_weights(snapshots: list[dict[str, Tensor]]) -> dict[str, Tensor]:
+    """The element-wise mean of state dicts (computed in float32, kept in each tensor's dtype)."""
+    return {
+        name: torch.stack([s[name].float() for s in snapshots])
+        .mean(0)
+        .to(snapshots[-1][name].dtype)
+        for name in snapshots[-1]
+    }

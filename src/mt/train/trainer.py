@@ -1,0 +1,432 @@
+"""The training loop: warmup Adam, masked cross-entropy/accuracy, selection, stopping, resume.
+
+`Trainer.train` reads top to bottom: epochs of optimizer steps, an evaluation when one is due,
+and the stopping rules, all of which live in one section below ("why training stops").
+
+One optimizer step consumes ``world_size * grad_accum`` consecutive batches of the epoch's
+deterministic batch list (rank r takes its ``grad_accum`` share), and every micro-batch's loss is
+divided by the target-token count of the whole step. So a step means the same update whether it
+runs on one process with accumulation or on several with DistributedDataParallel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from mt.config import ModelConfig, TrainConfig
+from mt.data.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
+from mt.errors import MtError
+from mt.files import LAST_WEIGHTS
+from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
+from mt.model.loss import RunningSums, masked_loss_terms
+from mt.model.precision import autocast
+from mt.model.rundir import (
+    MODEL_PREFIX,
+    load_latest_checkpoint,
+    model_tensors,
+    save_checkpoint,
+    save_weights,
+    write_metrics,
+)
+from mt.model.transformer import count_parameters, make_model
+from mt.train.distributed import Distributed
+from mt.train.reporting import Reporter
+from mt.train.selection import Selection
+
+REPORT_EVERY = 10
+"""Steps between progress updates; on CUDA also between reads of the running loss (a sync)."""
+
+INTERRUPTED = "interrupted"
+
+
+def learning_rate(step: int, lr: float, warmup: int, *, budget_used: float | None = None) -> float:
+    """η_t = η0·min(t^-0.5, t·t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay.
+
+    With `budget_used` (the share of the step or time budget spent, --lr-decay budget/auto) the same
+    rise meets a line from that peak down to 0 at the end of the budget: a run whose length is
+    known in advance anneals fully instead of stopping at a still-high rate."""
+    step = max(step, 1)
+    if budget_used is None:
+        return lr * min(step**-0.5, step * warmup**-1.5)
+    left = min(max(1.0 - budget_used, 0.0), 1.0)
+    return lr * min(step * warmup**-1.5, warmup**-0.5 * left)
+
+
+@dataclass
+class Progress:
+    """Counters that, with the weights, optimizer and RNG, make a run resumable exactly."""
+
+    step: int = 0
+    epoch: int = 0  # completed epochs
+    batch_in_epoch: int = 0  # optimizer steps done in the current epoch
+    elapsed: float = 0.0
+    eval_seconds: float = 0.0  # of `elapsed`, spent in selection evaluations: the rest trained
+    best_loss: float = math.inf
+    bad_epochs: int = 0
+    epoch_loss_sum: float = 0.0
+    epoch_correct: int = 0
+    epoch_count: int = 0
+    skipped: int = 0  # batches skipped for a non-finite loss, counted against --skip-nonfinite
+    history: list[dict[str, float]] = field(default_factory=list)
+
+
+class Trainer:
+    """Holds the model, optimizer and progress of one run and trains it until a rule stops it."""
+
+    def __init__(
+        self,
+        *,
+        model_config: ModelConfig,
+        config: TrainConfig,
+        data: TrainData,
+        run_dir: Path,
+        device: torch.device,
+        reporter: Reporter,
+        dist: Distributed,
+    ) -> None:
+        self.config = config
+        self.data = data
+        self.run_dir = run_dir
+        self.device = device
+        self.reporter = reporter
+        self.dist = dist
+        torch.manual_seed(config.seed)
+        self.model = make_model(model_config).to(device)
+        self.parameters = count_parameters(self.model)
+        self.progress = Progress()
+        self._own_dropout_stream()
+        self.optimizer = torch.optim.Adam(
+            self.model.parameters(),
+            lr=learning_rate(1, config.lr, config.warmup),
+            betas=(config.beta1, config.beta2),
+            eps=1e-9,
+        )
+        self.scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
+        self.forward = dist.wrap(self.model, device)
+        if config.compile:
+            self.forward = torch.compile(self.forward, dynamic=True)
+        self.selection = Selection(
+            data=data.selection, config=config, device=device, run_dir=run_dir, writes=dist.is_main
+        )
+        self.notes: list[str] = []  # what the user should read at the end (snapshot averaging)
+        self.interrupted = False
+        self.clock = 0.0  # seconds of the time budget used, as rank 0 last said
+        self.steps_in_epoch = 1
+        self.target_positions = [0, 0]  # real, padded: the padding share of training batches
+
+    # ----- the loop -------------------------------------------------------------------------------
+
+    def train(self) -> str:
+        """Train until a stopping rule fires; returns why. Ctrl-C saves and raises an MtError."""
+        progress = self.progress
+        started = time.monotonic() - progress.elapsed
+        self.clock = progress.elapsed  # seconds of the budget used, the same on every rank
+        with self._ctrl_c_sets_a_flag():
+            while progress.epoch < self.config.max_epochs:
+                steps = self._epoch_steps()
+                self.reporter.start_epoch(progress.epoch + 1, len(steps), progress.batch_in_epoch)
+                sums = RunningSums(self.device)
+                for step in steps.starting_at(progress.batch_in_epoch):
+                    loss, correct, finite = self.train_step(step)
+                    if not finite:
+                        self._skip_nonfinite()
+                        continue
+                    progress.step += 1
+                    progress.batch_in_epoch += 1
+                    progress.elapsed = time.monotonic() - started
+                    sums.add(loss, correct, step.target_tokens)  # whole-step sums, all ranks
+                    last_of_epoch = progress.batch_in_epoch == len(steps)
+                    reason = self._stop_after_step()
+                    # The epoch's last step is evaluated by the end-of-epoch evaluation.
+                    evaluate = self._evaluation_due() and not last_of_epoch
+                    report = progress.step % REPORT_EVERY == 0 or last_of_epoch
+                    if report or evaluate or reason or self.device.type == "cpu":
+                        self._settle(sums)
+                    if report:
+                        loss_mean, accuracy, rate = sums.window()
+                        self.reporter.advance(
+                            progress.batch_in_epoch, loss_mean, accuracy, self.lr, rate
+                        )
+                    if reason == INTERRUPTED:  # a due evaluation still runs: resume won't redo it
+                        self.evaluate_and_save(evaluate=evaluate)
+                        raise self._interrupted()
+                    if evaluate or reason:
+                        self.evaluate_and_save()
+                    if reason:
+                        return self._finish(reason)
+                self._settle(sums)  # a skipped last step leaves sums unread
+                train_accuracy = progress.epoch_correct / max(progress.epoch_count, 1)
+                progress.epoch += 1
+                progress.batch_in_epoch = 0
+                self.evaluate_and_save(end_of_epoch=True)
+                reason = self._stop_after_epoch(train_accuracy)
+                if reason:
+                    return self._finish(reason)
+        return self._finish(f"reached --max-epochs {self.config.max_epochs}")
+
+    def _settle(self, sums: RunningSums) -> None:
+        loss, correct, tokens = sums.settle()
+        self.progress.epoch_loss_sum += loss
+        self.progress.epoch_correct += correct
+        self.progress.epoch_count += tokens
+
+    @property
+    def lr(self) -> float:
+        return self.optimizer.param_groups[0]["lr"]
+
+    def _epoch_steps(self) -> EpochSteps:
+        pairs = self.data.epoch_train(self.progress.epoch)
+        steps = step_batches(
+            pairs,
+            epoch_batches(pairs, self.config, self.progress.epoch),
+            world_size=self.dist.world_size,
+            rank=self.dist.rank,
+            grad_accum=self.config.grad_accum,
+        )
+        self.steps_in_epoch = len(steps)
+        return steps
+
+    def _finish(self, reason: str) -> str:
+        note = self.selection.average(self.model, self.progress.best_loss)
+        if note:
+            self.notes.append(note)
+        return reason
+
+    # ----- why training stops: every rule ------------------------------------------------------
+
+    def _stop_after_step(self) -> str:
+        """The step limit, Ctrl-C and the time budget, the same on every rank (rank 0 decides).
+
+        The step limit is the same everywhere; the clock and Ctrl-C are per process, so several
+        processes consult rank 0 about them only every REPORT_EVERY steps: a broadcast is a sync.
+        """
+        config, progress = self.config, self.progress
+        if config.max_steps and progress.step >= config.max_steps:
+            return f"reached --max-steps {config.max_steps}"
+        if self.dist.enabled and progress.step % REPORT_EVERY:
+            return ""
+        reason = ""
+        if self.interrupted:
+            reason = INTERRUPTED
+        elif config.time_budget and progress.elapsed >= config.time_budget:
+            reason = f"time budget of {config.time_budget:.0f} s used"
+        reason, self.clock = self.dist.agree((reason, progress.elapsed))
+        return reason
+
+    def _budget_used(self) -> float | None:
+        """The share of the budget spent, for --lr-decay budget: steps, or rank 0's clock as last
+        agreed (so every rank uses the same rate), whichever is further along."""
+        config = self.config
+        if not config.decays_to_budget:
+            return None
+        used = self.progress.step / config.max_steps if config.max_steps else 0.0
+        if config.time_budget:
+            used = max(used, self.clock / config.time_budget)
+        return used
+
+    def _stop_after_epoch(self, train_accuracy: float) -> str:
+        """The accuracy goal and patience; the epoch limit is the loop's own condition."""
+        config, reason = self.config, ""
+        if train_accuracy >= config.accuracy_goal:
+            goal = config.accuracy_goal
+            reason = f"training accuracy {train_accuracy:.4f} reached the goal {goal}"
+        elif config.patience and self.progress.bad_epochs >= config.patience:
+            reason = f"selection loss did not improve for {config.patience} epochs (patience)"
+        return self.dist.agree(reason)
+
+    def _interrupted(self) -> MtError:
+        """Ctrl-C, once the state is saved: the error that ends the command (exit code 130)."""
+        return MtError(
+            f"interrupted at step {self.progress.step}; resume with "
+            f"`mt train --resume {self.run_dir}`",
+            exit_code=130,
+        )
+
+    def _skip_nonfinite(self) -> None:
+        """A non-finite loss skips the step, up to --skip-nonfinite times; then training stops."""
+        progress = self.progress
+        progress.skipped += 1
+        if progress.skipped > self.config.skip_nonfinite:
+            raise MtError(
+                f"non-finite loss at step {progress.step + 1}; training stopped and the last good "
+                f"checkpoint in {self.run_dir} was kept (lower --lr, or allow --skip-nonfinite N)",
+                exit_code=1,
+            )
+        progress.batch_in_epoch += 1  # used up: a resume must not replay it
+        self.reporter.message(f"skipped a batch with a non-finite loss at step {progress.step + 1}")
+
+    @contextlib.contextmanager
+    def _ctrl_c_sets_a_flag(self) -> Iterator[None]:
+        """Ctrl-C sets a flag that the loop checks between steps, so the saved state is
+        consistent; outside the main thread signals cannot be caught and nothing changes."""
+
+        def handler(signum: int, frame: object) -> None:
+            self.interrupted = True
+
+        try:
+            previous = signal.signal(signal.SIGINT, handler)
+        except ValueError:  # not the main thread
+            previous = None
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    # ----- evaluation and the best weights --------------------------------------------------------
+
+    def _evaluation_due(self) -> bool:
+        every = self.config.eval_every
+        return bool(every and self.progress.step % every == 0)
+
+    def evaluate_and_save(self, *, end_of_epoch: bool = False, evaluate: bool = True) -> None:
+        """Selection metrics, a metrics row, the best weights and a resumable checkpoint; at an
+        epoch's end also the count of epochs without a better selection loss, so one checkpoint
+        holds it all."""
+        progress = self.progress
+        started = time.monotonic()
+        improved = False
+        if evaluate:
+            stats = self.selection.score(self.model)
+            row = {
+                "step": progress.step,
+                "epoch": progress.epoch + progress.batch_in_epoch / max(1, self.steps_in_epoch),
+                "lr": self.lr,
+                "train_loss": progress.epoch_loss_sum / max(progress.epoch_count, 1),
+                "train_accuracy": progress.epoch_correct / max(progress.epoch_count, 1),
+                "selection_loss": stats.loss,
+                "selection_accuracy": stats.accuracy,
+                "tokens_per_second": self.reporter.tokens_per_second,
+                "elapsed": progress.elapsed,
+                "eval_seconds": progress.eval_seconds,
+            }
+            progress.history.append(row)
+            self.reporter.evaluation(row)
+            if stats.loss < progress.best_loss:
+                progress.best_loss = stats.loss
+                improved = True
+                self.selection.save_best(self.model)
+            self.selection.keep_snapshot(self.model)
+        if end_of_epoch:
+            progress.epoch_loss_sum, progress.epoch_correct, progress.epoch_count = 0.0, 0, 0
+            progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
+        progress.eval_seconds += time.monotonic() - started  # counted before the save keeps it
+        self.save()
+
+    # ----- one step -----------------------------------------------------------------------------
+
+    def train_step(self, step: StepBatch) -> tuple[Tensor, Tensor, bool]:
+        """One optimizer update from this rank's micro-batches; the loss and hits of the whole
+        step (all ranks), and whether the loss was finite (else nothing was updated)."""
+        for batch in step.micro_batches:
+            self.target_positions[0] += batch.target_tokens
+            self.target_positions[1] += batch.tgt_mask.numel()
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate(
+                self.progress.step + 1,
+                self.config.lr,
+                self.config.warmup,
+                budget_used=self._budget_used(),
+            )
+        # float64 so that summing micro-batches here or over ranks gives the same number
+        loss_total = torch.zeros((), device=self.device, dtype=torch.float64)
+        correct_total = torch.zeros((), device=self.device, dtype=torch.long)
+        last = len(step.micro_batches) - 1
+        for index, batch in enumerate(step.micro_batches):
+            if self.device.type == "cuda":
+                batch = batch.pin_memory()  # so the copy below runs asynchronously
+            batch = batch.to(self.device)
+            sync = self.dist.no_sync(self.forward) if index < last else contextlib.nullcontext()
+            with sync:
+                with autocast(self.device, self.config.precision):
+                    logits = self.forward(
+                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
+                    )
+                loss_sum, correct = masked_loss_terms(
+                    logits, batch.tgt_out[batch.tgt_mask], self.config.label_smoothing
+                )
+                # DDP averages gradients over ranks, so scale by world size to get a sum.
+                scale = self.dist.world_size / step.target_tokens
+                self.scaler.scale(loss_sum * scale).backward()
+            loss_total += loss_sum.detach()
+            correct_total += correct
+        if self.dist.enabled:  # whole-step sums: the same finiteness and metrics on every rank
+            both = self.dist.sum(torch.stack([loss_total.double(), correct_total.double()]))
+            loss_total, correct_total = both[0], both[1].long()
+        finite = True
+        if self.device.type == "cpu" or self.config.skip_nonfinite:
+            finite = bool(torch.isfinite(loss_total))
+        if finite:
+            if self.config.clip_norm > 0:
+                self.scaler.unscale_(self.optimizer)
+                nn.utils.clip_grad_norm_(self.model.parameters(), self.config.clip_norm)
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss_total, correct_total, finite
+
+    # ----- state --------------------------------------------------------------------------------
+
+    def state_tensors(self) -> dict[str, Tensor]:
+        optimizer_tensors, _ = optimizer_to_tensors(self.optimizer.state_dict())
+        tensors = {MODEL_PREFIX + k: v for k, v in self.model.state_dict().items()}
+        tensors.update(optimizer_tensors)
+        tensors["rng.cpu"] = torch.get_rng_state()
+        if self.device.type == "cuda":
+            tensors["rng.cuda"] = torch.cuda.get_rng_state(self.device)
+        return tensors
+
+    def save(self) -> None:
+        if not self.dist.is_main:
+            return
+        _, optimizer_rest = optimizer_to_tensors(self.optimizer.state_dict())
+        state = {
+            "progress": asdict(self.progress),
+            "optimizer": optimizer_rest,
+            "batches_per_step": self.dist.world_size * self.config.grad_accum,
+        }
+        save_checkpoint(self.run_dir, self.progress.step, self.state_tensors(), state)
+        save_weights(self.run_dir / LAST_WEIGHTS, self.model)
+        write_metrics(self.run_dir, self.progress.history)
+
+    def restore(self) -> list[str]:
+        tensors, state, warnings = load_latest_checkpoint(self.run_dir, self.model.state_dict())
+        self.model.load_state_dict(model_tensors(tensors))
+        self.optimizer.load_state_dict(optimizer_from_tensors(tensors, state["optimizer"]))
+        torch.set_rng_state(tensors["rng.cpu"])
+        if self.device.type == "cuda" and "rng.cuda" in tensors:
+            torch.cuda.set_rng_state(tensors["rng.cuda"], self.device)
+        self.progress = Progress(**state["progress"])
+        self._own_dropout_stream()
+        return warnings + self._keep_batches_per_step(state.get("batches_per_step"))
+
+    def _keep_batches_per_step(self, saved: int | None) -> list[str]:
+        """On another number of processes, change grad_accum so a step takes the same batches."""
+        world = self.dist.world_size
+        if saved is None or saved == world * self.config.grad_accum:
+            return []
+        if saved % world:
+            raise MtError(
+                f"{self.run_dir}: each step of this run takes {saved} batches, which {world} "
+                f"processes cannot share evenly; resume on a number of processes dividing {saved}"
+            )
+        self.config = replace(self.config, grad_accum=saved // world)
+        return [
+            f"{world} process(es) share each step's {saved} batches: "
+            f"--grad-accum {self.config.grad_accum} for this resumed run"
+        ]
+
+    def _own_dropout_stream(self) -> None:
+        """Ranks other than 0 reseed, so they don't draw rank 0's dropout masks (checkpoints hold
+        rank 0's random state only); one process keeps its stream untouched."""
+        if self.dist.rank:
+            torch.manual_seed(self.config.seed + 1_000_003 * self.dist.rank + self.progress.step)

@@ -1,0 +1,70 @@
+"""Source noise: which sentences change, how, and that the draw depends on (seed, epoch) only."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import invented_pairs
+from mt.config import ConfigError, TrainConfig
+from mt.data.batching import encode_pairs, encode_parts
+from mt.data.noise import casual, noisy_sources
+from mt.data.tokenization import WordPieceCodec
+
+SOURCES = [en for en, _ in invented_pairs()]
+
+
+def test_casual_lowercases_and_drops_or_changes_the_final_mark() -> None:
+    assert casual("Where is Tom ?", lower=True, punctuation="") == "where is tom"
+    assert casual("Stop it!", lower=False, punctuation=".") == "Stop it."
+    assert casual("Stop it!", lower=False, punctuation=None) == "Stop it!"
+    assert casual("No mark", lower=False, punctuation="") == "No mark"
+    assert casual("", lower=True, punctuation="") == ""
+
+
+def test_rate_zero_changes_nothing_and_rate_one_changes_every_sentence() -> None:
+    assert noisy_sources(SOURCES, rate=0.0, seed=0, epoch=0) == SOURCES
+    noisy = noisy_sources(SOURCES, rate=1.0, seed=0, epoch=0)
+    assert all(a != b for a, b in zip(noisy, SOURCES, strict=True))
+    assert any(text[-1] not in ".!?" for text in noisy)
+    assert any(text == text.lower() and text[-1] in ".!?" for text in noisy)
+
+
+def test_a_rate_changes_about_that_share() -> None:
+    noisy = noisy_sources(SOURCES, rate=0.3, seed=0, epoch=0)
+    share = sum(a != b for a, b in zip(noisy, SOURCES, strict=True)) / len(SOURCES)
+    assert 0.2 < share < 0.4
+
+
+def test_the_draw_is_a_function_of_seed_and_epoch() -> None:
+    first = noisy_sources(SOURCES, rate=0.5, seed=3, epoch=2)
+    assert noisy_sources(SOURCES, rate=0.5, seed=3, epoch=2) == first  # a resume replays it
+    assert noisy_sources(SOURCES, rate=0.5, seed=3, epoch=3) != first
+    assert noisy_sources(SOURCES, rate=0.5, seed=4, epoch=2) != first
+
+
+def test_training_pairs_get_noisy_sources_each_epoch_and_keep_their_targets() -> None:
+    pairs = invented_pairs()
+    source = WordPieceCodec.train([en for en, _ in pairs], vocab_size=200)
+    target = WordPieceCodec.train([es for _, es in pairs], vocab_size=200)
+    config = TrainConfig(source_noise=0.5, max_src_len=64, max_tgt_len=64)
+    data = encode_parts(pairs, pairs[:5], source, target, config)
+    assert data.noisy is not None
+    epoch0, epoch1 = data.noisy(0), data.noisy(1)
+    clean = encode_pairs(
+        source.encode_batch(SOURCES),
+        target.encode_batch([es for _, es in pairs]),
+        max_src_len=64,
+        max_tgt_len=64,
+    )
+    assert all((a == b).all() for a, b in zip(epoch0.tgt, clean.tgt, strict=True))
+    changed = [i for i in range(len(pairs)) if list(epoch0.src[i]) != list(clean.src[i])]
+    assert 0.3 * len(pairs) < len(changed) < 0.7 * len(pairs)
+    assert any(list(a) != list(b) for a, b in zip(epoch0.src, epoch1.src, strict=True))
+    again = encode_parts(pairs, pairs[:5], source, target, config).noisy(0)
+    assert all(list(a) == list(b) for a, b in zip(again.src, epoch0.src, strict=True))
+    assert encode_parts(pairs, [], source, target, TrainConfig()).noisy is None
+
+
+def test_a_rate_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(ConfigError, match="--source-noise"):
+        TrainConfig(source_noise=1.5)

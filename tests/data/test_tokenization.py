@@ -1,0 +1,136 @@
+"""WordPiece codec: fixed special ids, exact round trips, save/load, unseen characters."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import invented_pairs
+from mt.data.tokenization import EOS, PAD, SPECIAL_TOKENS, UNK, WordPieceCodec
+from mt.errors import MtError
+
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZáéíóúüñÁÉÍÓÚÑ0123456789"
+PUNCTUATION = "¿¡\"'.,:;!?-"
+# Every letter inside a word (so it has a "##" piece) and every mark on its own.
+ALPHABET_LINES = [f"x{LETTERS}", f"x{LETTERS[::-1]}", " ".join(PUNCTUATION)]
+
+
+@cache
+def codec() -> WordPieceCodec:
+    sentences = [text for pair in invented_pairs() for text in pair] + ALPHABET_LINES
+    return WordPieceCodec.train(sentences, vocab_size=300)
+
+
+def test_special_tokens_have_fixed_ids() -> None:
+    assert [codec().id_to_piece(i) for i in range(4)] == list(SPECIAL_TOKENS)
+    assert (PAD, EOS) == (0, 3)
+
+
+def test_vocabulary_has_exactly_the_requested_size() -> None:
+    assert codec().vocab_size == 300
+
+
+def test_tiny_text_gives_a_smaller_vocabulary_not_an_error() -> None:
+    assert 4 < WordPieceCodec.train(["ab ab"], vocab_size=500).vocab_size < 500
+
+
+def test_vocabulary_of_four_or_less_is_refused() -> None:
+    with pytest.raises(MtError, match="more than 4"):
+        WordPieceCodec.train(["hola"], vocab_size=4)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "¿Dónde está la estación ahora?",
+        "¡Qué bien!",
+        "Tom's",
+        "No, gracias.",
+        '"Hola", dijo.',
+        "Tengo 25 años.",
+        "It's 3:30.",
+        "Ilse's cheese is red , isn't it ?",
+    ],
+)
+def test_decode_inverts_encode(text: str) -> None:
+    ids = codec().encode(text)
+    assert UNK not in ids
+    assert codec().decode(ids) == text
+
+
+def test_no_bos_or_eos_is_added_and_decode_drops_special_ids() -> None:
+    ids = codec().encode("Hola")
+    assert ids[0] > EOS and ids[-1] > EOS
+    assert codec().decode([2, *ids, 3, 0, 0]) == "Hola"
+
+
+def test_punctuation_keeps_the_word_start_mark() -> None:
+    assert codec().pieces("¿Dónde?")[0] == "▁¿"
+
+
+def test_pieces_spell_the_sentence() -> None:
+    pieces = codec().pieces("Wanda likes coffee.")
+    text = "".join(p.removeprefix("##") for p in pieces).replace("▁", " ").lstrip()
+    assert text == "Wanda likes coffee."
+
+
+def test_encode_batch_equals_encode_one_by_one() -> None:
+    texts = [es for _, es in invented_pairs()[:50]]
+    assert codec().encode_batch(texts) == [codec().encode(t) for t in texts]
+
+
+def test_unseen_character_costs_one_unknown_not_the_whole_word() -> None:
+    ids = codec().encode("Bruno likes Køge cheese.")
+    assert ids.count(UNK) == 1
+    assert codec().decode(ids) == "Bruno likes Kge cheese."
+
+
+def test_save_then_load_encodes_identically(tmp_path: Path) -> None:
+    path = tmp_path / "tok.json"
+    codec().save(path)
+    loaded = WordPieceCodec.load(path)
+    texts = [en for en, _ in invented_pairs()] + ["Bruno likes Køge cheese."]
+    assert loaded.encode_batch(texts) == codec().encode_batch(texts)
+    assert loaded.vocab_size == codec().vocab_size
+    assert [p.name for p in tmp_path.iterdir()] == ["tok.json"]  # no temporary file left
+
+
+def test_load_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(MtError, match="missing"):
+        WordPieceCodec.load(tmp_path / "nope.json")
+
+
+def test_load_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "tok.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(MtError, match="corrupt"):
+        WordPieceCodec.load(path)
+
+
+def test_load_foreign_tokenizer_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tok.json"
+    codec().save(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["added_tokens"] = []
+    data["model"]["vocab"] = {"[UNK]": 0, "a": 1}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(MtError, match="not from mt"):
+        WordPieceCodec.load(path)
+
+
+words = st.text(alphabet=LETTERS, min_size=1, max_size=10)
+tokens = st.one_of(words, st.sampled_from(PUNCTUATION))
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=tokens, rest=st.lists(st.tuples(st.sampled_from(["", " "]), tokens), max_size=12))
+def test_round_trip_on_generated_sentences(first: str, rest: list[tuple[str, str]]) -> None:
+    text = first + "".join(space + token for space, token in rest)
+    ids = codec().encode(text)
+    assert UNK not in ids
+    assert codec().decode(ids) == text

@@ -1,0 +1,44 @@
+"""Translation input and output: lines read as `mt prepare` cleans them, files others can read."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mt.cli.textio import read_lines, write_translations
+from mt.config import DecodeConfig
+from mt.decode.translator import Translation, open_translator
+from mt.errors import MtError
+
+
+def test_lines_lose_their_newline_and_a_leading_byte_order_mark() -> None:
+    stream = io.BytesIO("\ufeffOne.\r\n\ufeffTwo.\nThree.".encode())
+    assert list(read_lines(stream, "in.txt")) == ["One.", "\ufeffTwo.", "Three."]
+    with pytest.raises(MtError, match=r"in\.txt:2: not valid UTF-8 \(byte 3\)"):
+        list(read_lines(io.BytesIO(b"ok\nno\xff\n"), "in.txt"))
+
+
+def test_an_output_file_gets_the_permissions_of_the_umask(tmp_path: Path) -> None:
+    out = tmp_path / "es.txt"
+    translations = [Translation("Hi.", (("Hola.", -0.5), ("Buenas.", -1.25)))]
+    previous = os.umask(0o022)
+    try:
+        write_translations(translations, out, n_best=True)
+    finally:
+        os.umask(previous)
+    assert out.read_text(encoding="utf-8") == "0\t-0.5000\tHola.\n0\t-1.2500\tBuenas.\n"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644, "a service account must be able to read it"
+    with pytest.raises(MtError, match="is a directory"):
+        write_translations(translations, tmp_path, n_best=False)
+
+
+def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -> None:
+    translator = open_translator(trained_run, DecodeConfig(beam_size=1), device="cpu")
+    clean = "Thank you, Ilse!"
+    dirty = "  Thank\u200b you,\u00a0Ilse!\x07 "
+    first, second = translator.translate([clean, dirty])
+    assert second.text.strip() == first.text  # the line's outer spacing is given back
