@@ -22,12 +22,12 @@ import torch
 from conftest import cli_output as invoke
 from conftest import write_corpus
 from mt import atomic
-from mt.train import trainer as train_module
 from mt.config import PrepareConfig
 from mt.data.prepare import prepare_corpus
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
+from mt.train import trainer as train_module
 from mt.train.launch import start_training
 from mt.train.reporting import SilentReporter
 from train_support import copy_task, epoch_steps, make_trainer
