@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mt.decode.segment import Segmented, cut_long, segment, sentence_spans
 from split_cases import CASES
@@ -89,3 +91,26 @@ def test_random_lines_lose_no_character_and_every_piece_fits() -> None:
         segmented = segment(line, split=True, fits=words_at_most(5))
         assert segmented.join(segmented.pieces) == line
         assert all(len(piece.split()) <= 5 for piece in segmented.pieces)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    line=st.text(alphabet=st.characters(exclude_characters="\n"), max_size=300),
+    width=st.integers(1, 40),
+)
+def test_any_line_cut_at_any_width_joins_back_exactly(line: str, width: int) -> None:
+    """A gap between every two pieces, "" where a word was cut in two: the tldr line whose URL
+    had to be cut into character windows once lost its gaps and ended in a traceback."""
+    segmented = segment(line, split=True, fits=lambda piece: len(piece) <= width)
+    assert len(segmented.gaps) == len(segmented.pieces) + 1
+    assert segmented.join(segmented.pieces) == line
+    assert all(len(piece) <= width or len(piece) == 1 for piece in segmented.pieces)
+
+
+def test_a_url_cut_into_character_windows_keeps_every_character() -> None:
+    line = (
+        "More information: <https://www.cisco.com/c/en/us/td/docs/ios-xml/ios/security/d1/"
+        "sec-d1-cr-book/sec-cr-e1.html#wp3307186499>."
+    )
+    segmented = segment(line, split=True, fits=lambda piece: len(piece) <= 12)
+    assert segmented.join([piece.upper() for piece in segmented.pieces]) == line.upper()

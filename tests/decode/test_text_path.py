@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import run_cli
 from mt.config import DecodeConfig
@@ -121,3 +123,31 @@ def test_a_live_pipe_answers_each_line_before_the_next_is_written(trained_run: P
         for t in open_translator(trained_run, DecodeConfig(), device="cpu").translate(SENTENCES)
     ]
     assert [a.decode().rstrip("\n") for a in answers] == expected
+
+
+LEGACY_RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+TLDR_LINE = (
+    "More information: <https://www.cisco.com/c/en/us/td/docs/ios-xml/ios/security/d1/"
+    "sec-d1-cr-book/sec-cr-e1.html#wp3307186499>."
+)
+
+
+@pytest.fixture(scope="module")
+def greedy() -> object:
+    return open_translator(LEGACY_RUN, DecodeConfig(beam_size=1), device="cpu")
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(line=st.text(alphabet=st.characters(exclude_characters="\n"), max_size=400))
+def test_any_line_gives_one_translation_and_no_error(greedy, line: str) -> None:
+    (translation,) = greedy.translate([line])
+    assert "\n" not in translation.text
+
+
+def test_a_line_with_a_long_url_is_translated_and_the_file_written(tmp_path: Path) -> None:
+    source, out = tmp_path / "page.md", tmp_path / "out.md"
+    source.write_text(f"# tar\n\n{TLDR_LINE}\n", encoding="utf-8")
+    run_cli("translate", LEGACY_RUN, "--device", "cpu", "-i", source, "-o", out)
+    assert len(out.read_text(encoding="utf-8").split("\n")) == 4

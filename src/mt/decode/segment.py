@@ -116,10 +116,10 @@ def segment(line: str, *, split: bool, fits: Callable[[str], bool]) -> Segmented
     pieces: list[str] = []
     gaps = [line[: spans[0][0]]]
     for index, (start, end) in enumerate(spans):
-        for piece, space in cut_long(line[start:end], fits):
-            pieces.append(piece)
-            if space:
-                gaps.append(space)
+        cuts = cut_long(line[start:end], fits)
+        pieces += [piece for piece, _ in cuts]
+        # Between two cuts of one sentence is their space, "" where a word was cut in two.
+        gaps += [space for _, space in cuts[:-1]]
         following = spans[index + 1][0] if index + 1 < len(spans) else len(line)
         gaps.append(line[end:following])
     return Segmented(pieces=tuple(pieces), gaps=tuple(gaps))
