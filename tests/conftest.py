@@ -7,6 +7,7 @@ tokenizers, split by English sentence and check several translations of one sent
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,21 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def precision_cache(tmp_path_factory: pytest.TempPathFactory):
+    """`--precision auto` probes write their verdicts here, not into the user's cache, so every
+    test session measures afresh (subprocesses inherit the variable)."""
+    from mt.model.precision import CACHE_ENV
+
+    previous = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("precision") / "precision.json")
+    yield
+    if previous is None:
+        os.environ.pop(CACHE_ENV, None)
+    else:
+        os.environ[CACHE_ENV] = previous
 
 
 @pytest.fixture(scope="session")

@@ -131,6 +131,7 @@ class TrainConfig(_DictMixin):
     time_budget: float = 0.0  # seconds, 0: no limit
     patience: int = 0  # epochs without selection-loss improvement, 0: no limit
     eval_every: int = 0  # steps between extra selection evaluations, 0: once per epoch
+    eval_sample: int = 0  # pairs those extra evaluations score (0: all); see mt.train.selection
     clip_norm: float = 0.0  # 0: no clipping
     grad_accum: int = 1
     precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"  # auto: mt.model.precision decides
@@ -180,6 +181,7 @@ class TrainConfig(_DictMixin):
         _check(self.time_budget >= 0, f"--time-budget must be >= 0, got {self.time_budget}")
         _check(self.patience >= 0, f"--patience must be >= 0, got {self.patience}")
         _check(self.eval_every >= 0, f"--eval-every must be >= 0, got {self.eval_every}")
+        _check(self.eval_sample >= 0, f"--eval-sample must be >= 0, got {self.eval_sample}")
         _check(self.clip_norm >= 0, f"--clip-norm must be >= 0, got {self.clip_norm}")
         _check(self.grad_accum > 0, f"--grad-accum must be positive, got {self.grad_accum}")
         _check(
@@ -236,6 +238,7 @@ RECIPES: dict[str, Recipe] = {
             patience=5,
             average_last=3,
             lr_decay="auto",
+            eval_sample=3000,
         ),
     ),
 }
@@ -257,6 +260,7 @@ RESUMABLE_OPTIONS = frozenset(
         "patience",
         "accuracy_goal",
         "eval_every",
+        "eval_sample",
         "skip_nonfinite",
     }
 )
@@ -359,6 +363,7 @@ class DecodeConfig(_DictMixin):
     max_len_a: float = 1.5
     max_len_b: int = 10
     batch_size: int = 64
+    precision: str = "auto"  # auto: bf16 where a probe on this machine finds it faster (PyTorch)
 
     def __post_init__(self) -> None:
         _check(self.beam_size > 0, f"--beam-size must be positive, got {self.beam_size}")
@@ -372,6 +377,10 @@ class DecodeConfig(_DictMixin):
         _check(self.max_len_a >= 0, f"--max-len-a must be >= 0, got {self.max_len_a}")
         _check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
         _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
+        _check(
+            self.precision in ("auto", "fp32", "bf16"),
+            f"--precision must be auto, fp32 or bf16, got {self.precision!r}",
+        )
 
 
 DECODE = DecodeConfig()

@@ -9,20 +9,29 @@ import pytest
 import torch
 from torch import nn
 
-import mt.model.precision
+import mt.train.launch
 from conftest import write_corpus
-from mt.config import ConfigError, PrepareConfig, TrainConfig, resumed_train_config
+from mt.config import (
+    ConfigError,
+    DecodeConfig,
+    ModelConfig,
+    PrepareConfig,
+    TrainConfig,
+    resumed_train_config,
+)
 from mt.data.prepare import prepare_corpus
+from mt.decode.translator import open_translator
 from mt.model.loss import evaluate_teacher_forced
-from mt.model.precision import autocast, cpu_flags, resolve_precision
+from mt.model.precision import ProbeResult, autocast, cpu_flags, probe_precision, resolve_precision
+from mt.model.probes import probe_decoding, probe_training
 from mt.model.rundir import read_train_config
+from mt.model.transformer import make_model
 from mt.train.launch import train_run
 from mt.train.reporting import SilentReporter
 from mt.train.trainer import Trainer
 from train_support import copy_task, epoch_steps, make_trainer
 
 CPU = torch.device("cpu")
-AMX = frozenset({"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8"})
 
 
 def linear_output_dtypes(trainer: Trainer) -> set[torch.dtype]:
@@ -69,19 +78,72 @@ def test_unknown_precision_is_refused() -> None:
         TrainConfig(precision="fp8")  # type: ignore[arg-type]
 
 
+class FakeClock:
+    """Time that passes only when a workload says so: probes are tested without timing."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def fake_workload(clock: FakeClock, seconds: dict[str, float], outputs: dict[str, float]):
+    calls = {"fp32": 0, "bf16": 0}
+
+    def run(mode: str) -> torch.Tensor:
+        calls[mode] += 1
+        clock.now += seconds[mode]
+        return torch.tensor(outputs[mode])
+
+    return run, calls
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return abs(float(a - b)) < 0.01
+
+
 @pytest.mark.parametrize(
-    ("flags", "expected"),
+    ("seconds", "outputs", "expected"),
     [
-        (AMX, "bf16"),
-        (frozenset({"avx2", "avx512f", "avx512_bf16"}), "fp32"),  # no AMX: not measured
-        (frozenset({"avx", "avx2"}), "fp32"),  # the AMD EPYC the recipe was measured on
-        (frozenset(), "fp32"),  # no /proc/cpuinfo
+        ({"fp32": 1.0, "bf16": 0.7}, {"fp32": 2.0, "bf16": 2.001}, "bf16"),
+        ({"fp32": 1.0, "bf16": 0.95}, {"fp32": 2.0, "bf16": 2.001}, "fp32"),  # within the noise
+        ({"fp32": 1.0, "bf16": 2.0}, {"fp32": 2.0, "bf16": 2.0}, "fp32"),  # AVX2: bf16 slower
+        ({"fp32": 1.0, "bf16": 0.5}, {"fp32": 2.0, "bf16": 2.5}, "fp32"),  # faster but different
     ],
 )
-def test_auto_on_a_cpu_takes_bf16_only_with_amx(flags: frozenset[str], expected: str) -> None:
-    mode, reason = resolve_precision("auto", CPU, flags=flags)
+def test_auto_takes_bf16_only_where_the_probe_finds_it_faster_with_the_same_results(
+    tmp_path: Path, seconds: dict, outputs: dict, expected: str
+) -> None:
+    clock = FakeClock()
+    run, _ = fake_workload(clock, seconds, outputs)
+    probe = lambda: probe_precision(  # noqa: E731
+        run, close, key={"k": 1}, clock=clock, cache=tmp_path / "cache.json"
+    )
+    mode, reason = resolve_precision("auto", CPU, probe=probe, what="training")
     assert mode == expected
-    assert reason.startswith(f"{expected} (this CPU ")
+    assert reason.startswith(f"{expected} (probe of training on this CPU: bf16 ")
+
+
+def test_the_verdict_is_cached_per_key_and_a_broken_cache_is_probed_again(tmp_path: Path) -> None:
+    clock, cache = FakeClock(), tmp_path / "cache.json"
+    run, calls = fake_workload(clock, {"fp32": 1.0, "bf16": 0.5}, {"fp32": 1.0, "bf16": 1.0})
+    first = probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache)
+    measured = dict(calls)
+    again = probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache)
+    assert (first.cached, again.cached, again.choice) == (False, True, "bf16")
+    assert calls == measured, "a cached verdict runs nothing"
+    probe_precision(run, close, key={"model": "b"}, clock=clock, cache=cache)
+    assert calls["fp32"] > measured["fp32"], "another model shape is probed"
+    cache.write_text("{not json")
+    assert not probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache).cached
+
+
+def test_auto_without_a_probe_stays_fp32() -> None:
+    assert resolve_precision("auto", CPU) == (
+        "fp32",
+        "fp32 (auto without a probe: nothing measured)",
+    )
 
 
 @pytest.mark.parametrize(("supported", "expected"), [(True, "bf16"), (False, "fp32")])
@@ -94,8 +156,10 @@ def test_auto_on_a_gpu_follows_its_bf16_support(
 
 @pytest.mark.parametrize("requested", ["fp32", "bf16", "fp16"])
 def test_a_named_precision_is_kept_whatever_the_machine(requested: str) -> None:
-    assert resolve_precision(requested, CPU, flags=frozenset())[0] == requested
-    assert resolve_precision(requested, CPU, flags=AMX)[0] == requested
+    def never() -> ProbeResult:
+        raise AssertionError("a named precision needs no probe")
+
+    assert resolve_precision(requested, CPU, probe=never)[0] == requested
 
 
 def test_cpu_flags_come_from_the_cpuinfo_flags_line(tmp_path: Path) -> None:
@@ -108,21 +172,43 @@ def test_cpu_flags_come_from_the_cpuinfo_flags_line(tmp_path: Path) -> None:
     assert cpu_flags(tmp_path / "missing") == frozenset()
 
 
-@pytest.mark.parametrize(
-    ("flags", "expected"), [(AMX, torch.bfloat16), (frozenset(), torch.float32)]
-)
-def test_auto_autocast_computes_in_the_dtype_it_resolves_to(
-    monkeypatch: pytest.MonkeyPatch, flags: frozenset[str], expected: torch.dtype
-) -> None:
-    """A Trainer built without mt.train.launch, or a stored run's "auto" at evaluation, works."""
-    monkeypatch.setattr(mt.model.precision, "cpu_flags", lambda: flags)
+@pytest.mark.parametrize(("mode", "expected"), [("bf16", torch.bfloat16), ("auto", torch.float32)])
+def test_autocast_computes_in_the_named_dtype(mode: str, expected: torch.dtype) -> None:
+    """A stored run's "auto" (teacher-forced evaluation) computes as written, in fp32."""
     layer = nn.Linear(4, 4)
-    with autocast(CPU, "auto"):
+    with autocast(CPU, mode):
         assert layer(torch.ones(2, 4)).dtype == expected
+
+
+def test_the_real_probes_leave_the_model_and_the_random_state_as_they_were() -> None:
+    torch.manual_seed(3)
+    model = make_model(
+        ModelConfig(src_vocab=40, tgt_vocab=50, d_model=16, ff=32, heads=2, layers=1)
+    )
+    weights = {k: v.clone() for k, v in model.state_dict().items()}
+    state = torch.random.get_rng_state()
+    for probe in (probe_training, probe_decoding):
+        result = probe(model, CPU)
+        assert result.choice in ("fp32", "bf16") and result.fp32_seconds > 0
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert all(torch.equal(v, weights[k]) for k, v in model.state_dict().items())
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_decoding_in_bf16_computes_in_bf16(trained_run: Path) -> None:
+    translator = open_translator(trained_run, DecodeConfig(precision="bf16"), device="cpu")
+    dtypes: set[torch.dtype] = set()
+    for module in translator.run.model.modules():
+        if isinstance(module, nn.Linear):
+            module.register_forward_hook(lambda _m, _i, output: dtypes.add(output.dtype))
+    translator.translate(["Ilse likes bread."]).__next__()
+    assert dtypes == {torch.bfloat16}
+    assert translator.precision_reason == "bf16 (as asked)"
 
 
 def test_auto_is_the_default_and_a_resumed_run_keeps_it() -> None:
     assert TrainConfig().precision == "auto"
+    assert DecodeConfig().precision == "auto"
     resumed = resumed_train_config(TrainConfig(), {"max_steps": 5})
     assert (resumed.precision, resumed.max_steps) == ("auto", 5)
 
@@ -130,7 +216,10 @@ def test_auto_is_the_default_and_a_resumed_run_keeps_it() -> None:
 def test_a_run_stores_auto_reports_the_choice_and_resumes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(mt.model.precision, "cpu_flags", lambda: AMX)
+    def verdict(choice: str):
+        return lambda model, device: ProbeResult(choice, 1.0, 0.5, agrees=True)
+
+    monkeypatch.setattr(mt.train.launch, "probe_training", verdict("bf16"))
     prepared = tmp_path / "prepared"
     prepare_corpus(
         write_corpus(tmp_path / "corpus.tsv"),
@@ -140,13 +229,13 @@ def test_a_run_stores_auto_reports_the_choice_and_resumes(
     run, reporter = tmp_path / "run", SilentReporter()
     tiny = {"max_steps": 2, "batch_size": 16, "lr": 0.5, "warmup": 20}
     train_run(prepared=prepared, out=run, preset="thesis-small", changes=tiny, reporter=reporter)
-    assert any("precision: bf16 (this CPU has AMX bf16 tiles)" in m for m in reporter.messages)
+    assert any("precision: bf16 (probe of training on this CPU" in m for m in reporter.messages)
     assert read_train_config(run)[0].precision == "auto", "decided again where it resumes"
-    monkeypatch.setattr(mt.model.precision, "cpu_flags", lambda: frozenset({"avx2"}))
+    monkeypatch.setattr(mt.train.launch, "probe_training", verdict("fp32"))
     resumed = SilentReporter()
     summary = train_run(resume=run, changes={"max_steps": 3}, reporter=resumed)
     assert summary.steps == 3
-    assert any("precision: fp32 (this CPU has no AMX" in m for m in resumed.messages)
+    assert any("precision: fp32 (probe of training" in m for m in resumed.messages)
 
 
 @pytest.mark.slow

@@ -21,6 +21,7 @@ def decode_config(
     max_len_a: float,
     max_len_b: int,
     batch_size: int,
+    precision: str,
 ) -> DecodeConfig:
     return DecodeConfig(
         beam_size=beam_size,
@@ -29,6 +30,7 @@ def decode_config(
         max_len_a=max_len_a,
         max_len_b=max_len_b,
         batch_size=batch_size,
+        precision=precision,
     )
 
 
@@ -40,6 +42,10 @@ MaxLenB = Annotated[int, Opt("--max-len-b", help="Output length limit a·source_
 BatchSize = Annotated[int, Opt("--batch-size", help="Sentences decoded together.")]
 Checkpoint = Annotated[str, Opt(help="best (lowest selection loss) or last.")]
 Device = Annotated[str, Opt(help="auto, cpu or cuda.")]
+Precision = Annotated[
+    str,
+    Opt(help="PyTorch search: auto (bf16 where a probe finds it faster here), fp32 or bf16."),
+]
 Threads = Annotated[int | None, Opt(help="CPU threads (torch, or CTranslate2 for an export).")]
 ComputeType = Annotated[
     str,
@@ -70,6 +76,7 @@ def translate(
     device: Device = "auto",
     threads: Threads = None,
     compute_type: ComputeType = "default",
+    precision: Precision = DECODE.precision,
     attention: Annotated[
         Path | None,
         Opt("--attention", help="With one sentence: save a cross-attention heatmap PNG."),
@@ -89,7 +96,9 @@ def translate(
         from mt.cli.textio import live_batches, live_fd, read_lines, write_translations
         from mt.decode.translator import open_translator
 
-        config = decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
+        config = decode_config(
+            beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
+        )
         if text and input_file:
             raise MtError("give sentences as arguments or --input FILE, not both")
         if attention is not None and len(text or []) != 1:
@@ -178,6 +187,7 @@ def evaluate(
     device: Device = "auto",
     threads: Threads = None,
     compute_type: ComputeType = "default",
+    precision: Precision = DECODE.precision,
     json_file: Annotated[
         Path | None, Opt("--json", help="Write all figures to this JSON file.")
     ] = None,
@@ -196,7 +206,9 @@ def evaluate(
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")
-        config = decode_config(beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size)
+        config = decode_config(
+            beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
+        )
         translator = open_translator(
             run,
             config,
@@ -261,6 +273,7 @@ def _print_report(report, name: str) -> None:
             "search",
             f"beam {report.decode['beam_size']}, length penalty {report.decode['length_penalty']}",
         ),
+        ("precision", report.precision),
         ("sentences/s", f"{report.sentences_per_second:,.1f}"),
         ("target tokens/s", f"{report.tokens_per_second:,.0f}"),
     ]

@@ -16,6 +16,7 @@ from mt.cli.decode import (
     LengthPenalty,
     MaxLenA,
     MaxLenB,
+    Precision,
     decode_config,
 )
 from mt.config import DECODE
@@ -34,6 +35,7 @@ def serve(
     max_len_a: MaxLenA = DECODE.max_len_a,
     max_len_b: MaxLenB = DECODE.max_len_b,
     batch_size: BatchSize = DECODE.batch_size,
+    precision: Precision = DECODE.precision,
     checkpoint: Checkpoint = "best",
     device: Device = "auto",
     threads: Annotated[
@@ -77,7 +79,9 @@ def serve(
         if max_alternatives is not None and max_alternatives < 0:
             raise MtError(f"--max-alternatives must be >= 0, got {max_alternatives}")
         n_best = beam_size if max_alternatives is None else min(beam_size, max_alternatives + 1)
-        config = decode_config(beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size)
+        config = decode_config(
+            beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
+        )
         limits = Limits(
             max_chars=max_chars,
             max_items=max_items,

@@ -70,6 +70,10 @@ def train(
         int | None, Opt(help="Stop after this many epochs without a better selection loss.")
     ] = None,
     eval_every: Annotated[int | None, Opt(help="Also evaluate every N steps.")] = None,
+    eval_sample: Annotated[
+        int | None,
+        Opt(help="Those evaluations score N selection pairs first, all only when it decides."),
+    ] = None,
     clip_norm: Annotated[float | None, Opt(help="Clip the gradient norm (0: off).")] = None,
     grad_accum: Annotated[int | None, Opt(help="Batches accumulated per optimizer step.")] = None,
     precision: Annotated[

@@ -22,6 +22,8 @@ from mt.data.tokenization import PAD
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.search import Hypothesis, search
 from mt.model.loss import evaluate_teacher_forced
+from mt.model.precision import autocast, resolve_precision
+from mt.model.probes import probe_decoding
 from mt.model.rundir import LoadedRun
 
 
@@ -48,23 +50,31 @@ class SearchEngine(Protocol):
 class TorchEngine:
     """mt.decode.search's greedy and beam search over a PyTorch model in eval mode."""
 
-    def __init__(self, model: nn.Module, device: torch.device) -> None:
+    def __init__(self, model: nn.Module, device: torch.device, precision: str = "fp32") -> None:
         self.model = model
         self.device = device
+        # "auto": bf16 where this machine decodes this model's shapes faster with the same labels
+        self.precision, self.precision_reason = resolve_precision(
+            precision, device, probe=lambda: probe_decoding(model, device), what="decoding"
+        )
 
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
         src = pad(sources).to(self.device)
-        return search(self.model, src, src != PAD, config)
+        with autocast(self.device, self.precision):
+            return search(self.model, src, src != PAD, config)
 
     def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForcedScores:
         return evaluate_teacher_forced(self.model, data, train_config, self.device)
 
 
-def engine_for(run: LoadedRun | ExportedRun, device: torch.device) -> SearchEngine:
-    """An exported run brings its CTranslate2 engine; a trained run is searched with PyTorch."""
+def engine_for(
+    run: LoadedRun | ExportedRun, device: torch.device, precision: str = "fp32"
+) -> SearchEngine:
+    """An exported run brings its CTranslate2 engine (its compute type is its precision); a
+    trained run is searched with PyTorch in `precision`."""
     if isinstance(run, ExportedRun):
         return run.engine
-    return TorchEngine(run.model, device)
+    return TorchEngine(run.model, device, precision)
 
 
 def open_run(

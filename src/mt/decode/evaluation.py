@@ -35,6 +35,7 @@ class EvaluationReport:
     segments: int = 0  # lines scored, duplicates included
     references: int = 1  # references per segment
     skipped: int = 0  # bad lines left out by --skip-bad
+    precision: str = ""  # what the search computed in, and why
     hypotheses: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, object]:
@@ -104,6 +105,7 @@ def evaluate_set(
         segments=len(test_set),
         references=test_set.reference_count(),
         skipped=len(test_set.skipped),
+        precision=translator.precision_reason,
         hypotheses=hypotheses,
     )
 

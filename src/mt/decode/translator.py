@@ -55,11 +55,17 @@ class Translator:
         self.warn = warn
         self.max_src_len = run.config.max_positions - 1
         self.decoded_tokens = 0
-        self.engine = engine_for(run, device)  # PyTorch, or CTranslate2 for an `mt export`
+        # PyTorch in config.precision, or CTranslate2 for an `mt export`
+        self.engine = engine_for(run, device, config.precision)
         self.split = split  # False (--no-split): a line is one piece unless the model can't take it
         # Split pieces fit the length the model was trained on (it has seen nothing longer).
         self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
         self.placeholders = placeholders  # unseen names and numbers through stand-ins
+
+    @property
+    def precision_reason(self) -> str:
+        """What the search computes in and why, for logs, /model and `mt evaluate`."""
+        return getattr(self.engine, "precision_reason", "CTranslate2's compute type")
 
     def translate(self, lines: Iterable[str]) -> Iterator[Translation]:
         """Each line cut into sentences (mt.decode.segment), translated, and joined back with its

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -21,6 +22,11 @@ class TokenStats:
     loss_sum: float = 0.0
     correct: int = 0
     count: int = 0
+
+    def __add__(self, other: TokenStats) -> TokenStats:
+        return TokenStats(
+            self.loss_sum + other.loss_sum, self.correct + other.correct, self.count + other.count
+        )
 
     def add(self, loss_sum: float, correct: int, count: int) -> None:
         self.loss_sum += loss_sum
@@ -89,18 +95,27 @@ def masked_loss_terms(
 
 @torch.inference_mode()
 def evaluate_teacher_forced(
-    model: nn.Module, data: EncodedPairs, config: TrainConfig, device: torch.device
+    model: nn.Module,
+    data: EncodedPairs,
+    config: TrainConfig,
+    device: torch.device,
+    rows: np.ndarray | None = None,
 ) -> TokenStats:
-    """The thesis' selection metrics: masked cross-entropy (no smoothing) and accuracy."""
+    """The thesis' selection metrics: masked cross-entropy (no smoothing) and accuracy, over all
+    of `data` or its `rows`; the sums of disjoint rows add up to those of their union."""
     was_training = model.training
     model.eval()
     totals = [torch.zeros((), device=device, dtype=torch.float64), torch.zeros((), device=device)]
     count = 0
     tokens = max(config.batch_tokens, 64 * 24) * 2
+    src_lengths, tgt_lengths = lengths(data)
+    if rows is not None:
+        src_lengths, tgt_lengths = src_lengths[rows], tgt_lengths[rows]
     for indices in batch_indices(
-        *lengths(data), batch_size=128, batch_tokens=tokens, seed=0, epoch=0, shuffle=False
-    ):
-        batch = collate(data, indices)
+        src_lengths, tgt_lengths, batch_size=128, batch_tokens=tokens, seed=0, epoch=0,
+        shuffle=False,
+    ):  # fmt: skip
+        batch = collate(data, indices if rows is None else rows[indices])
         count += batch.target_tokens  # counted on the host: no device sync
         batch = batch.to(device)
         with autocast(device, config.precision):

@@ -1,28 +1,44 @@
 """Mixed precision: `--precision auto|fp32|bf16|fp16` as one autocast context on any device.
 
-`auto` (the default) takes bf16 only where it was measured to pay: a GPU with bf16 support, or a
-CPU with AMX bf16 tiles (oneDNN's bf16 matrix products run on them). An AVX2-only CPU has no bf16
-arithmetic, so autocast there converts and computes slower (benchmarks/bench_precision.py,
-docs/recipe.md); such a CPU stays fp32.
+`auto` is measured, not guessed from CPU flags: machines of one type differ (AVX2 only, AVX-512
+with bf16 dot products, AMX tiles), and whether bf16 pays depends on the model's shapes as much as
+on the flags. On a CPU, `auto` runs the model's own workload in fp32 and in bf16 for a second or
+two (`probe_precision`), and takes bf16 only where it is faster by PROBE_GAIN with the same
+results; the verdict is cached per machine, torch version, model shape and workload, so later runs
+decide at once. A CUDA GPU takes bf16 where it supports it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 CPUINFO = Path("/proc/cpuinfo")
+PROBE_GAIN = 1.1  # bf16 must be at least this much faster: smaller gains are within the noise
+PROBE_ROUNDS = 3  # alternating rounds; each mode's best round counts
+CACHE_ENV = "MT_PRECISION_CACHE"
+
+Workload = Callable[[str], torch.Tensor]
+"""Runs one unit of the model's own work in the given mode ("fp32" or "bf16") and returns what
+the two modes must agree on (a loss, or logits)."""
+Agrees = Callable[[torch.Tensor, torch.Tensor], bool]
 
 
 @functools.cache
 def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
     """The CPU's feature flags (avx2, avx512_bf16, amx_bf16, ...) from the first processor's
-    `flags` line; empty where the file can't be read (not Linux), which then counts as no support.
-    """
+    `flags` line; empty where the file can't be read (not Linux)."""
     try:
         lines = cpuinfo.read_text().splitlines()
     except OSError:
@@ -33,15 +49,38 @@ def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
     return frozenset()
 
 
+@dataclass(frozen=True)
+class ProbeResult:
+    choice: str  # "bf16" or "fp32"
+    fp32_seconds: float  # the best round of each mode
+    bf16_seconds: float
+    agrees: bool  # bf16 gave the same results as fp32
+    cached: bool = False
+
+    @property
+    def speedup(self) -> float:
+        return self.fp32_seconds / self.bf16_seconds if self.bf16_seconds else 0.0
+
+    def reason(self, what: str) -> str:
+        verdict = "same results" if self.agrees else "different results"
+        source = "cached probe" if self.cached else "probe"
+        return (
+            f"{self.choice} ({source} of {what} on this CPU: bf16 {self.speedup:.2f}x fp32, "
+            f"{verdict})"
+        )
+
+
 def resolve_precision(
-    requested: str, device: torch.device, *, flags: frozenset[str] | None = None
+    requested: str,
+    device: torch.device,
+    *,
+    probe: Callable[[], ProbeResult] | None = None,
+    what: str = "the model",
 ) -> tuple[str, str]:
     """The concrete mode for ``requested`` on ``device``, and a short reason to print.
 
-    Any mode but "auto" is kept as asked. "auto" is bf16 on a CUDA GPU that supports it, and on a
-    CPU with AMX (flag amx_bf16), where oneDNN's bf16 is clearly faster; otherwise fp32. A CPU
-    with avx512_bf16 but no AMX was not measured and stays fp32. ``flags`` replaces the CPU's own
-    (tests).
+    Any mode but "auto" is kept as asked. "auto" is bf16 on a CUDA GPU that supports it; on a CPU
+    it is what ``probe`` measured, and fp32 where there is nothing to probe with.
     """
     if requested != "auto":
         return requested, f"{requested} (as asked)"
@@ -51,20 +90,99 @@ def resolve_precision(
         return "fp32", "fp32 (this GPU has no bf16)"
     if device.type != "cpu":
         return "fp32", f"fp32 (bf16 not measured on {device.type})"
-    return _cpu_precision(cpu_flags() if flags is None else flags)
+    if probe is None:
+        return "fp32", "fp32 (auto without a probe: nothing measured)"
+    result = probe()
+    return result.choice, result.reason(what)
 
 
-def _cpu_precision(flags: frozenset[str]) -> tuple[str, str]:
-    if "amx_bf16" in flags:
-        return "bf16", "bf16 (this CPU has AMX bf16 tiles)"
-    if "avx512_bf16" in flags:
-        return "fp32", "fp32 (this CPU has AVX-512 bf16 but no AMX: not measured)"
-    return "fp32", "fp32 (this CPU has no AMX or AVX-512 bf16)"
+def probe_precision(
+    workload: Workload,
+    agrees: Agrees,
+    *,
+    key: dict[str, object],
+    repeats: int = 3,
+    clock: Callable[[], float] = time.perf_counter,
+    cache: Path | None = None,
+) -> ProbeResult:
+    """Time `workload` in fp32 and bf16, alternating rounds of `repeats` calls so that machine
+    noise hits both modes alike; bf16 wins when it is PROBE_GAIN faster and `agrees` with fp32.
+    The verdict is cached under `key` plus this machine and torch version."""
+    path = cache or cache_path()
+    entry = _cache_key(key)
+    known = _read_cache(path).get(entry)
+    if known is not None:
+        return ProbeResult(**{**known, "cached": True})
+    outputs = {mode: workload(mode) for mode in ("fp32", "bf16")}  # warm-up and the comparison
+    best = {"fp32": float("inf"), "bf16": float("inf")}
+    for _ in range(PROBE_ROUNDS):
+        for mode in best:
+            started = clock()
+            for _ in range(repeats):
+                workload(mode)
+            best[mode] = min(best[mode], clock() - started)
+    same = bool(agrees(outputs["fp32"].float(), outputs["bf16"].float()))
+    faster = best["bf16"] * PROBE_GAIN <= best["fp32"]
+    result = ProbeResult(
+        choice="bf16" if same and faster else "fp32",
+        fp32_seconds=best["fp32"],
+        bf16_seconds=best["bf16"],
+        agrees=same,
+    )
+    _write_cache(path, entry, result)
+    return result
+
+
+def cache_path() -> Path:
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "mt" / "precision.json"
+
+
+def _cache_key(key: dict[str, object]) -> str:
+    machine = {
+        "cpu": _cpu_name(),
+        "flags": sorted(cpu_flags()),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+    }
+    text = json.dumps({**key, **machine}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@functools.cache
+def _cpu_name() -> str:
+    try:
+        for line in CPUINFO.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _read_cache(path: Path) -> dict[str, dict]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # no cache yet, or one we can't read: probe again
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: Path, entry: str, result: ProbeResult) -> None:
+    from mt.atomic import atomic_write_text
+
+    data = _read_cache(path)
+    data[entry] = {k: v for k, v in asdict(result).items() if k != "cached"}
+    with contextlib.suppress(OSError):  # a read-only home only costs the next run a probe
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def autocast(device: torch.device, precision: str) -> contextlib.AbstractContextManager:
-    """Autocast to the chosen half type; fp32 runs as written. "auto" (a stored run's setting,
-    or a Trainer built without mt.train.launch) is resolved here for this device."""
-    concrete, _ = resolve_precision(precision, device)
-    dtype = DTYPES.get(concrete)
+    """Autocast to the chosen half type; fp32 (and "auto", which only mt.train.launch and the
+    decoders resolve) runs as written."""
+    dtype = DTYPES.get(precision)
     return torch.autocast(device.type, dtype=dtype, enabled=dtype is not None)

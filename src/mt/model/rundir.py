@@ -46,6 +46,7 @@ METRICS_FIELDS = (
     "train_accuracy",
     "selection_loss",
     "selection_accuracy",
+    "selection_pairs",
     "tokens_per_second",
     "elapsed",
     "eval_seconds",

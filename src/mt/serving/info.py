@@ -43,7 +43,11 @@ def model_info(model_dir: Path, translator: Any, decode: DecodeConfig) -> dict[s
         "parameters": _parameters(translator),
         "disk_bytes": _disk_bytes(model_dir),
         "vocabulary": {"source": config.get("src_vocab"), "target": config.get("tgt_vocab")},
-        "decoding": {"beam_size": decode.beam_size, "length_penalty": decode.length_penalty},
+        "decoding": {
+            "beam_size": decode.beam_size,
+            "length_penalty": decode.length_penalty,
+            "precision": getattr(translator, "precision_reason", None),
+        },
         "training": _training(model_dir),
         "evaluation": _evaluation(model_dir),
     }

@@ -29,7 +29,8 @@ from mt.data.prepared_dir import Prepared, load_prepared
 from mt.errors import MtError
 from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.devices import resolve_device
-from mt.model.precision import resolve_precision
+from mt.model.precision import ProbeResult, resolve_precision
+from mt.model.probes import probe_training
 from mt.model.rundir import (
     claim_run_dir,
     has_checkpoint,
@@ -57,6 +58,7 @@ class TrainSummary:
     padding_share: float
     notes: tuple[str, ...]
     is_main: bool = True  # only the main process of a torchrun job reports
+    precision: str = ""  # what training computed in, and why (--precision auto probes)
 
 
 def train_run(
@@ -194,6 +196,13 @@ def _new_config(prepared: Prepared, preset: str | None, changes: Mapping[str, ob
     )
 
 
+def _probe_training(model_config: ModelConfig, device: torch.device) -> ProbeResult:
+    """A throwaway copy of the model, built without touching the run's random state."""
+    with torch.random.fork_rng(devices=[]):
+        model = make_model(model_config).to(device)
+    return probe_training(model, device)
+
+
 def _run(
     *,
     prepared: Prepared,
@@ -210,7 +219,12 @@ def _run(
         torch.set_num_threads(threads)
     device = resolve_device(device_name)
     # train.json keeps "auto", so a resumed run decides again on the machine it resumes on.
-    precision, precision_reason = resolve_precision(train_config.precision, device)
+    precision, precision_reason = resolve_precision(
+        train_config.precision,
+        device,
+        probe=lambda: _probe_training(model_config, device),
+        what="training",
+    )
     train_config = dataclasses.replace(train_config, precision=precision)
     if not dist.is_main:
         reporter = SilentReporter()
@@ -251,6 +265,7 @@ def _run(
         padding_share=1 - trainer.target_positions[0] / max(trainer.target_positions[1], 1),
         notes=tuple(trainer.notes),
         is_main=dist.is_main,
+        precision=precision_reason,
     )
 
 

@@ -4,12 +4,19 @@ last snapshots and average them at the end.
 The best weights are those with the lowest selection loss seen so far; the average of the last
 ``average_last`` evaluation snapshots replaces them only when it scores better still. The trainer
 decides when to evaluate; this class knows nothing of the trainer.
+
+With ``eval_sample`` a fixed, seeded sample of the selection part is scored first and the rest
+only where the figure decides something: the trainer asks for the whole part at an epoch's end
+(patience), at the end of training, and when the sample suggests a new best. The 24k-pair part of
+the 119k corpus took 28 s to score on 2 cores, 19 times in `make bench`'s hour; 3,000 pairs take a
+eighth of that.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -37,10 +44,30 @@ class Selection:
         self.best_path = run_dir / BEST_WEIGHTS
         self.writes = writes  # only the main process of a torchrun job writes files
         self.snapshots: list[dict[str, Tensor]] = []
+        count, wanted = len(data), config.eval_sample
+        if 0 < wanted < count:
+            chosen = np.zeros(count, dtype=bool)
+            chosen[np.random.default_rng(config.seed).choice(count, wanted, replace=False)] = True
+            self.sample, self.rest = np.flatnonzero(chosen), np.flatnonzero(~chosen)
+        else:
+            self.sample, self.rest = None, None
+
+    @property
+    def samples(self) -> bool:
+        return self.sample is not None
 
     def score(self, model: nn.Module) -> TokenStats:
-        """Teacher-forced loss and accuracy on the selection part."""
-        return evaluate_teacher_forced(model, self.data, self.config, self.device)
+        """Teacher-forced loss and accuracy on the whole selection part."""
+        if self.sample is None:
+            return evaluate_teacher_forced(model, self.data, self.config, self.device)
+        return self.score_sample(model) + self.score_rest(model)
+
+    def score_sample(self, model: nn.Module) -> TokenStats:
+        return evaluate_teacher_forced(model, self.data, self.config, self.device, self.sample)
+
+    def score_rest(self, model: nn.Module) -> TokenStats:
+        """The pairs outside the sample: added to the sample's sums they give the whole part's."""
+        return evaluate_teacher_forced(model, self.data, self.config, self.device, self.rest)
 
     def save_best(self, model: nn.Module) -> None:
         if self.writes:

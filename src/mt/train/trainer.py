@@ -27,7 +27,7 @@ from mt.data.batching import EpochSteps, StepBatch, TrainData, epoch_batches, st
 from mt.errors import MtError
 from mt.files import LAST_WEIGHTS
 from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
-from mt.model.loss import RunningSums, masked_loss_terms
+from mt.model.loss import RunningSums, TokenStats, masked_loss_terms
 from mt.model.precision import autocast
 from mt.model.rundir import (
     MODEL_PREFIX,
@@ -71,6 +71,7 @@ class Progress:
     elapsed: float = 0.0
     eval_seconds: float = 0.0  # of `elapsed`, spent in selection evaluations: the rest trained
     best_loss: float = math.inf
+    best_sample_loss: float = math.inf  # of the evaluations that scored the sample first
     bad_epochs: int = 0
     epoch_loss_sum: float = 0.0
     epoch_correct: int = 0
@@ -160,7 +161,7 @@ class Trainer:
                         self.evaluate_and_save(evaluate=evaluate)
                         raise self._interrupted()
                     if evaluate or reason:
-                        self.evaluate_and_save()
+                        self.evaluate_and_save(final=bool(reason))
                     if reason:
                         return self._finish(reason)
                 self._settle(sums)  # a skipped last step leaves sums unread
@@ -288,7 +289,9 @@ class Trainer:
         every = self.config.eval_every
         return bool(every and self.progress.step % every == 0)
 
-    def evaluate_and_save(self, *, end_of_epoch: bool = False, evaluate: bool = True) -> None:
+    def evaluate_and_save(
+        self, *, end_of_epoch: bool = False, evaluate: bool = True, final: bool = False
+    ) -> None:
         """Selection metrics, a metrics row, the best weights and a resumable checkpoint; at an
         epoch's end also the count of epochs without a better selection loss, so one checkpoint
         holds it all."""
@@ -296,7 +299,7 @@ class Trainer:
         started = time.monotonic()
         improved = False
         if evaluate:
-            stats = self.selection.score(self.model)
+            stats, pairs = self._selection_figures(whole=end_of_epoch or final)
             row = {
                 "step": progress.step,
                 "epoch": progress.epoch + progress.batch_in_epoch / max(1, self.steps_in_epoch),
@@ -305,13 +308,15 @@ class Trainer:
                 "train_accuracy": progress.epoch_correct / max(progress.epoch_count, 1),
                 "selection_loss": stats.loss,
                 "selection_accuracy": stats.accuracy,
+                "selection_pairs": pairs,
                 "tokens_per_second": self.reporter.tokens_per_second,
                 "elapsed": progress.elapsed,
                 "eval_seconds": progress.eval_seconds,
             }
             progress.history.append(row)
             self.reporter.evaluation(row)
-            if stats.loss < progress.best_loss:
+            # A sample's figure is never compared with the whole part's best.
+            if pairs == len(self.selection.data) and stats.loss < progress.best_loss:
                 progress.best_loss = stats.loss
                 improved = True
                 self.selection.save_best(self.model)
@@ -321,6 +326,19 @@ class Trainer:
             progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
         progress.eval_seconds += time.monotonic() - started  # counted before the save keeps it
         self.save()
+
+    def _selection_figures(self, *, whole: bool) -> tuple[TokenStats, int]:
+        """The selection figures of this evaluation and how many pairs they cover: the sample
+        alone unless the whole part is asked for or the sample beats its best."""
+        selection, progress = self.selection, self.progress
+        if not selection.samples:
+            return selection.score(self.model), len(selection.data)
+        sample = selection.score_sample(self.model)
+        improved = sample.loss < progress.best_sample_loss
+        progress.best_sample_loss = min(progress.best_sample_loss, sample.loss)
+        if not (whole or improved):
+            return sample, len(selection.sample)
+        return sample + selection.score_rest(self.model), len(selection.data)
 
     # ----- one step -----------------------------------------------------------------------------
 

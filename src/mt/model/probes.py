@@ -1,0 +1,105 @@
+"""The workloads `--precision auto` measures: the model's own training step and decoding steps,
+on a synthetic batch of the shape training or translating gives it (mt.model.precision times
+them in fp32 and bf16).
+
+The batch is random labels: the probe asks how fast the shapes run and whether bf16 changes the
+numbers, not what the model says. RNG state is saved and restored, so probing leaves a seeded
+run exactly as it would have been.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from mt.config import ModelConfig
+from mt.data.batching import Batch
+from mt.data.tokenization import BOS, EOS
+from mt.model.loss import masked_loss_terms
+from mt.model.precision import ProbeResult, autocast, probe_precision
+
+TRAIN_SHAPE = (32, 24)  # sentences, labels: a typical batch of --batch-tokens 2500 / 3000
+DECODE_SHAPE = (32, 12, 16)  # sentences, source labels, greedy steps
+LOSS_TOLERANCE = 0.01  # relative: bf16's loss must be within 1% of fp32's
+ARGMAX_AGREEMENT = 0.97  # share of positions whose most likely label bf16 keeps
+
+
+def probe_training(model: nn.Module, device: torch.device) -> ProbeResult:
+    """One forward and backward pass of a training batch; the losses must agree."""
+    batch = _synthetic_batch(model.config, device, *TRAIN_SHAPE)
+
+    def step(mode: str) -> Tensor:
+        model.zero_grad(set_to_none=True)
+        with autocast(device, mode):
+            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
+        loss, _ = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+        loss.backward()
+        return loss.detach()
+
+    def agrees(fp32: Tensor, bf16: Tensor) -> bool:
+        return bool(torch.isfinite(bf16)) and abs(float(bf16 - fp32)) <= LOSS_TOLERANCE * float(
+            fp32.abs()
+        )
+
+    with torch.random.fork_rng(devices=[]):
+        was_training = model.training
+        model.train()
+        try:
+            key = _key("training", model.config, device)
+            return probe_precision(step, agrees, key=key, repeats=2)
+        finally:
+            model.zero_grad(set_to_none=True)
+            model.train(was_training)
+
+
+@torch.inference_mode()
+def probe_decoding(model: nn.Module, device: torch.device) -> ProbeResult:
+    """Decoder steps over its cache, as translating runs them. Both modes are fed fp32's greedy
+    labels, so one early difference does not make every later step differ; the most likely label
+    at each step must agree."""
+    sentences, length, steps = DECODE_SHAPE
+    batch = _synthetic_batch(model.config, device, sentences, length)
+    path: list[Tensor] = []
+
+    def steps_along_path(mode: str) -> Tensor:
+        with autocast(device, mode):
+            memory = model.encode(batch.src, batch.src_mask)
+            state = model.start_state(memory, batch.src_mask)
+            tokens = torch.full((sentences,), BOS, dtype=torch.long, device=device)
+            chosen = []
+            for step in range(steps):
+                logits, state = model.step(tokens, state)
+                chosen.append(logits.argmax(dim=-1))
+                tokens = path[step] if path else chosen[-1]
+        return torch.stack(chosen, dim=1)
+
+    def agrees(fp32: Tensor, bf16: Tensor) -> bool:
+        return float((fp32 == bf16).float().mean()) >= ARGMAX_AGREEMENT
+
+    with torch.random.fork_rng(devices=[]):
+        was_training = model.training
+        model.eval()
+        try:
+            path.extend(steps_along_path("fp32").unbind(dim=1))
+            return probe_precision(
+                steps_along_path, agrees, key=_key("decoding", model.config, device)
+            )
+        finally:
+            model.train(was_training)
+
+
+def _synthetic_batch(config: ModelConfig, device: torch.device, sentences: int, length: int):
+    generator = torch.Generator().manual_seed(0)
+    first = EOS + 1  # ordinary labels come after the special ones
+
+    def labels(vocab: int) -> Tensor:
+        ids = torch.randint(first, vocab, (sentences, length), generator=generator)
+        ids[:, -1] = EOS
+        return ids
+
+    target = torch.cat([torch.full((sentences, 1), BOS), labels(config.tgt_vocab)], dim=1)
+    return Batch.from_padded(labels(config.src_vocab), target).to(device)
+
+
+def _key(workload: str, config: ModelConfig, device: torch.device) -> dict[str, object]:
+    return {"workload": workload, "model": config.to_dict(), "device": device.type}
