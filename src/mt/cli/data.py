@@ -44,7 +44,8 @@ def prepare(
     corpus: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="english<TAB>spanish TSV or CSV with a header; .gz/.xz/.zst read as streams."
+            help="english<TAB>spanish TSV or CSV with a header (.gz/.xz/.zst read as streams); "
+            "gettext .po, TMX, XLIFF (.xlf/.xliff), or a directory of them."
         ),
     ] = None,
     source_file: Annotated[

@@ -32,6 +32,7 @@ from mt.data.streams import (
     plain_suffix,
 )
 from mt.data.textclean import STEPS, clean_texts
+from mt.data.translator_files import is_translator_input, read_translator_file, translator_files
 from mt.errors import MtError
 
 PARTS = ("train", "selection", "test")
@@ -135,10 +136,13 @@ class CorpusReport:
     filtered: dict[str, int] = field(default_factory=dict)
     bad_count: int = 0
     bad_lines: list[BadLine] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # translator files' unfinished entries
+    files: list[dict[str, object]] = field(default_factory=list)  # each translator file's counts
 
     def counts(self) -> dict[str, object]:
-        """The report without the per-line list, for prepare.json."""
-        return {
+        """The report without the per-line list, for prepare.json; translator files (whose
+        `lines` are entries) add what they left out and their per-file counts."""
+        counts = {
             "lines": self.lines,
             "dropped": dict(self.dropped),
             **{name: getattr(self, name) for name in _CLEANING},
@@ -146,6 +150,11 @@ class CorpusReport:
             "filtered": dict(self.filtered),
             "pairs": self.pairs,
         }
+        if self.skipped or self.files:
+            counts["skipped"] = dict(sorted(self.skipped.items()))
+        if self.files:
+            counts["files"] = list(self.files)
+        return counts
 
     def merge(self, other: CorpusReport) -> None:
         """Add `other`'s counts (another corpus) into this report."""
@@ -154,6 +163,7 @@ class CorpusReport:
         self.bad_count += other.bad_count
         _add_counts(self.dropped, other.dropped)
         _add_counts(self.filtered, other.filtered)
+        _add_counts(self.skipped, other.skipped)
         self._keep_examples(other.bad_lines)
 
     def add_bad_lines(self, bad: list[BadLine]) -> None:
@@ -218,7 +228,9 @@ def stream_corpus(
     raises (filtered pairs never do)."""
     if chunk_lines < 1:
         raise MtError(f"chunk_lines must be positive, got {chunk_lines}")
-    if source.path is not None:
+    if source.path is not None and is_translator_input(source.path):
+        rows = _translator_rows(source.path, report)
+    elif source.path is not None:
         rows = _file_rows(source.path, chunk_lines=chunk_lines)
     else:
         rows = _pair_rows(source.source, source.target, chunk_lines=chunk_lines)
@@ -275,6 +287,19 @@ def _two_column_rows(block: bytes, *, first: int, name: str) -> _Rows | None:
         return None
     numbers = np.arange(first, first + len(ends), dtype=np.int64)
     return _Rows(len(ends), numbers, cells[0:-1:2], cells[1::2], [], None, name, name, name)
+
+
+def _translator_rows(path: Path, report: CorpusReport) -> Iterator[_Rows]:
+    """The segments of each translator file (read whole: such files are small), numbered by the
+    line of their entry; what a file left out is counted in `report`."""
+    for file in translator_files(path):
+        entries = read_translator_file(file)
+        report.files.append(entries.counts())
+        _add_counts(report.skipped, entries.skipped)
+        segments, name = entries.segments, str(file)
+        numbers = np.array([segment.line for segment in segments], dtype=np.int64)
+        en, es = [segment.en for segment in segments], [segment.es for segment in segments]
+        yield _Rows(entries.entries, numbers, en, es, [], None, name, name, name)
 
 
 def _head(stream: BinaryIO, *, path: Path) -> bytes:
