@@ -421,6 +421,9 @@ class PrepareConfig(_DictMixin):
     drop_identical: bool = False  # both sides the same text (untranslated copies)
     max_length: int = 0  # a side of more word-pieces than this leaves (0: no limit)
     strict: bool = False  # stop at the first bad line
+    paragraphs: Literal["auto", "all", "none"] = "auto"
+    """Which corpora's pairs are cut into sentence pairs where both sides have as many sentences:
+    auto, those of translator files (.po, TMX, XLIFF: documentation paragraphs); all; none."""
 
     def __post_init__(self) -> None:
         _check(
@@ -444,6 +447,10 @@ class PrepareConfig(_DictMixin):
         _check(
             self.max_length >= 0,
             f"--max-length must be 0 (none) or a positive number of labels, got {self.max_length}",
+        )
+        _check(
+            self.paragraphs in ("auto", "all", "none"),
+            f"--paragraphs must be auto, all or none, got {self.paragraphs!r}",
         )
 
 

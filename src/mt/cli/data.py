@@ -100,6 +100,13 @@ def prepare(
         int,
         typer.Option(help="Drop pairs with a side of more word-pieces than this (0: no limit)."),
     ] = PREPARE.max_length,
+    paragraphs: Annotated[
+        str,
+        typer.Option(
+            help="Cut pairs into sentence pairs where both sides have as many sentences: auto "
+            "(.po/TMX/XLIFF), all, none."
+        ),
+    ] = PREPARE.paragraphs,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first bad line.")
     ] = PREPARE.strict,
@@ -135,6 +142,7 @@ def prepare(
             max_ratio=max_ratio,
             drop_identical=drop_identical,
             max_length=max_length,
+            paragraphs=paragraphs,
             strict=strict,
         )
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)

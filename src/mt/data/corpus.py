@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from mt.data.paragraphs import Outcome, split_pair
 from mt.data.streams import (
     BOM,
     decode_lines,
@@ -138,6 +139,7 @@ class CorpusReport:
     bad_lines: list[BadLine] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # translator files' unfinished entries
     files: list[dict[str, object]] = field(default_factory=list)  # each translator file's counts
+    paragraphs: dict[str, int] = field(default_factory=dict)  # split into sentence pairs or not
 
     def counts(self) -> dict[str, object]:
         """The report without the per-line list, for prepare.json; translator files (whose
@@ -154,6 +156,8 @@ class CorpusReport:
             counts["skipped"] = dict(sorted(self.skipped.items()))
         if self.files:
             counts["files"] = list(self.files)
+        if self.paragraphs:
+            counts["paragraphs"] = dict(self.paragraphs)
         return counts
 
     def merge(self, other: CorpusReport) -> None:
@@ -164,6 +168,7 @@ class CorpusReport:
         _add_counts(self.dropped, other.dropped)
         _add_counts(self.filtered, other.filtered)
         _add_counts(self.skipped, other.skipped)
+        _add_counts(self.paragraphs, other.paragraphs)
         self._keep_examples(other.bad_lines)
 
     def add_bad_lines(self, bad: list[BadLine]) -> None:
@@ -219,13 +224,15 @@ def stream_corpus(
     *,
     strict: bool = False,
     filters: Filters = Filters(),
+    paragraphs: bool = False,
     chunk_lines: int = 100_000,
 ) -> Iterator[Chunk]:
     """The cleaned pairs of `source` in file order, not de-duplicated, in chunks of at least one
     pair from at most `chunk_lines` lines (fewer where a block of input ends). `report` counts
     lines, cleaning, bad lines and filtered pairs as it goes; a caller that removes duplicates
     moves them from `report.pairs` to `report.duplicates`. With `strict`, the first bad line
-    raises (filtered pairs never do)."""
+    raises (filtered pairs never do). With `paragraphs`, a pair whose sides have the same number
+    of sentences becomes that many pairs, before cleaning and filters (paragraphs.py)."""
     if chunk_lines < 1:
         raise MtError(f"chunk_lines must be positive, got {chunk_lines}")
     if source.path is not None and is_translator_input(source.path):
@@ -235,6 +242,8 @@ def stream_corpus(
     else:
         rows = _pair_rows(source.source, source.target, chunk_lines=chunk_lines)
     for raw in rows:
+        if paragraphs:
+            raw = _split_paragraphs(raw, report)
         chunk = _clean_rows(raw, report, strict=strict, filters=filters)
         if chunk.en:  # lines that were all bad or filtered still count in the report
             yield chunk
@@ -300,6 +309,33 @@ def _translator_rows(path: Path, report: CorpusReport) -> Iterator[_Rows]:
         numbers = np.array([segment.line for segment in segments], dtype=np.int64)
         en, es = [segment.en for segment in segments], [segment.es for segment in segments]
         yield _Rows(entries.entries, numbers, en, es, [], None, name, name, name)
+
+
+def _split_paragraphs(rows: _Rows, report: CorpusReport) -> _Rows:
+    """Rows with each paragraph pair replaced by its sentence pairs, all on the paragraph's line;
+    `report.paragraphs` counts what was split and what stayed whole."""
+    numbers: list[int] = []
+    en: list[str] = []
+    es: list[str] = []
+    raw: list[str] | None = [] if rows.raw is not None else None
+    counts: Counter[str] = Counter()
+    for index, number in enumerate(rows.numbers.tolist()):
+        split = split_pair(rows.en[index], rows.es[index])
+        if split.outcome is Outcome.SPLIT:
+            counts["split"] += 1
+            counts["sentence_pairs"] += len(split.pairs)
+        elif split.outcome is Outcome.WHOLE:
+            counts["kept_whole"] += 1
+        numbers += [number] * len(split.pairs)
+        en += [pair[0] for pair in split.pairs]
+        es += [pair[1] for pair in split.pairs]
+        if raw is not None and rows.raw is not None:
+            raw += [rows.raw[index]] * len(split.pairs)
+    _add_counts(report.paragraphs, counts)
+    array = np.array(numbers, dtype=np.int64)
+    return _Rows(
+        rows.lines, array, en, es, rows.bad, raw, rows.en_path, rows.es_path, rows.blank_path
+    )
 
 
 def _head(stream: BinaryIO, *, path: Path) -> bytes:

@@ -53,6 +53,7 @@ from mt.data.partition import assign_parts, combine_hashes, pair_hashes, tokeniz
 from mt.data.prepared_dir import ARRAY_PARTS, PART_FILES, SIDES
 from mt.data.tokenarrays import TokenArrayWriter, open_column
 from mt.data.tokenization import WordPieceCodec
+from mt.data.translator_files import is_translator_input
 from mt.errors import MtError
 from mt.files import PREPARE_JSON, PREPARED_FORMAT, SOURCE_TOKENIZER, TARGET_TOKENIZER, write_json
 
@@ -146,7 +147,7 @@ def _build(
 ) -> tuple[dict[str, Any], CorpusReport]:
     """The four stages in order, each writing into `tmp`; prepare.json's content and the counts."""
     name = _names(inputs)
-    spool = _read_all(inputs, tmp, strict=config.strict, filters=_filters(config), stages=stages)
+    spool = _read_all(inputs, tmp, config=config, stages=stages)
     total = _deduplicate(spool)
     if total.pairs == 0:
         raise MtError(f"{name}: no valid English-Spanish pair{report_summary(total)}")
@@ -225,6 +226,7 @@ def _info(
             "max_ratio": config.max_ratio,
             "drop_identical": config.drop_identical,
             "max_length": config.max_length,
+            "paragraphs": config.paragraphs,
         },
         "bad_line_examples": [str(bad) for bad in total.bad_lines[:_EXAMPLES]],
     }
@@ -248,15 +250,23 @@ def _names(inputs: Sequence[CorpusInput]) -> str:
 
 
 def _read_all(
-    inputs: Sequence[CorpusInput], tmp: Path, *, strict: bool, filters: Filters, stages: Stages
+    inputs: Sequence[CorpusInput], tmp: Path, *, config: PrepareConfig, stages: Stages
 ) -> _Spool:
     spool = _Spool(path=tmp / ".spool.tsv")
     stages.start("read", None)
+    filters = _filters(config)
     with spool.path.open("w", encoding="utf-8", newline="\n") as file:
         for source in inputs:
             report = CorpusReport(path=source.name)
             pairs = 0
-            for chunk in stream_corpus(source, report, strict=strict, filters=filters):
+            chunks = stream_corpus(
+                source,
+                report,
+                strict=config.strict,
+                filters=filters,
+                paragraphs=_splits_paragraphs(source, config),
+            )
+            for chunk in chunks:
                 file.write(
                     "".join(f"{en}\t{es}\n" for en, es in zip(chunk.en, chunk.es, strict=True))
                 )
@@ -271,6 +281,13 @@ def _read_all(
         spool.pair_hashes.append(np.zeros(0, dtype=np.uint64))
         spool.english_hashes.append(np.zeros(0, dtype=np.uint64))
     return spool
+
+
+def _splits_paragraphs(source: CorpusInput, config: PrepareConfig) -> bool:
+    """--paragraphs auto: the pairs of translator files are documentation paragraphs."""
+    if config.paragraphs == "auto":
+        return source.path is not None and is_translator_input(source.path)
+    return config.paragraphs == "all"
 
 
 def _total_report(reports: Sequence[CorpusReport]) -> CorpusReport:
