@@ -110,6 +110,13 @@ def prepare(
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first bad line.")
     ] = PREPARE.strict,
+    tokenizers_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="Use this run's tokenizers (to fine-tune it with mt train --init-from) and "
+            "report how well they cover the data.",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
     """Clean and split corpora by English sentence; train tokenizers; encode the training part.
@@ -149,7 +156,7 @@ def prepare(
         with stages as shown:
             return prepare_corpus(
                 inputs, out=out, config=config, selection=selection, test=test, force=force,
-                stages=shown,
+                stages=shown, tokenizers_from=tokenizers_from,
             )  # fmt: skip
 
     _print_prepared(run_or_exit(run))

@@ -39,6 +39,7 @@ import pandas as pd
 from mt.atomic import check_replaceable, replace_directory
 from mt.checksums import write_checksums
 from mt.config import PREPARE, PrepareConfig
+from mt.data.base_run import TOKENIZER_FILES, BaseRun, read_base_run, tokenizer_digests
 from mt.data.corpus import (
     PARTS,
     BadLine,
@@ -49,6 +50,7 @@ from mt.data.corpus import (
     report_summary,
     stream_corpus,
 )
+from mt.data.coverage import coverage
 from mt.data.partition import assign_parts, combine_hashes, pair_hashes, tokenizer_sample_mask
 from mt.data.prepared_dir import ARRAY_PARTS, PART_FILES, SIDES
 from mt.data.tokenarrays import TokenArrayWriter, open_column
@@ -106,14 +108,19 @@ def prepare_corpus(
     test: Path | None = None,
     force: bool = False,
     stages: Stages | None = None,
+    tokenizers_from: Path | None = None,
 ) -> PrepareResult:
     """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
     training part, encode it, and write `out`; `selection` and `test` files replace the split's
-    held-out parts."""
+    held-out parts. With `tokenizers_from` (a run directory) its tokenizers are copied and used
+    instead, and prepare.json tells how well they cover the new data."""
     started = time.perf_counter()
     inputs = _inputs(corpora)
     if (selection is None) != (test is None):
         raise MtError("give both --selection and --test, or neither")
+    base = None
+    if tokenizers_from is not None:
+        base = read_base_run(tokenizers_from, option="--tokenizers-from")
     _check_out(out, force=force)
     tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -121,7 +128,7 @@ def prepare_corpus(
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         held_out = _held_out(selection, test)
-        info, total = _build(inputs, tmp, config, held_out, stages or NoStages())
+        info, total = _build(inputs, tmp, config, held_out, stages or NoStages(), base)
         if held_out:
             info["held_out_files"] = {"selection": str(selection), "test": str(test)}
         info["elapsed_seconds"] = round(time.perf_counter() - started, 2)
@@ -144,6 +151,7 @@ def _build(
     config: PrepareConfig,
     held_out: dict[str, Any],
     stages: Stages,
+    base: BaseRun | None,
 ) -> tuple[dict[str, Any], CorpusReport]:
     """The four stages in order, each writing into `tmp`; prepare.json's content and the counts."""
     name = _names(inputs)
@@ -166,10 +174,8 @@ def _build(
     spool.path.unlink()
     for held, pairs in held_out.items():
         _write_pairs(tmp / PART_FILES[held], pairs.pairs)
-    source, target = _train_tokenizers(texts, config)
+    source, target, extra = _tokenizers(texts, config, tmp=tmp, base=base)
     del texts
-    source.save(tmp / SOURCE_TOKENIZER)
-    target.save(tmp / TARGET_TOKENIZER)
     arrays, lengths, parts, too_long = _encode_parts(
         tmp, source=source, target=target, max_length=config.max_length, stages=stages
     )
@@ -180,15 +186,9 @@ def _build(
         raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
     info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
-    info["vocabulary"] = {
-        "shared_vocab": bool(config.shared_vocab),
-        "requested_source": config.shared_vocab or config.src_vocab,
-        "requested_target": config.shared_vocab or config.tgt_vocab,
-        "source": source.vocab_size,
-        "target": target.vocab_size,
-        "tokenizer_sample": int(min(config.tokenizer_sample, parts["train"]["pairs"])),
-    }
+    info["vocabulary"] = _vocabulary(config, source, target, parts["train"]["pairs"], base)
     info["lengths"], info["token_arrays"] = lengths, arrays
+    info.update(extra)
     return info, total
 
 
@@ -382,6 +382,51 @@ def _train_tokenizers(
         WordPieceCodec.train(english, config.src_vocab),
         WordPieceCodec.train(spanish, config.tgt_vocab),
     )
+
+
+def _tokenizers(
+    texts: tuple[list[str], list[str]], config: PrepareConfig, *, tmp: Path, base: BaseRun | None
+) -> tuple[WordPieceCodec, WordPieceCodec, dict[str, Any]]:
+    """Tokenizers trained on the sample `texts`, or the base run's copied byte for byte (so
+    `mt train --init-from` can compare checksums), with what prepare.json says about them."""
+    if base is None:
+        source, target = _train_tokenizers(texts, config)
+        source.save(tmp / SOURCE_TOKENIZER)
+        target.save(tmp / TARGET_TOKENIZER)
+        return source, target, {}
+    for name in TOKENIZER_FILES:
+        shutil.copyfile(base.directory / name, tmp / name)
+    base_train = base.prepared / PART_FILES["train"]
+    figures = coverage(*texts, source=base.source, target=base.target, base_train=base_train)
+    return base.source, base.target, {"tokenizers_from": base.lineage(), "coverage": figures}
+
+
+def _vocabulary(
+    config: PrepareConfig,
+    source: WordPieceCodec,
+    target: WordPieceCodec,
+    train_pairs: int,
+    base: BaseRun | None,
+) -> dict[str, Any]:
+    if base is not None:
+        shared = len(set(tokenizer_digests(base.directory).values())) == 1
+        return {
+            "shared_vocab": shared,
+            "requested_source": source.vocab_size,
+            "requested_target": target.vocab_size,
+            "source": source.vocab_size,
+            "target": target.vocab_size,
+            "tokenizer_sample": 0,
+            "from_run": str(base.directory.resolve()),
+        }
+    return {
+        "shared_vocab": bool(config.shared_vocab),
+        "requested_source": config.shared_vocab or config.src_vocab,
+        "requested_target": config.shared_vocab or config.tgt_vocab,
+        "source": source.vocab_size,
+        "target": target.vocab_size,
+        "tokenizer_sample": int(min(config.tokenizer_sample, train_pairs)),
+    }
 
 
 def _too_long(max_length: int) -> str:

@@ -142,8 +142,24 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
             )
         )
     shared = " (shared)" if vocab["shared_vocab"] else ""
-    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}"))
+    from_run = f", from {vocab['from_run']}" if vocab.get("from_run") else ""
+    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}{from_run}"))
+    if info.get("coverage"):
+        rows.append(("coverage", coverage_text(info["coverage"])))
     return rows
+
+
+def coverage_text(figures: dict[str, Any]) -> str:
+    """Pieces per word and unknown share of each side, the base data's in brackets."""
+    sides = []
+    for side, language in SIDES.items():
+        new = figures["new"][side]
+        text = f"{language} {new['pieces_per_word']:.2f} pieces/word"
+        if figures.get("base"):
+            text += f" (base {figures['base'][side]['pieces_per_word']:.2f})"
+        text += f", {new['unknown_share']:.2%} unknown"
+        sides.append(text)
+    return " | ".join(sides)
 
 
 def _stats(numbers: dict[str, float]) -> str:

@@ -34,12 +34,10 @@ from mt.model.probes import probe_training
 from mt.model.rundir import (
     claim_run_dir,
     has_checkpoint,
-    read_model_config,
-    read_train_config,
     remove_leftovers,
-    write_configs,
 )
 from mt.model.transformer import count_parameters, make_model
+from mt.run_configs import read_model_config, read_train_config, write_configs
 from mt.train.distributed import Distributed, setup_distributed
 from mt.train.plots import plot_curves
 from mt.train.reporting import Reporter, SilentReporter
