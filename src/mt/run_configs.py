@@ -16,12 +16,19 @@ from mt.files import MODEL_JSON, RUN_FORMAT, TRAIN_JSON, check_format, read_json
 ConfigT = TypeVar("ConfigT", ModelConfig, TrainConfig)
 
 
-def write_configs(run_dir: Path, model: ModelConfig, train: TrainConfig, prepared: Path) -> None:
-    """model.json goes last, so a run directory that has it also has train.json."""
-    write_json(
-        run_dir / TRAIN_JSON,
-        {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()},
-    )
+def write_configs(
+    run_dir: Path,
+    model: ModelConfig,
+    train: TrainConfig,
+    prepared: Path,
+    lineage: dict[str, Any] | None = None,
+) -> None:
+    """model.json goes last, so a run directory that has it also has train.json. `lineage` is
+    where a fine-tuned run came from (read_lineage)."""
+    data = {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()}
+    if lineage:
+        data["lineage"] = lineage
+    write_json(run_dir / TRAIN_JSON, data)
     write_json(run_dir / MODEL_JSON, {"format_version": RUN_FORMAT, "model": model.to_dict()})
 
 
@@ -36,6 +43,16 @@ def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
     if not isinstance(data.get("prepared"), str):
         raise MtError(f"{run_dir / TRAIN_JSON}: no prepared directory recorded")
     return config, Path(data["prepared"])
+
+
+def read_lineage(run_dir: Path) -> dict[str, Any]:
+    """train.json's lineage: `init_from` (the base run, its weights file and their SHA-256) and
+    `mix` (the rehearsed base data and its share), each present only when the run used it."""
+    data = _read_versioned(run_dir / TRAIN_JSON)
+    lineage = data.get("lineage", {})
+    if not isinstance(lineage, dict):
+        raise MtError(f"{run_dir / TRAIN_JSON}: lineage is not an object")
+    return lineage
 
 
 def _read_versioned(path: Path) -> dict[str, Any]:
