@@ -271,7 +271,7 @@ def _run(
     reporter.message(
         f"parameters: {trainer.parameters:,}  device: {device}  threads: {torch.get_num_threads()}"
         f"  precision: {precision_reason}"
-        f"  world size: {dist.world_size}  training pairs: {len(data.train):,}"
+        f"  world size: {dist.world_size}  training pairs: {len(data.train):,}{_rehearsed(data)}"
     )
     started = time.monotonic()
     try:
@@ -295,6 +295,12 @@ def _run(
         is_main=dist.is_main,
         precision=precision_reason,
     )
+
+
+def _rehearsed(data: TrainData) -> str:
+    if data.rehearsal is None:
+        return ""
+    return f" + {len(data.rehearsal(data.train, 0)) - len(data.train):,} base pairs an epoch"
 
 
 def train_data(
