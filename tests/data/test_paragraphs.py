@@ -109,10 +109,13 @@ def test_paragraphs_option_chooses_the_corpora(tmp_path: Path) -> None:
 def test_a_paragraph_kept_whole_leaves_with_max_length(tmp_path: Path) -> None:
     long_en = "Save it. " + " ".join(["and then the next word"] * 12) + "."
     long_es = "Guárdalo " + " ".join(["y luego la palabra"] * 12) + "."
-    rows = [(long_en, long_es)] + [(f"Word {i} here.", f"Palabra {i} aquí.") for i in range(120)]
+    one_sentence = ("one " * 30 + "word.", "una " * 30 + "palabra.")  # too long, no paragraph
+    rows = [(long_en, long_es), one_sentence]
+    rows += [(f"Word {i} here.", f"Palabra {i} aquí.") for i in range(120)]
     source = CorpusInput(path=po_file(tmp_path / "doc.po", rows))
     config = PrepareConfig(src_vocab=100, tgt_vocab=100, max_length=20)
     info = prepare_corpus(source, out=tmp_path / "prep", config=config).info
-    assert info["corpora"][0]["paragraphs"] == {"kept_whole": 1}
-    assert info["counts"]["filtered"] == {"more than 20 labels": 1}
+    assert info["corpora"][0]["paragraphs"] == {"kept_whole": 1, "left_out_too_long": 1}
+    assert info["counts"]["paragraphs"] == {"kept_whole": 1, "left_out_too_long": 1}
+    assert info["counts"]["filtered"] == {"more than 20 labels": 2}
     assert info["counts"]["pairs"] == 120

@@ -32,7 +32,7 @@ from mt.data.streams import (
     peek_head,
     plain_suffix,
 )
-from mt.data.textclean import STEPS, clean_texts
+from mt.data.textclean import STEPS, clean_text, clean_texts
 from mt.data.translator_files import is_translator_input, read_translator_file, translator_files
 from mt.errors import MtError
 
@@ -140,6 +140,8 @@ class CorpusReport:
     skipped: dict[str, int] = field(default_factory=dict)  # translator files' unfinished entries
     files: list[dict[str, object]] = field(default_factory=list)  # each translator file's counts
     paragraphs: dict[str, int] = field(default_factory=dict)  # split into sentence pairs or not
+    whole_paragraphs: list[tuple[str, str]] = field(default_factory=list)
+    """The pairs kept whole, cleaned: prepare counts those `--max-length` leaves out."""
 
     def counts(self) -> dict[str, object]:
         """The report without the per-line list, for prepare.json; translator files (whose
@@ -326,6 +328,9 @@ def _split_paragraphs(rows: _Rows, report: CorpusReport) -> _Rows:
             counts["sentence_pairs"] += len(split.pairs)
         elif split.outcome is Outcome.WHOLE:
             counts["kept_whole"] += 1
+            report.whole_paragraphs.append(
+                (clean_text(split.pairs[0][0]), clean_text(split.pairs[0][1]))
+            )
         numbers += [number] * len(split.pairs)
         en += [pair[0] for pair in split.pairs]
         es += [pair[1] for pair in split.pairs]

@@ -28,6 +28,7 @@ import itertools
 import os
 import shutil
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,12 +177,14 @@ def _build(
         _write_pairs(tmp / PART_FILES[held], pairs.pairs)
     source, target, extra = _tokenizers(texts, config, tmp=tmp, base=base)
     del texts
+    whole = _WholeParagraphs.of(spool.reports)
     arrays, lengths, parts, too_long = _encode_parts(
-        tmp, source=source, target=target, max_length=config.max_length, stages=stages
+        tmp, source=source, target=target, max_length=config.max_length, stages=stages, whole=whole
     )
     if config.max_length:
         total.filtered[_too_long(config.max_length)] = too_long
         total.pairs -= too_long
+        whole.count_into(spool.reports, total)
     if parts["train"]["pairs"] == 0:
         raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
@@ -429,12 +432,51 @@ def _vocabulary(
     }
 
 
+@dataclass
+class _WholeParagraphs:
+    """The paragraph pairs kept whole (their sides split into different numbers of sentences),
+    by pair hash -> corpus, and how many of each corpus's `--max-length` left out."""
+
+    corpus: dict[int, int]
+    left_out: Counter[int] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, reports: Sequence[CorpusReport]) -> _WholeParagraphs:
+        corpus = {}
+        for index, report in enumerate(reports):
+            if report.whole_paragraphs:
+                en, es = zip(*report.whole_paragraphs, strict=True)
+                hashes = combine_hashes(pair_hashes(en), pair_hashes(es))
+                corpus.update(dict.fromkeys(hashes.tolist(), index))
+        return cls(corpus)
+
+    def note_dropped(self, lines: list[str]) -> None:
+        if not self.corpus or not lines:
+            return
+        en, es = zip(*(line.rstrip("\n").split("\t", 1) for line in lines), strict=True)
+        for key in combine_hashes(pair_hashes(en), pair_hashes(es)).tolist():
+            if key in self.corpus:
+                self.left_out[self.corpus[key]] += 1
+
+    def count_into(self, reports: Sequence[CorpusReport], total: CorpusReport) -> None:
+        for index, count in self.left_out.items():
+            reports[index].paragraphs["left_out_too_long"] = count
+        if self.left_out:
+            total.paragraphs["left_out_too_long"] = sum(self.left_out.values())
+
+
 def _too_long(max_length: int) -> str:
     return f"more than {max_length} labels"
 
 
 def _encode_parts(
-    tmp: Path, *, source: WordPieceCodec, target: WordPieceCodec, max_length: int, stages: Stages
+    tmp: Path,
+    *,
+    source: WordPieceCodec,
+    target: WordPieceCodec,
+    max_length: int,
+    stages: Stages,
+    whole: _WholeParagraphs,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]:
     """Token arrays of train and selection, word-piece length statistics of every part, the pair
     counts of every part, and how many pairs `max_length` left out."""
@@ -445,7 +487,7 @@ def _encode_parts(
     counts = {name: _count_lines(tmp / PART_FILES[name]) for name in PARTS}
     stages.start("encode", sum(counts.values()))
     for name in PARTS:
-        encoded = _EncodedPart(tmp, name, source, target)
+        encoded = _EncodedPart(tmp, name, source, target, whole)
         encoded.run(max_length, stages)
         too_long += encoded.too_long
         if max_length:
@@ -471,8 +513,14 @@ class _EncodedPart:
     arrays stay row for row the same."""
 
     def __init__(
-        self, tmp: Path, name: str, source: WordPieceCodec, target: WordPieceCodec
+        self,
+        tmp: Path,
+        name: str,
+        source: WordPieceCodec,
+        target: WordPieceCodec,
+        whole: _WholeParagraphs,
     ) -> None:
+        self.whole = whole
         self.part_file = tmp / PART_FILES[name]
         self.codecs = (source, target)
         self.writers = {
@@ -521,6 +569,7 @@ class _EncodedPart:
             for a, b in zip(en_ids, es_ids, strict=True)
         ]
         self.too_long += fits.count(False)
+        self.whole.note_dropped([line for line, fit in zip(lines, fits, strict=True) if not fit])
         kept = (list(itertools.compress(items, fits)) for items in (lines, en_ids, es_ids))
         return next(kept), next(kept), next(kept)
 
