@@ -10,9 +10,12 @@ Markup is text here and is kept verbatim: a cut is only allowed where no reST li
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from enum import Enum
 
+from mt.data.partition import combine_hashes, pair_hashes
 from mt.data.sentences import sentence_spans
 
 _OPEN_TAG = re.compile(r"<([A-Za-z][\w:-]*)\b[^<>]*?(/?)>")
@@ -81,3 +84,32 @@ def open_markup(prefix: str) -> bool:
         if not match.group(2) and match.group(1).lower() not in _VOID
     )
     return opened > len(_CLOSE_TAG.findall(prefix))
+
+
+@dataclass
+class WholeParagraphs:
+    """The paragraph pairs kept whole (their sides split into different numbers of sentences),
+    by pair hash -> corpus, and how many of each corpus's `--max-length` left out."""
+
+    corpus: dict[int, int]
+    left_out: Counter[int] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, per_corpus: Sequence[Sequence[tuple[str, str]]]) -> WholeParagraphs:
+        """From each corpus's pairs kept whole, cleaned as they were written."""
+        corpus = {}
+        for index, pairs in enumerate(per_corpus):
+            if pairs:
+                en, es = zip(*pairs, strict=True)
+                hashes = combine_hashes(pair_hashes(en), pair_hashes(es))
+                corpus.update(dict.fromkeys(hashes.tolist(), index))
+        return cls(corpus)
+
+    def note_dropped(self, lines: list[str]) -> None:
+        """Count those of `lines` (english<TAB>spanish) that are paragraphs kept whole."""
+        if not self.corpus or not lines:
+            return
+        en, es = zip(*(line.rstrip("\n").split("\t", 1) for line in lines), strict=True)
+        for key in combine_hashes(pair_hashes(en), pair_hashes(es)).tolist():
+            if key in self.corpus:
+                self.left_out[self.corpus[key]] += 1

@@ -28,7 +28,6 @@ import itertools
 import os
 import shutil
 import time
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +39,7 @@ import pandas as pd
 from mt.atomic import check_replaceable, replace_directory
 from mt.checksums import write_checksums
 from mt.config import PREPARE, PrepareConfig
-from mt.data.base_run import TOKENIZER_FILES, BaseRun, read_base_run, tokenizer_digests
+from mt.data.base_run import BaseRun, read_base_run
 from mt.data.corpus import (
     PARTS,
     BadLine,
@@ -51,14 +50,15 @@ from mt.data.corpus import (
     report_summary,
     stream_corpus,
 )
-from mt.data.coverage import coverage
+from mt.data.paragraphs import WholeParagraphs
 from mt.data.partition import assign_parts, combine_hashes, pair_hashes, tokenizer_sample_mask
 from mt.data.prepared_dir import ARRAY_PARTS, PART_FILES, SIDES
 from mt.data.tokenarrays import TokenArrayWriter, open_column
 from mt.data.tokenization import WordPieceCodec
 from mt.data.translator_files import is_translator_input
+from mt.data.vocabularies import choose_tokenizers, vocabulary_info
 from mt.errors import MtError
-from mt.files import PREPARE_JSON, PREPARED_FORMAT, SOURCE_TOKENIZER, TARGET_TOKENIZER, write_json
+from mt.files import PREPARE_JSON, PREPARED_FORMAT, write_json
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
 _CHUNK = 100_000  # pairs read, written or encoded at a time
@@ -175,21 +175,21 @@ def _build(
     spool.path.unlink()
     for held, pairs in held_out.items():
         _write_pairs(tmp / PART_FILES[held], pairs.pairs)
-    source, target, extra = _tokenizers(texts, config, tmp=tmp, base=base)
+    source, target, extra = choose_tokenizers(texts, config, tmp=tmp, base=base)
     del texts
-    whole = _WholeParagraphs.of(spool.reports)
+    whole = WholeParagraphs.of([report.whole_paragraphs for report in spool.reports])
     arrays, lengths, parts, too_long = _encode_parts(
         tmp, source=source, target=target, max_length=config.max_length, stages=stages, whole=whole
     )
     if config.max_length:
         total.filtered[_too_long(config.max_length)] = too_long
         total.pairs -= too_long
-        whole.count_into(spool.reports, total)
+        _count_left_out(whole, spool.reports, total)
     if parts["train"]["pairs"] == 0:
         raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
     info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
-    info["vocabulary"] = _vocabulary(config, source, target, parts["train"]["pairs"], base)
+    info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)
     info["lengths"], info["token_arrays"] = lengths, arrays
     info.update(extra)
     return info, total
@@ -374,95 +374,13 @@ def _write_pairs(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
 # ----- 3. tokenizers and 4. token arrays ---------------------------------------------------------
 
 
-def _train_tokenizers(
-    texts: tuple[list[str], list[str]], config: PrepareConfig
-) -> tuple[WordPieceCodec, WordPieceCodec]:
-    english, spanish = texts
-    if config.shared_vocab:
-        shared = WordPieceCodec.train(english + spanish, config.shared_vocab)
-        return shared, shared
-    return (
-        WordPieceCodec.train(english, config.src_vocab),
-        WordPieceCodec.train(spanish, config.tgt_vocab),
-    )
-
-
-def _tokenizers(
-    texts: tuple[list[str], list[str]], config: PrepareConfig, *, tmp: Path, base: BaseRun | None
-) -> tuple[WordPieceCodec, WordPieceCodec, dict[str, Any]]:
-    """Tokenizers trained on the sample `texts`, or the base run's copied byte for byte (so
-    `mt train --init-from` can compare checksums), with what prepare.json says about them."""
-    if base is None:
-        source, target = _train_tokenizers(texts, config)
-        source.save(tmp / SOURCE_TOKENIZER)
-        target.save(tmp / TARGET_TOKENIZER)
-        return source, target, {}
-    for name in TOKENIZER_FILES:
-        shutil.copyfile(base.directory / name, tmp / name)
-    base_train = base.prepared / PART_FILES["train"]
-    figures = coverage(*texts, source=base.source, target=base.target, base_train=base_train)
-    return base.source, base.target, {"tokenizers_from": base.lineage(), "coverage": figures}
-
-
-def _vocabulary(
-    config: PrepareConfig,
-    source: WordPieceCodec,
-    target: WordPieceCodec,
-    train_pairs: int,
-    base: BaseRun | None,
-) -> dict[str, Any]:
-    if base is not None:
-        shared = len(set(tokenizer_digests(base.directory).values())) == 1
-        return {
-            "shared_vocab": shared,
-            "requested_source": source.vocab_size,
-            "requested_target": target.vocab_size,
-            "source": source.vocab_size,
-            "target": target.vocab_size,
-            "tokenizer_sample": 0,
-            "from_run": str(base.directory.resolve()),
-        }
-    return {
-        "shared_vocab": bool(config.shared_vocab),
-        "requested_source": config.shared_vocab or config.src_vocab,
-        "requested_target": config.shared_vocab or config.tgt_vocab,
-        "source": source.vocab_size,
-        "target": target.vocab_size,
-        "tokenizer_sample": int(min(config.tokenizer_sample, train_pairs)),
-    }
-
-
-@dataclass
-class _WholeParagraphs:
-    """The paragraph pairs kept whole (their sides split into different numbers of sentences),
-    by pair hash -> corpus, and how many of each corpus's `--max-length` left out."""
-
-    corpus: dict[int, int]
-    left_out: Counter[int] = field(default_factory=Counter)
-
-    @classmethod
-    def of(cls, reports: Sequence[CorpusReport]) -> _WholeParagraphs:
-        corpus = {}
-        for index, report in enumerate(reports):
-            if report.whole_paragraphs:
-                en, es = zip(*report.whole_paragraphs, strict=True)
-                hashes = combine_hashes(pair_hashes(en), pair_hashes(es))
-                corpus.update(dict.fromkeys(hashes.tolist(), index))
-        return cls(corpus)
-
-    def note_dropped(self, lines: list[str]) -> None:
-        if not self.corpus or not lines:
-            return
-        en, es = zip(*(line.rstrip("\n").split("\t", 1) for line in lines), strict=True)
-        for key in combine_hashes(pair_hashes(en), pair_hashes(es)).tolist():
-            if key in self.corpus:
-                self.left_out[self.corpus[key]] += 1
-
-    def count_into(self, reports: Sequence[CorpusReport], total: CorpusReport) -> None:
-        for index, count in self.left_out.items():
-            reports[index].paragraphs["left_out_too_long"] = count
-        if self.left_out:
-            total.paragraphs["left_out_too_long"] = sum(self.left_out.values())
+def _count_left_out(
+    whole: WholeParagraphs, reports: Sequence[CorpusReport], total: CorpusReport
+) -> None:
+    for index, count in whole.left_out.items():
+        reports[index].paragraphs["left_out_too_long"] = count
+    if whole.left_out:
+        total.paragraphs["left_out_too_long"] = sum(whole.left_out.values())
 
 
 def _too_long(max_length: int) -> str:
@@ -476,7 +394,7 @@ def _encode_parts(
     target: WordPieceCodec,
     max_length: int,
     stages: Stages,
-    whole: _WholeParagraphs,
+    whole: WholeParagraphs,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]:
     """Token arrays of train and selection, word-piece length statistics of every part, the pair
     counts of every part, and how many pairs `max_length` left out."""
@@ -518,7 +436,7 @@ class _EncodedPart:
         name: str,
         source: WordPieceCodec,
         target: WordPieceCodec,
-        whole: _WholeParagraphs,
+        whole: WholeParagraphs,
     ) -> None:
         self.whole = whole
         self.part_file = tmp / PART_FILES[name]
