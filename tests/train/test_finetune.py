@@ -149,6 +149,8 @@ def test_a_shape_mismatch_or_a_model_option_is_one_clear_error(
             prepared=domain, out=tmp_path / "b", init_from=trained_run,
             changes={"d_model": 128, "layers": 3},
         )  # fmt: skip
+    dry = run_cli("train", domain, "--init-from", trained_run, "--dry-run", code=2).output
+    assert "--init-from takes the run's model as it is" in dry
     with pytest.raises(MtError, match="no --preset"):
         train_run(prepared=domain, out=tmp_path / "c", init_from=trained_run, preset="default")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged"]
