@@ -286,6 +286,12 @@ def test_prepare_reads_translator_files_with_per_file_counts(tmp_path: Path) -> 
     assert result.info["counts"]["pairs"] == 156 + 2
 
 
+def test_the_summary_shows_what_translator_files_left_out(tmp_path: Path) -> None:
+    write(tmp_path / "po" / "a.po", PO + "\n" + many_entries(150))
+    output = run_cli("prepare", tmp_path / "po", "--out", tmp_path / "prep").output
+    assert "1 fuzzy, 1 header, 1 obsolete, 1 untranslated" in " ".join(output.split())
+
+
 def test_a_malformed_file_stops_prepare_with_one_line_and_writes_nothing(tmp_path: Path) -> None:
     write(tmp_path / "po" / "a.po", many_entries(50))
     write(tmp_path / "po" / "z.po", 'msgid "a"\nmsgstr "b"\nmsgstr "c" garbage\n')

@@ -126,6 +126,7 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
         ("corpus", info["corpus"]),
         ("lines read", f"{counts['lines']:,}"),
+        *_translator_rows(counts),
         ("dropped", dropped),
         ("lines cleaned", cleaned or "0"),
         ("filtered", filtered or "0"),
@@ -146,6 +147,26 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
     rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}{from_run}"))
     if info.get("coverage"):
         rows.append(("coverage", coverage_text(info["coverage"])))
+    return rows
+
+
+def _translator_rows(counts: dict[str, Any]) -> list[tuple[str, str]]:
+    """Entries of translator files left out, and paragraphs split, when there were any."""
+    rows = []
+    if counts.get("skipped"):
+        left_out = ", ".join(f"{n:,} {reason}" for reason, n in counts["skipped"].items())
+        rows.append(("entries left out", left_out))
+    if counts.get("paragraphs"):
+        paragraphs = counts["paragraphs"]
+        rows.append(
+            (
+                "paragraphs",
+                f"{paragraphs.get('split', 0):,} split into "
+                f"{paragraphs.get('sentence_pairs', 0):,} sentence pairs, "
+                f"{paragraphs.get('kept_whole', 0):,} kept whole "
+                f"({paragraphs.get('left_out_too_long', 0):,} of them too long)",
+            )
+        )
     return rows
 
 
