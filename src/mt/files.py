@@ -3,12 +3,15 @@ of a stored format version. No torch here: `mt prepare` uses it and must start f
 
 A prepared directory (`mt prepare`): prepare.json, train.tsv, selection.tsv, test.tsv, the two
 tokenizers, the token arrays of train and selection (PART.en.ids, PART.en.offsets, the same for
-.es; see tokenarrays.py) and checksums.sha256. A run directory (`mt train`), everything needed
+.es; see tokenarrays.py), lexicon.tsv (how the training part writes each capitalised English
+word; see mt.data.lexicon) and checksums.sha256. A run directory (`mt train`), everything needed
 to translate, resume or inspect it:
 
 RUN/model.json            format version + model config
 RUN/train.json            format version + training config + where the prepared data was
 RUN/source-tokenizer.json, RUN/target-tokenizer.json
+RUN/lexicon.tsv           the prepared directory's, for the name-and-number stand-ins (runs
+                          trained before it existed have none)
 RUN/last.safetensors, RUN/best.safetensors   weights (best = lowest selection loss)
 RUN/checkpoints/step-N.safetensors + step-N.json   resumable state, the two newest kept
 RUN/metrics.csv, RUN/curves.png
@@ -30,6 +33,7 @@ PREPARED_FORMAT = 2
 
 SOURCE_TOKENIZER = "source-tokenizer.json"
 TARGET_TOKENIZER = "target-tokenizer.json"
+LEXICON = "lexicon.tsv"
 PREPARE_JSON = "prepare.json"
 MODEL_JSON = "model.json"
 TRAIN_JSON = "train.json"

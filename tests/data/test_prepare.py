@@ -34,6 +34,7 @@ def test_prepare_writes_a_complete_directory(corpus_file: Path, tmp_path: Path) 
     assert "prepared" in output and "train" in output
     assert sorted(p.name for p in out.iterdir()) == [
         "checksums.sha256",
+        "lexicon.tsv",
         "prepare.json",
         "selection.en.ids",
         "selection.en.offsets",

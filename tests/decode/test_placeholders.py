@@ -1,50 +1,96 @@
-"""Stand-ins for unseen names and numbers: what is swapped, and that restoring gives it back."""
+"""Stand-ins for unseen names and numbers: what is swapped, and that restoring gives it back.
+
+Which words are names is the Protectable's judgement (tests/decode/test_names.py); here it is the
+plain rule "not in VOCABULARY", or one that records what it was asked.
+"""
 
 from __future__ import annotations
+
+import pytest
 
 from mt.decode.placeholders import protect, restore
 
 VOCABULARY = {"Tom", "Mary", "Where", "I", "It", "30", "3", "Boston"}
 
 
-def one_piece(word: str) -> bool:
-    return word in VOCABULARY
+def unknown(word: str, *, initial: bool) -> bool:
+    return word not in VOCABULARY
 
 
 def test_unseen_names_and_numbers_get_stand_ins_and_come_back() -> None:
-    text, slots = protect("Zbigniew has 4817 books.", one_piece)
+    text, slots = protect("Zbigniew has 4817 books.", unknown)
     assert text == "Tom has Mary books."
     assert restore("Tom tiene Mary libros.", slots) == "Zbigniew tiene 4817 libros."
 
 
 def test_stand_ins_already_in_the_sentence_are_not_used() -> None:
-    text, slots = protect("Tom met Oluwaseun in Boston in 1990.", one_piece)
+    text, slots = protect("Tom met Oluwaseun in Boston in 1990.", unknown)
     assert text == "Tom met Mary in Boston in John."
     restored = restore("Tom conoció a Mary en Boston en John.", slots)
     assert restored == "Tom conoció a Oluwaseun en Boston en 1990."
 
 
 def test_when_the_stand_ins_run_out_the_rest_is_left_as_it_is() -> None:
-    text, _ = protect("Ana, Bea, Cy and Di have 4817 books.", one_piece)
+    text, _ = protect("Ana, Bea, Cy and Di have 4817 books.", unknown)
     assert text == "Tom, Mary, John and Di have 4817 books."
 
 
 def test_known_words_and_numbers_stay_and_numbers_are_taken_whole() -> None:
-    assert protect("Where is Tom? I have 3 cats, 30 dogs.", one_piece) == (
+    assert protect("Where is Tom? I have 3 cats, 30 dogs.", unknown) == (
         "Where is Tom? I have 3 cats, 30 dogs.",
         (),
     )
-    text, slots = protect("It costs 12.75 now, at 10:30.", one_piece)
+    text, slots = protect("It costs 12.75 now, at 10:30.", unknown)
     assert text == "It costs Tom now, at Mary."
     assert restore("Cuesta Tom ahora, a las Mary.", slots) == "Cuesta 12.75 ahora, a las 10:30."
 
 
 def test_the_same_word_twice_gets_the_same_stand_in() -> None:
-    text, slots = protect("Kowalski? Kowalski!", one_piece)
+    text, slots = protect("Kowalski? Kowalski!", unknown)
     assert text == "Tom? Tom!"
     assert restore("¿Tom? ¡Tom!", slots) == "¿Kowalski? ¡Kowalski!"
 
 
 def test_a_stand_in_inside_a_longer_word_is_left_alone() -> None:
-    _, slots = protect("Zbigniew is here.", one_piece)
+    _, slots = protect("Zbigniew is here.", unknown)
     assert restore("Tommy y Tom.", slots) == "Tommy y Zbigniew."
+
+
+@pytest.mark.parametrize(
+    ("text", "initial"),
+    [
+        ("Allow me.", True),
+        ("  Allow me.", True),
+        ('"Allow me", he said.', True),
+        ("¿Allow?", True),
+        ("- Allow me.", True),
+        ("Yes. Allow me.", True),
+        ("He said: Allow me.", True),
+        ("I said Allow.", False),
+        ("I met Allow, then left.", False),
+        ("It's 3.Allow", False),
+    ],
+)
+def test_the_judge_is_told_whether_a_word_begins_a_sentence(text: str, initial: bool) -> None:
+    asked: list[tuple[str, bool]] = []
+
+    def record(word: str, *, initial: bool) -> bool:
+        asked.append((word, initial))
+        return False
+
+    assert protect(text, record) == (text, ())
+    assert ("Allow", initial) in asked
+
+
+def test_a_word_judged_ordinary_is_left_wherever_it_comes_again() -> None:
+    asked: list[tuple[str, bool]] = []
+
+    def names_only_inside(word: str, *, initial: bool) -> bool:
+        asked.append((word, initial))
+        return not initial
+
+    text = "Hope is here. I like Hope and Kowalski. Kowalski is late."
+    protected, slots = protect(text, names_only_inside)
+    assert protected == "Hope is here. I like Hope and Tom. Tom is late."
+    assert slots == (("Tom", "Kowalski"),)
+    assert asked == [("Hope", True), ("Kowalski", False)], "each word asked once"

@@ -11,6 +11,7 @@ import pytest
 
 from mt.cli.textio import read_lines, write_translations
 from mt.config import DecodeConfig
+from mt.data.lexicon import read_lexicon
 from mt.decode.translator import Translation, open_translator
 from mt.errors import MtError
 
@@ -42,3 +43,12 @@ def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -
     dirty = "  Thank\u200b you,\u00a0Ilse!\x07 "
     first, second = translator.translate([clean, dirty])
     assert second.text.strip() == first.text  # the line's outer spacing is given back
+
+
+def test_a_run_brings_the_lexicon_of_its_training_part(trained_run: Path) -> None:
+    translator = open_translator(trained_run, DecodeConfig(beam_size=1), device="cpu")
+    lexicon = translator.protectable.lexicon
+    assert lexicon == read_lexicon(trained_run / "lexicon.tsv") and lexicon.pairs > 100
+    assert lexicon.copied_share("Ilse") == 1.0 and lexicon.copied_share("Where") == 0.0
+    assert translator.protectable("Kowalski", initial=False) is True
+    assert translator.protectable("Thursday", initial=False) is False

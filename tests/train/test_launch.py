@@ -17,6 +17,7 @@ from mt.files import (
     CHECKPOINTS,
     CURVES_PNG,
     LAST_WEIGHTS,
+    LEXICON,
     METRICS_CSV,
     MODEL_JSON,
     SOURCE_TOKENIZER,
@@ -49,12 +50,14 @@ def test_a_library_call_trains_a_complete_run_directory(prepared: Path, tmp_path
         TRAIN_JSON,
         SOURCE_TOKENIZER,
         TARGET_TOKENIZER,
+        LEXICON,
         BEST_WEIGHTS,
         LAST_WEIGHTS,
         CHECKPOINTS,
         METRICS_CSV,
         CURVES_PNG,
     }
+    assert (run / LEXICON).read_bytes() == (prepared / LEXICON).read_bytes()
     assert read_model_config(run).layers == 2
     train, prepared_dir = read_train_config(run)
     assert (train.max_steps, train.batch_tokens, prepared_dir) == (3, 0, prepared.resolve())

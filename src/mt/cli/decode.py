@@ -273,7 +273,6 @@ def _print_report(report, name: str) -> None:
             "search",
             f"beam {report.decode['beam_size']}, length penalty {report.decode['length_penalty']}",
         ),
-        ("precision", report.precision),
         ("sentences/s", f"{report.sentences_per_second:,.1f}"),
         ("target tokens/s", f"{report.tokens_per_second:,.0f}"),
     ]
@@ -281,3 +280,4 @@ def _print_report(report, name: str) -> None:
         table.add_row(metric, value)
     Console().print(table)
     console.print(f"sacrebleu: {report.signatures['bleu']}", highlight=False)
+    console.print(f"precision: {report.precision}", highlight=False, soft_wrap=True)

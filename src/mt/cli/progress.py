@@ -118,6 +118,7 @@ _LABELS = {
     "read": "reading and cleaning",
     "split": "splitting",
     "encode": "encoding",
+    "lexicon": "counting names",
 }
 
 

@@ -13,7 +13,9 @@ training part:
    when it is smaller than the sample);
 4. every part is encoded in batches (pairs over `--max-length` leave it here); the training and
    selection parts are written as the token arrays that `mt train` reads row by row
-   (tokenarrays.py).
+   (tokenarrays.py);
+5. the capitalised words of the training part are counted into lexicon.tsv (lexicon.py), so that
+   translation can tell names, which it copies, from ordinary words.
 
 The directory is built under a temporary sibling name and renamed into place, so an interrupted
 run never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how
@@ -49,6 +51,7 @@ from mt.data.corpus import (
     report_summary,
     stream_corpus,
 )
+from mt.data.lexicon import lexicon_of_part, write_lexicon
 from mt.data.paragraphs import WholeParagraphs
 from mt.data.part_arrays import encode_parts, line_chunks, too_long_reason
 from mt.data.partition import assign_parts, combine_hashes, pair_hashes, tokenizer_sample_mask
@@ -57,7 +60,7 @@ from mt.data.stages import NoStages, Stages
 from mt.data.translator_files import is_translator_input
 from mt.data.vocabularies import choose_tokenizers, vocabulary_info
 from mt.errors import MtError
-from mt.files import PREPARE_JSON, PREPARED_FORMAT, write_json
+from mt.files import LEXICON, PREPARE_JSON, PREPARED_FORMAT, write_json
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
 
@@ -136,7 +139,7 @@ def _build(
     stages: Stages,
     base: BaseRun | None,
 ) -> tuple[dict[str, Any], CorpusReport]:
-    """The four stages in order, each writing into `tmp`; prepare.json's content and the counts."""
+    """The five stages in order, each writing into `tmp`; prepare.json's content and the counts."""
     name = _names(inputs)
     spool = _read_all(inputs, tmp, config=config, stages=stages)
     total = _deduplicate(spool)
@@ -169,6 +172,9 @@ def _build(
         _count_left_out(whole, spool.reports, total)
     if parts["train"]["pairs"] == 0:
         raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
+    stages.start("lexicon", parts["train"]["pairs"])
+    lexicon = lexicon_of_part(tmp / PART_FILES["train"], advance=stages.advance)
+    write_lexicon(tmp / LEXICON, lexicon)
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
     info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
     info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)

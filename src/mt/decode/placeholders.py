@@ -7,35 +7,54 @@ swapped for a name the model saw thousands of times and copies ("Tom", "Mary", "
 stand-in in the translation is swapped back. Numbers take name stand-ins too, because the bench
 model copies those and not digit stand-ins such as "30" (benchmarks/bench_text.py measures it).
 Stand-ins already in the sentence are not used; when all are taken, a word is left as it is.
+
+Which words are names is not decided here: `protect` asks the `Protectable` it is given about
+every capitalised word and number (mt.decode.names is the one the Translator gives), so that the
+swapping can be tested apart from the judgement.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from typing import Protocol
+
+from mt.data.lexicon import CAPITALISED
 
 STAND_INS = ("Tom", "Mary", "John")
 _NAME_OR_NUMBER = re.compile(
-    r"(?<![\w'’-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?![\w-])"  # Kowalski, McDonald
+    rf"{CAPITALISED}"  # Kowalski, McDonald
     r"|(?<![\w.,:])\d+(?:[.,:]\d+)*(?!\w|[.,:]\d)"  # 4817, 12.75, 10:30, 1,000
 )
+# What may stand between a sentence's end (or the text's start) and its first word: "- ¿Allow".
+_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
 
 Slots = tuple[tuple[str, str], ...]  # (stand-in, original)
 
 
-def protect(text: str, one_piece: Callable[[str], bool]) -> tuple[str, Slots]:
-    """`text` with each name and number that is not `one_piece` replaced by a stand-in, and the
-    (stand-in, original) pairs; a word seen twice gets the same stand-in."""
+class Protectable(Protocol):
+    def __call__(self, word: str, *, initial: bool) -> bool:
+        """Whether `word`, a capitalised word or a number, gets a stand-in; `initial`: it begins
+        a sentence (where every word is capitalised, name or not)."""
+        ...
+
+
+def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
+    """`text` with each capitalised word and number that is `protectable` replaced by a stand-in,
+    and the (stand-in, original) pairs. A word's first occurrence decides for all of them, so a
+    word seen twice is swapped both times, with the same stand-in, or not at all."""
     slots: dict[str, str] = {}  # original -> stand-in
+    kept: set[str] = set()
     free = [s for s in STAND_INS if not re.search(rf"\b{s}\b", text)]
 
     def swap(match: re.Match) -> str:
         word = match.group()
-        if word not in slots:
-            if one_piece(word) or not free:
-                return word
-            slots[word] = free.pop(0)
-        return slots[word]
+        if word not in slots and word not in kept:
+            initial = _SENTENCE_START.search(text, 0, match.start()) is not None
+            if not protectable(word, initial=initial):
+                kept.add(word)
+            elif free:
+                slots[word] = free.pop(0)
+        return slots.get(word, word)
 
     text = _NAME_OR_NUMBER.sub(swap, text)
     return text, tuple((stand_in, original) for original, stand_in in slots.items())

@@ -14,7 +14,8 @@ from mt.data.batching import encode_sources
 from mt.data.textclean import clean_text
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.decode.engine import engine_for
-from mt.decode.placeholders import Slots, protect, restore
+from mt.decode.names import NameRule, lexicon_for
+from mt.decode.placeholders import Protectable, Slots, protect, restore
 from mt.decode.search import Hypothesis
 from mt.decode.segment import join_alternatives, segment
 from mt.errors import MtError
@@ -48,6 +49,7 @@ class Translator:
         split: bool = True,
         trained_src_len: int | None = None,
         placeholders: bool = True,
+        protectable: Protectable | None = None,
     ) -> None:
         self.run = run
         self.config = config
@@ -61,6 +63,10 @@ class Translator:
         # Split pieces fit the length the model was trained on (it has seen nothing longer).
         self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
         self.placeholders = placeholders  # unseen names and numbers through stand-ins
+        # Which words those are: by default the run's lexicon decides, read once here.
+        self.protectable = protectable or NameRule(
+            one_piece=self.one_piece, lexicon=lexicon_for(run.directory)
+        )
 
     @property
     def precision_reason(self) -> str:
@@ -105,7 +111,11 @@ class Translator:
     def _protect(self, piece: str) -> tuple[str, Slots]:
         if not self.placeholders:
             return piece, ()
-        return protect(piece, lambda word: len(self.run.source.encode(word)) == 1)
+        return protect(piece, self.protectable)
+
+    def one_piece(self, word: str) -> bool:
+        """Whether `word` is one piece of the source vocabulary, a word the model has learned."""
+        return len(self.run.source.encode(word)) == 1
 
     def _translate_chunk(self, lines: list[str]) -> list[Translation]:
         cleaned = [clean_text(line) for line in lines]

@@ -4,6 +4,7 @@ DIR/model.json          "format": "mt-ctranslate2", the model config, mt's defau
                         settings, and what was exported (run, checkpoint, quantization)
 DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data and length limits
 DIR/source-tokenizer.json, DIR/target-tokenizer.json
+DIR/lexicon.tsv         the run's, where it has one: which capitalised words are names
 DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
 DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
 
@@ -36,6 +37,7 @@ from mt.errors import MtError
 from mt.files import (
     CT2_MODEL,
     EXPORT_FORMAT,
+    LEXICON,
     MODEL_JSON,
     RUN_FORMAT,
     SOURCE_TOKENIZER,
@@ -105,7 +107,9 @@ def export_run(
             source_vocabulary=_vocabulary(source),
             target_vocabulary=_vocabulary(target),
         ).convert(str(tmp / CT2_MODEL), quantization=quantization)
-        for name in (SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON):
+        copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON]
+        copied += [LEXICON] if (run_dir / LEXICON).is_file() else []  # older runs have none
+        for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}
         write_json(tmp / MODEL_JSON, _model_json(config, run_dir, checkpoint, digest, facts))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from mt.atomic import atomic_write_bytes
 from mt.config import (
     ModelConfig,
     TrainConfig,
@@ -30,7 +31,7 @@ from mt.data.batching import TrainData, with_source_noise
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.data.rehearsal import Mix
 from mt.errors import MtError
-from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.files import CURVES_PNG, LEXICON, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.devices import resolve_device
 from mt.model.precision import ProbeResult, resolve_precision
 from mt.model.probes import probe_training
@@ -148,6 +149,7 @@ def start_training(
         # model.json last: a run directory that has it has everything `--resume` needs.
         prepared.source.save(run_dir / SOURCE_TOKENIZER)
         prepared.target.save(run_dir / TARGET_TOKENIZER)
+        _copy_lexicon(prepared_dir, run_dir)
         write_configs(run_dir, config.model, config.train, prepared_dir.resolve(), lineage)
     dist.barrier()
     return _run(
@@ -163,6 +165,14 @@ def start_training(
         weights=start.weights if start else None,
         rehearse=rehearse,
     )
+
+
+def _copy_lexicon(prepared_dir: Path, run_dir: Path) -> None:
+    """The prepared directory's lexicon goes with the run, which must translate without it; a
+    directory prepared before lexicons has none, and the run then does without."""
+    source = prepared_dir / LEXICON
+    if source.is_file():
+        atomic_write_bytes(run_dir / LEXICON, source.read_bytes())
 
 
 def resume_training(
