@@ -1,0 +1,180 @@
+"""Put a unit back together around its translation: placeholders, tags and line breaks.
+
+Every protected span comes back exactly once: a placeholder token the translation kept is
+replaced by its original; one it repeated keeps its first place; one it lost is put next to the
+target word aligned with its neighbour in the source (at the end when nothing is aligned). Each
+tag wraps the target words whose alignment mass lies mostly inside the source words it wrapped
+(the span from the first to the last such word, or the single best-aligned word), then the tags
+are fitted into their source nesting: a child inside its parent, siblings apart. The output is
+well formed by construction, as it is written from that tree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mt.decode.documents.align import Matrix, words
+from mt.decode.documents.units import TOKEN, Tag, Unit
+
+STRAY = re.compile(TOKEN.pattern, re.IGNORECASE)
+"""A placeholder token the model changed ("QZAA", "qzaa"): removed, the real one put back."""
+
+
+@dataclass
+class Word:
+    text: str
+    space: str  # the whitespace before it in the output
+    row: list[float]  # its alignment over the source words
+
+
+def place(unit: Unit, translation: str, alignment: Matrix) -> str:
+    """The unit's translation with its protected spans, tags and line breaks put back."""
+    source_words = words(unit.text)
+    target = [
+        Word(translation[start:end], translation[previous:start], row)
+        for (start, end), previous, row in zip(
+            words(translation), _previous_ends(translation), alignment, strict=True
+        )
+    ]
+    if target:
+        target[0].space = ""
+    target = _placeholders(unit, source_words, target)
+    ranges = _tag_ranges(unit.tags, source_words, target)
+    _break_lines(unit, target)
+    for word in target:
+        if unit.escape is not None and not TOKEN.fullmatch(word.text):
+            word.text = unit.escape(word.text)
+    return _write(unit.tags, ranges, target, dict(unit.kept))
+
+
+def _previous_ends(text: str) -> list[int]:
+    spans = words(text)
+    return [0] + [end for _, end in spans[:-1]]
+
+
+def _placeholders(unit: Unit, source_words: list, target: list[Word]) -> list[Word]:
+    """Every placeholder token exactly once: stray and repeated ones out, lost ones in."""
+    wanted = {token for token, _ in unit.kept}
+    seen: set[str] = set()
+    kept: list[Word] = []
+    for word in target:
+        if STRAY.fullmatch(word.text) and (word.text not in wanted or word.text in seen):
+            continue
+        seen.add(word.text)
+        kept.append(word)
+    position = {unit.text[start:end]: i for i, (start, end) in enumerate(source_words)}
+    for token, _ in unit.kept:
+        s = position[token]
+        one_hot = [1.0 if i == s else 0.0 for i in range(len(source_words))]
+        found = next((w for w in kept if w.text == token), None)
+        if found is not None:
+            found.row = one_hot  # a copied placeholder aligns with itself, whatever attention says
+        else:
+            start = source_words[s][0]
+            space = " " if start > 0 and unit.text[start - 1] == " " else ""
+            kept.insert(_insertion_point(s, kept), Word(token, space, one_hot))
+    if kept:
+        kept[0].space = ""
+    return kept
+
+
+def _insertion_point(s: int, target: list[Word]) -> int:
+    """After the target word drawing most on the source word before the lost placeholder;
+    before the one drawing most on the word after it; else at the end."""
+    if s > 0 and target:
+        return max(range(len(target)), key=lambda t: target[t].row[s - 1]) + 1
+    if target and len(target[0].row) > s + 1:
+        return max(range(len(target)), key=lambda t: target[t].row[s + 1])
+    return len(target)
+
+
+def _tag_ranges(tags: tuple[Tag, ...], source_words: list, target: list[Word]) -> list[range]:
+    """Target word ranges of each tag, fitted into the source nesting."""
+    wanted = [_projected(tag, source_words, target) for tag in tags]
+    ranges: list[range] = [range(0)] * len(tags)
+    _fit(None, range(0, len(target)), tags, wanted, ranges)
+    return ranges
+
+
+def _projected(tag: Tag, source_words: list, target: list[Word]) -> range:
+    inside = [
+        s for s, (start, end) in enumerate(source_words) if start < tag.end and end > tag.start
+    ]
+    if not inside or not target:
+        # A tag around no words stays at the position of the source word after it.
+        after = next((s for s, (start, _) in enumerate(source_words) if start >= tag.start), None)
+        if after is None or not target:
+            return range(len(target), len(target))
+        t = max(range(len(target)), key=lambda k: target[k].row[after])
+        return range(t, t)
+    shares = [sum(word.row[s] for s in inside) / (sum(word.row) or 1.0) for word in target]
+    chosen = [t for t, share in enumerate(shares) if share > 0.5]
+    if not chosen:
+        chosen = [max(range(len(target)), key=lambda t: shares[t])]
+    return range(min(chosen), max(chosen) + 1)
+
+
+def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: list[range]):
+    """The children of `parent` clipped into its range and kept apart, in order of position."""
+    children = [i for i, tag in enumerate(tags) if tag.parent == parent]
+    children.sort(key=lambda i: (wanted[i].start, i))
+    cursor = bounds.start
+    for i in children:
+        start = min(max(wanted[i].start, cursor), bounds.stop)
+        stop = max(min(wanted[i].stop, bounds.stop), start)
+        ranges[i] = range(start, stop)
+        cursor = stop
+        _fit(i, ranges[i], tags, wanted, ranges)
+
+
+def _break_lines(unit: Unit, target: list[Word]) -> None:
+    """The source's line breaks put at the spaces nearest the same share of the length."""
+    if not unit.breaks or len(target) < 2:
+        return
+    total = len(unit.text)
+    lengths = []
+    running = 0
+    for word in target:
+        running += len(word.space) + len(word.text)
+        lengths.append(running)
+    gaps = [t for t in range(1, len(target)) if target[t].space]
+    for offset, separator in zip(unit.breaks, unit.separators, strict=True):
+        if not gaps:
+            return
+        goal = offset / total * running
+        best = min(gaps, key=lambda t: abs(lengths[t - 1] - goal))
+        target[best].space = separator
+        gaps = [t for t in gaps if t > best]
+
+
+def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], originals) -> str:
+    out: list[str] = []
+    spaces_written: set[int] = set()
+
+    def word(t: int) -> None:
+        if t not in spaces_written:
+            out.append(target[t].space)
+        out.append(originals.get(target[t].text, target[t].text))
+
+    def tree(parent: int | None, bounds: range) -> None:
+        children = sorted(
+            (i for i, tag in enumerate(tags) if tag.parent == parent),
+            key=lambda i: (ranges[i].start, ranges[i].stop > ranges[i].start, i),
+        )
+        cursor = bounds.start
+        for i in children:
+            for t in range(cursor, ranges[i].start):
+                word(t)
+            if ranges[i].start < len(target) and ranges[i]:
+                out.append(target[ranges[i].start].space)  # the space goes outside the tag
+                spaces_written.add(ranges[i].start)
+            out.append(tags[i].open)
+            tree(i, ranges[i])
+            out.append(tags[i].close)
+            cursor = max(cursor, ranges[i].stop)
+        for t in range(cursor, bounds.stop):
+            word(t)
+
+    tree(None, range(0, len(target)))
+    return "".join(out)

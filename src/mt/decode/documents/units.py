@@ -1,0 +1,211 @@
+"""The shared shape of every document format: units of natural language with their inline markup.
+
+A format's parser splits a file into the skeleton, copied byte for byte, and units, the runs of
+text a translator must translate. A unit is built here from what the parser meets in order: text,
+inline tags (`<b>`, a Markdown link) and protected spans (code, URLs, placeholders, entities).
+The translator sees only the unit's plain text: tags are taken out and remembered by the span of
+words they wrapped, and each protected span is replaced by a placeholder token ("Qzaa") that the
+Translator's stand-in mechanism carries through, or that mt.decode.documents.place puts back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from mt.errors import MtError
+
+URL = r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
+PRINTF = r"%(?:\([A-Za-z_]\w*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%]"
+BRACES = r"\{\{[^{}\n]*\}\}|\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
+REST = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`"
+PLAIN_PATTERNS = (URL, PRINTF, BRACES)
+"""What is never translated in any text: URLs, printf and python-format placeholders."""
+REST_PATTERNS = (*PLAIN_PATTERNS, REST)
+"""Python documentation's .po files add reST ``literals`` and :role:`targets`."""
+
+TOKEN = re.compile(r"Qz[a-z]{2}")
+"""Placeholder tokens: a capitalised word the Translator's stand-ins take for an unknown name, and
+fixed length so that two side by side ("QzaaQzab") still read as two."""
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_WORDLIKE = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True)
+class Tag:
+    """Inline markup exactly as written (`open`, `close`) around text[start:end] of its unit;
+    `parent` is the index of the enclosing tag in the unit's tags, None at the top."""
+
+    open: str
+    close: str
+    start: int
+    end: int
+    parent: int | None
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a translator translates: `text` is one line of plain words in which each protected span
+    is its placeholder token; `breaks` are the offsets in `text` where the source broke the line
+    (a space in `text`), with the exact `separators` the source had there ("\\n", "\\n> ")."""
+
+    text: str
+    tags: tuple[Tag, ...] = ()
+    kept: tuple[tuple[str, str], ...] = ()  # (placeholder token, the original, byte for byte)
+    breaks: tuple[int, ...] = ()
+    separators: tuple[str, ...] = ()
+    escape: Callable[[str], str] | None = field(default=None, compare=False)
+    """How translated words are written in the format (HTML escapes & and <); None: as they are."""
+
+    @property
+    def translatable(self) -> bool:
+        """Words to translate: a unit of code, numbers or punctuation is copied instead."""
+        return bool(_WORDLIKE.search(TOKEN.sub(" ", self.text)))
+
+
+@dataclass
+class UnitBuilder:
+    """Collects one unit's content in source order; `finish()` gives the skeleton before it, the
+    unit (or None when it holds no words) and the skeleton after it."""
+
+    patterns: Sequence[str] = PLAIN_PATTERNS
+    escape: Callable[[str], str] | None = None
+    _chunks: list[tuple[str, str]] = field(default_factory=list)  # (kind, raw) in order
+    _stack: list[tuple[int, str]] = field(default_factory=list)  # (chunk index, name)
+
+    def text(self, text: str) -> None:
+        """Natural-language text (entities already decoded); protected patterns inside are
+        found here."""
+        if self.patterns and text:
+            pattern = re.compile("|".join(f"(?:{p})" for p in self.patterns))
+            position = 0
+            for match in pattern.finditer(text):
+                self._chunks.append(("text", text[position : match.start()]))
+                self._chunks.append(("keep", match.group()))
+                position = match.end()
+            text = text[position:]
+        self._chunks.append(("text", text))
+
+    def keep(self, raw: str) -> None:
+        """A protected span: copied byte for byte, never translated."""
+        self._chunks.append(("keep", raw))
+
+    def line_break(self, separator: str) -> None:
+        """Where the source broke the line; the translation is broken again, by length."""
+        self._chunks.append(("break", separator))
+
+    def open(self, raw: str, name: str = "") -> None:
+        """An inline tag's opening markup; `name` pairs it with its close."""
+        self._stack.append((len(self._chunks), name))
+        self._chunks.append(("open", raw))
+
+    def close(self, raw: str, name: str = "") -> bool:
+        """The close of the innermost open tag named `name` (any tag if ""): tags opened inside
+        it and not closed are closed here as the source left them, without markup. False when
+        nothing is open by that name: the caller keeps the stray close as a protected span."""
+        names = [open_name for _, open_name in self._stack]
+        if not names or (name and name not in names):
+            return False
+        while True:
+            _, open_name = self._stack.pop()
+            matched = not name or open_name == name
+            self._chunks.append(("close", raw if matched else ""))
+            if matched:
+                return True
+
+    def finish(self) -> tuple[str, Unit | None, str]:
+        while self._stack:  # tags the source never closed stay unclosed
+            self.close("")
+        return assemble(self._chunks, self.escape)
+
+
+def assemble(
+    chunks: list[tuple[str, str]], escape: Callable[[str], str] | None = None
+) -> tuple[str, Unit | None, str]:
+    """(skeleton before, unit, skeleton after) from a builder's chunks: whitespace at the ends is
+    skeleton, and a unit without words is all skeleton (None)."""
+    raw = "".join(value for _, value in chunks)
+    chunks = list(chunks)
+    before = after = ""
+    if chunks and chunks[0][0] == "text":
+        value = chunks[0][1]
+        before = value[: len(value) - len(value.lstrip())]
+        chunks[0] = ("text", value[len(before) :])
+    if chunks and chunks[-1][0] == "text":
+        value = chunks[-1][1]
+        after = value[len(value.rstrip()) :]
+        chunks[-1] = ("text", value[: len(value) - len(after)])
+    unit = _plain(chunks, escape)
+    if not unit.translatable:
+        return raw, None, ""
+    return before, unit, after
+
+
+def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -> Unit:
+    """The unit's plain text (each whitespace run one space, no outer spaces), its tags by
+    offsets, the placeholder tokens and the line breaks."""
+    text = ""
+    tags: list[Tag] = []
+    stack: list[int] = []
+    kept: list[tuple[str, str]] = []
+    breaks: list[tuple[int, str]] = []
+    tokens = _tokens("".join(value for kind, value in chunks if kind == "text"))
+    for kind, value in chunks:
+        if kind == "text":
+            value = re.sub(r"\s+", " ", value)
+            # A word glued to a placeholder ("&nbsp;now") would reach the model as one odd word.
+            glued = text[-4:] == kept[-1][0] if kept and len(text) >= 4 else False
+            text += (" " if glued and value[:1].isalnum() else "") + value
+        elif kind == "keep":
+            token = next(tokens)
+            kept.append((token, value))
+            text += (" " if text[-1:].isalnum() else "") + token
+        elif kind == "break":
+            text += " "
+            breaks.append((len(text) - 1, value))
+        elif kind == "open":
+            tags.append(Tag(value, "", len(text), len(text), stack[-1] if stack else None))
+            stack.append(len(tags) - 1)
+        else:  # a close: the builder closes tags innermost first
+            index = stack.pop()
+            tags[index] = Tag(
+                tags[index].open, value, tags[index].start, len(text), tags[index].parent
+            )
+    return _squeezed(text, tags, kept, breaks, escape)
+
+
+def _squeezed(
+    text: str, tags: list[Tag], kept: list, breaks: list[tuple[int, str]], escape
+) -> Unit:
+    """Runs of spaces made one and the ends trimmed, every offset moved with its character."""
+    keep = [i for i, c in enumerate(text) if c != " " or (i > 0 and text[i - 1] != " ")]
+    while keep and text[keep[-1]] == " ":
+        keep.pop()
+    new = {old: new for new, old in enumerate(keep)}
+
+    def moved(offset: int) -> int:  # the first kept character at or after `offset`
+        return next((new[i] for i in range(offset, len(text)) if i in new), len(keep))
+
+    squeezed_breaks = {}
+    for offset, separator in breaks:
+        position = moved(offset)
+        if position < len(keep) and text[keep[position]] == " ":
+            squeezed_breaks.setdefault(position, separator)
+    return Unit(
+        text="".join(text[i] for i in keep),
+        tags=tuple(Tag(t.open, t.close, moved(t.start), moved(t.end), t.parent) for t in tags),
+        kept=tuple(kept),
+        breaks=tuple(squeezed_breaks),
+        separators=tuple(squeezed_breaks.values()),
+        escape=escape,
+    )
+
+
+def _tokens(text: str) -> Iterator[str]:
+    """Placeholder tokens in order, leaving out any the text already holds."""
+    for first in _LETTERS:
+        for second in _LETTERS:
+            if "Qz" + first + second not in text:
+                yield "Qz" + first + second
+    raise MtError("more than 676 protected spans in one paragraph")
