@@ -101,7 +101,7 @@ def test_broken_html_is_read_as_a_browser_would_and_never_fails() -> None:
 
 def test_entities_for_letters_are_translated_with_their_word_others_are_kept() -> None:
     out = translate_html("<p>Caf&eacute; &amp; cr&#232;me&nbsp;now</p>", Upper(), PositionAligner())
-    assert out == "<p>CAFÉ &amp; CRÈME &nbsp; NOW</p>"
+    assert out == "<p>CAFÉ &amp; CRÈME&nbsp;NOW</p>"
 
 
 def test_translated_words_are_escaped_in_html() -> None:

@@ -40,6 +40,10 @@ def place(unit: Unit, translation: str, alignment: Matrix) -> str:
     if target:
         target[0].space = ""
     target = _placeholders(unit, source_words, target)
+    for before, word in zip(target, target[1:], strict=False):
+        glued = before.text in unit.glued_right or word.text in unit.glued_left
+        if glued and word.space == " ":
+            word.space = ""
     ranges = _tag_ranges(unit.tags, source_words, target)
     _break_lines(unit, target)
     for word in target:

@@ -10,6 +10,7 @@ Translator's stand-in mechanism carries through, or that mt.decode.documents.pla
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,10 @@ class Unit:
     kept: tuple[tuple[str, str], ...] = ()  # (placeholder token, the original, byte for byte)
     breaks: tuple[int, ...] = ()
     separators: tuple[str, ...] = ()
+    glued_left: frozenset[str] = frozenset()
+    glued_right: frozenset[str] = frozenset()
+    """Placeholder tokens the source wrote against the word on their left ("word&nbsp;") or right
+    ("{\\an8}Hi"): the text has a space there for the model, which the output leaves out again."""
     escape: Callable[[str], str] | None = field(default=None, compare=False)
     """How translated words are written in the format (HTML escapes & and <); None: as they are."""
 
@@ -150,17 +155,24 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
     stack: list[int] = []
     kept: list[tuple[str, str]] = []
     breaks: list[tuple[int, str]] = []
+    glued_left: set[str] = set()  # tokens the source wrote right after a word
+    glued_right: set[str] = set()  # ... and right before one
     tokens = _tokens("".join(value for kind, value in chunks if kind == "text"))
     for kind, value in chunks:
         if kind == "text":
             value = re.sub(r"\s+", " ", value)
             # A word glued to a placeholder ("&nbsp;now") would reach the model as one odd word.
-            glued = text[-4:] == kept[-1][0] if kept and len(text) >= 4 else False
-            text += (" " if glued and value[:1].isalnum() else "") + value
+            if kept and text.endswith(kept[-1][0]) and value[:1].isalnum():
+                text += " "
+                glued_right.add(kept[-1][0])
+            text += value
         elif kind == "keep":
             token = next(tokens)
             kept.append((token, value))
-            text += (" " if text[-1:].isalnum() else "") + token
+            if text[-1:].isalnum():
+                text += " "
+                glued_left.add(token)
+            text += token
         elif kind == "break":
             text += " "
             breaks.append((len(text) - 1, value))
@@ -172,7 +184,10 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
             tags[index] = Tag(
                 tags[index].open, value, tags[index].start, len(text), tags[index].parent
             )
-    return _squeezed(text, tags, kept, breaks, escape)
+    unit = _squeezed(text, tags, kept, breaks, escape)
+    return dataclasses.replace(
+        unit, glued_left=frozenset(glued_left), glued_right=frozenset(glued_right)
+    )
 
 
 def _squeezed(
