@@ -230,3 +230,19 @@ def test_markdown_without_words_to_translate_is_copied(text: str) -> None:
     translator = Upper()
     assert translate_md(text, translator, PositionAligner()) == text
     assert translator.calls == [[]]
+
+
+def test_siblings_aligned_to_one_word_take_free_words_not_empty_tags() -> None:
+    builder = UnitBuilder()
+    builder.text("This is ")
+    builder.open("*", "em")
+    builder.text("very")
+    builder.close("*", "em")
+    builder.text(" ")
+    builder.open("**", "strong")
+    builder.text("important")
+    builder.close("**", "strong")
+    _, unit, _ = builder.finish()
+    # Every target word draws on "important": *very* must still wrap a word of its own.
+    alignment = [[0, 0, 0, 1]] * 3
+    assert place(unit, "A B C", alignment) == "*A* **B C**"

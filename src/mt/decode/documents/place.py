@@ -44,7 +44,7 @@ def place(unit: Unit, translation: str, alignment: Matrix) -> str:
         glued = before.text in unit.glued_right or word.text in unit.glued_left
         if glued and word.space == " ":
             word.space = ""
-    ranges = _tag_ranges(unit.tags, source_words, target)
+    ranges = _tag_ranges(unit, source_words, target)
     _break_lines(unit, target)
     for word in target:
         if unit.escape is not None and not TOKEN.fullmatch(word.text):
@@ -75,33 +75,47 @@ def _placeholders(unit: Unit, source_words: list, target: list[Word]) -> list[Wo
         if found is not None:
             found.row = one_hot  # a copied placeholder aligns with itself, whatever attention says
         else:
-            start = source_words[s][0]
-            space = " " if start > 0 and unit.text[start - 1] == " " else ""
-            kept.insert(_insertion_point(s, kept), Word(token, space, one_hot))
+            _insert(
+                kept, _insertion_point(unit.text, source_words, s, kept), Word(token, " ", one_hot)
+            )
     if kept:
         kept[0].space = ""
     return kept
 
 
-def _insertion_point(s: int, target: list[Word]) -> int:
-    """After the target word drawing most on the source word before the lost placeholder;
-    before the one drawing most on the word after it; else at the end."""
-    if s > 0 and target:
-        return max(range(len(target)), key=lambda t: target[t].row[s - 1]) + 1
-    if target and len(target[0].row) > s + 1:
-        return max(range(len(target)), key=lambda t: target[t].row[s + 1])
-    return len(target)
+def _insert(target: list[Word], index: int, word: Word) -> None:
+    """`word` in at `index`, a space on either side of it but before punctuation."""
+    target.insert(index, word)
+    following = target[index + 1] if index + 1 < len(target) else None
+    if following is not None and not following.space and following.text[:1].isalnum():
+        following.space = " "
 
 
-def _tag_ranges(tags: tuple[Tag, ...], source_words: list, target: list[Word]) -> list[range]:
+def _insertion_point(text: str, source_words: list, s: int, target: list[Word]) -> int:
+    """Where a lost placeholder goes: first or last where the source had it first or last
+    (before closing punctuation); else after the target word drawing most on the source word
+    before it."""
+    if s == 0 or not target:
+        return 0
+    if all(not text[a:b][:1].isalnum() for a, b in source_words[s + 1 :]):
+        trailing = len(source_words) - s - 1
+        index = len(target)
+        while trailing and index and not target[index - 1].text[:1].isalnum():
+            index, trailing = index - 1, trailing - 1
+        return index
+    return max(range(len(target)), key=lambda t: target[t].row[s - 1]) + 1
+
+
+def _tag_ranges(unit: Unit, source_words: list, target: list[Word]) -> list[range]:
     """Target word ranges of each tag, fitted into the source nesting."""
-    wanted = [_projected(tag, source_words, target) for tag in tags]
+    tags, text = unit.tags, unit.text
+    wanted = [_projected(tag, text, source_words, target) for tag in tags]
     ranges: list[range] = [range(0)] * len(tags)
     _fit(None, range(0, len(target)), tags, wanted, ranges)
     return ranges
 
 
-def _projected(tag: Tag, source_words: list, target: list[Word]) -> range:
+def _projected(tag: Tag, text: str, source_words: list, target: list[Word]) -> range:
     inside = [
         s for s, (start, end) in enumerate(source_words) if start < tag.end and end > tag.start
     ]
@@ -113,22 +127,42 @@ def _projected(tag: Tag, source_words: list, target: list[Word]) -> range:
         t = max(range(len(target)), key=lambda k: target[k].row[after])
         return range(t, t)
     shares = [sum(word.row[s] for s in inside) / (sum(word.row) or 1.0) for word in target]
-    chosen = [t for t, share in enumerate(shares) if share > 0.5]
+    candidates = list(range(len(target)))
+    if any(_is_word(source_words[s], text) for s in inside):
+        # Words for words: "*¿*Dónde" would be an attention slip onto punctuation.
+        candidates = [t for t in candidates if target[t].text[:1].isalnum()] or candidates
+    chosen = [t for t in candidates if shares[t] > 0.5]
     if not chosen:
-        chosen = [max(range(len(target)), key=lambda t: shares[t])]
+        chosen = [max(candidates, key=lambda t: shares[t])]
     return range(min(chosen), max(chosen) + 1)
 
 
+def _is_word(span: tuple[int, int], text: str) -> bool:
+    return text[span[0] : span[1]][:1].isalnum()
+
+
 def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: list[range]):
-    """The children of `parent` clipped into its range and kept apart, in order of position."""
+    """The children of `parent` put inside its range on words no sibling holds: the part of
+    the wanted span still free, else the free word nearest to it (an empty `**` or `<b></b>`
+    only when every word is taken)."""
     children = [i for i, tag in enumerate(tags) if tag.parent == parent]
-    children.sort(key=lambda i: (wanted[i].start, i))
-    cursor = bounds.start
+    children.sort(key=lambda i: (not wanted[i], wanted[i].start, i))
+    free = set(bounds)
     for i in children:
-        start = min(max(wanted[i].start, cursor), bounds.stop)
-        stop = max(min(wanted[i].stop, bounds.stop), start)
-        ranges[i] = range(start, stop)
-        cursor = stop
+        want = wanted[i]
+        inside = [t for t in range(max(want.start, bounds.start), min(want.stop, bounds.stop))]
+        desired = [t for t in inside if t in free]
+        if want and not desired and free:
+            desired = [min(free, key=lambda t: (abs(t - want.start), t))]
+        if want and desired:
+            stop = desired[0]
+            while stop in free and (stop <= desired[-1]):
+                stop += 1
+            ranges[i] = range(desired[0], stop)
+            free -= set(ranges[i])
+        else:
+            at = min(max(want.start, bounds.start), bounds.stop)
+            ranges[i] = range(at, at)
         _fit(i, ranges[i], tags, wanted, ranges)
 
 
@@ -170,9 +204,10 @@ def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], origi
         for i in children:
             for t in range(cursor, ranges[i].start):
                 word(t)
-            if ranges[i].start < len(target) and ranges[i]:
-                out.append(target[ranges[i].start].space)  # the space goes outside the tag
-                spaces_written.add(ranges[i].start)
+            first = ranges[i].start
+            if ranges[i] and first not in spaces_written:
+                out.append(target[first].space)  # the space goes outside the tag
+                spaces_written.add(first)
             out.append(tags[i].open)
             tree(i, ranges[i])
             out.append(tags[i].close)
