@@ -3,6 +3,8 @@ HTML and Markdown formats, with scripted translators whose output is known word 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from documents_support import (
@@ -246,3 +248,40 @@ def test_siblings_aligned_to_one_word_take_free_words_not_empty_tags() -> None:
     # Every target word draws on "important": *very* must still wrap a word of its own.
     alignment = [[0, 0, 0, 1]] * 3
     assert place(unit, "A B C", alignment) == "*A* **B C**"
+
+
+def test_every_text_node_is_translated_or_copied() -> None:
+    """With Upper, no lower-case letter may be left in a text node outside code and raw
+    elements, and the protected ones are exactly as they were."""
+    from html.parser import HTMLParser
+
+    class TextNodes(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.inside: list[str] = []
+            self.translated: list[str] = []
+            self.copied: list[str] = []
+
+        def handle_starttag(self, tag, attrs) -> None:
+            if tag in ("script", "style", "pre", "code"):
+                self.inside.append(tag)
+
+        def handle_endtag(self, tag) -> None:
+            if self.inside and self.inside[-1] == tag:
+                self.inside.pop()
+
+        def handle_data(self, data) -> None:
+            (self.copied if self.inside else self.translated).append(data)
+
+    before, after = TextNodes(), TextNodes()
+    before.feed(PAGE)
+    after.feed(translate_html(PAGE, Upper(), PositionAligner()))
+    assert after.copied == before.copied
+    left = [
+        text
+        for text in after.translated
+        if re.sub(r"https?://\S+|\{\w+\}", "", text).upper()
+        != re.sub(r"https?://\S+|\{\w+\}", "", text)
+    ]
+    assert left == []
+    assert len(after.translated) == len(before.translated)

@@ -142,3 +142,28 @@ def test_bad_input_is_one_line_naming_the_line_and_nothing_is_written(
 def test_an_unknown_format_is_named() -> None:
     output = cli_output("translate", RUN, "--format", "docx", "x", code=2)
     assert "--format docx: not a format" in output
+
+
+def test_the_model_aligner_gives_a_distribution_per_target_word() -> None:
+    from mt.config import DecodeConfig
+    from mt.decode.documents.align import AttentionAligner, aligner_for, words
+    from mt.decode.translator import open_translator
+
+    translator = open_translator(RUN, DecodeConfig(beam_size=1), device="cpu")
+    aligner = aligner_for(translator)
+    assert isinstance(aligner, AttentionAligner)
+    source = "Ilse likes bread, Qzaa."
+    target = next(iter(translator.translate([source]))).text
+    (matrix,) = aligner.align([(source, target)])
+    assert len(matrix) == len(words(target))
+    assert all(len(row) == len(words(source)) and abs(sum(row) - 1) < 1e-5 for row in matrix)
+
+
+def test_an_export_places_markup_by_position(tmp_path: Path) -> None:
+    export = RUN.parent / "export"
+    source = tmp_path / "page.html"
+    source.write_text(HTML, encoding="utf-8")
+    out = tmp_path / "out.html"
+    cli_output("translate", export, "--device", "cpu", "-i", source, "-o", out)
+    tag = re.compile(r"<[^>]*>")
+    assert tag.findall(out.read_text(encoding="utf-8")) == tag.findall(HTML)

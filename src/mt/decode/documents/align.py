@@ -20,6 +20,7 @@ import torch
 from mt.data.batching import encode_sources
 from mt.data.textclean import clean_text
 from mt.data.tokenization import BOS, PAD
+from mt.model.rundir import LoadedRun
 
 WORD = re.compile(r"(?i:Qz[a-z]{2})|\w+(?:['’]\w+)*|[^\w\s]")
 """A word for alignment and tag placement: a placeholder token, a word, or one punctuation mark,
@@ -150,7 +151,6 @@ def aligner_for(translator) -> Aligner:
     """Attention where the translator runs a PyTorch model that exposes it, positions otherwise
     (a CTranslate2 export, a recurrent model, a scripted translator in tests)."""
     run = getattr(translator, "run", None)
-    model = getattr(run, "model", None)
-    if model is not None and hasattr(model, "cross_attention_map"):
+    if isinstance(run, LoadedRun) and hasattr(run.model, "cross_attention_map"):
         return AttentionAligner(run, translator.device)
     return PositionAligner()
