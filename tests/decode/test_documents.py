@@ -101,6 +101,13 @@ def test_broken_html_is_read_as_a_browser_would_and_never_fails() -> None:
     assert out == "<p>OPEN <b>BOLD <i>BOTH</b> AND</p> <div>STRAY </span> END <a href='x'>LINK"
 
 
+@pytest.mark.parametrize("text", ["", "   ", "\n", "<br>", "&amp;", "<p></p>"])
+def test_html_without_words_is_copied(text: str) -> None:
+    translator = Upper()
+    assert translate_html(text, translator, PositionAligner()) == text
+    assert translator.calls == [[]]
+
+
 def test_entities_for_letters_are_translated_with_their_word_others_are_kept() -> None:
     out = translate_html("<p>Caf&eacute; &amp; cr&#232;me&nbsp;now</p>", Upper(), PositionAligner())
     assert out == "<p>CAFÉ &amp; CRÈME&nbsp;NOW</p>"

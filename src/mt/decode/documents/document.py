@@ -97,11 +97,15 @@ def translate_units(
 ) -> list[str]:
     """Each unit translated and put back together with its markup."""
     texts = [translation.text for translation in translator.translate(u.text for u in units)]
-    aligner = aligner or aligner_for(translator)
+    return place_units(units, texts, aligner or aligner_for(translator))
+
+
+def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -> list[str]:
+    """Each unit's translation (`texts`) with its markup put back; the aligner is asked only
+    about units that have markup, protected spans or line breaks."""
     need = [i for i, unit in enumerate(units) if unit.tags or unit.kept or unit.breaks]
-    matrices = dict(
-        zip(need, aligner.align([(units[i].text, texts[i]) for i in need]), strict=True)
-    )
+    pairs = [(units[i].text, texts[i]) for i in need]
+    matrices = dict(zip(need, aligner.align(pairs), strict=True))
     placed = []
     for i, (unit, text) in enumerate(zip(units, texts, strict=True)):
         if i in matrices:

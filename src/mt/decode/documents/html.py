@@ -101,7 +101,7 @@ class _Walker:
     def __init__(self, text: str, events: list) -> None:
         line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
         offsets = [line_starts[line - 1] + column for _, _, (line, column) in events]
-        ends = offsets[1:] + [len(text)]
+        ends = offsets[1:] + [len(text)] if offsets else []
         self.events = [
             (kind, name, text[start:end])
             for (kind, name, _), start, end in zip(events, offsets, ends, strict=True)
