@@ -292,3 +292,22 @@ def test_every_text_node_is_translated_or_copied() -> None:
     ]
     assert left == []
     assert len(after.translated) == len(before.translated)
+
+
+def test_tags_inside_a_word_split_it_and_keep_their_own_words() -> None:
+    source = (
+        '<span class="switch"><span class="MAC">Command</span><span class="default">Ctrl'
+        "</span></span>+Enter"
+    )
+    out = translate_html(source, Upper(), SameWordAligner())
+    assert out == (
+        '<span class="switch"><span class="MAC">COMMAND</span> <span class="default">CTRL'
+        "</span></span>+ENTER"
+    )
+
+
+def test_quotes_in_text_stay_quotes_and_a_percent_word_is_no_placeholder() -> None:
+    out = translate_html(
+        '<p>Say "hi" to x_{i} and oper %union now.</p>', Upper(), PositionAligner()
+    )
+    assert out == '<p>SAY "HI" TO X_{i} AND OPER %UNION NOW.</p>'

@@ -22,7 +22,7 @@ from mt.data.textclean import clean_text
 from mt.data.tokenization import BOS, PAD
 from mt.model.rundir import LoadedRun
 
-WORD = re.compile(r"(?i:Qz[a-z]{2})|\w+(?:['’]\w+)*|[^\w\s]")
+WORD = re.compile(r"(?i:Qz[a-z]{2})|(?:(?!Qz[a-z]{2})\w)+(?:['’]\w+)*|[^\w\s]")
 """A word for alignment and tag placement: a placeholder token, a word, or one punctuation mark,
 so that a tag closes before the full stop that follows its words."""
 

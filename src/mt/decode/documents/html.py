@@ -40,8 +40,16 @@ _TRANSLATED_ATTRIBUTE = re.compile(
 
 
 def escape(text: str) -> str:
-    """Translated words as HTML text or a quoted attribute value."""
-    return html.escape(text, quote=True).replace("&#x27;", "'")
+    """Translated words as HTML text: `&`, `<` and `>` escaped."""
+    return html.escape(text, quote=False)
+
+
+def _double_quoted(text: str) -> str:
+    return escape(text).replace('"', "&quot;")
+
+
+def _single_quoted(text: str) -> str:
+    return escape(text).replace("'", "&#x27;")
 
 
 def parse(text: str, *, name: str) -> Skeleton:
@@ -170,12 +178,15 @@ class _Walker:
             return raw
 
         def unit(match: re.Match) -> str:
-            value = match.group(2) if match.group(2) is not None else match.group(3)
-            builder = UnitBuilder(PLAIN_PATTERNS, escape=escape)
+            double = match.group(2) is not None
+            value = match.group(2) if double else match.group(3)
+            builder = UnitBuilder(
+                PLAIN_PATTERNS, escape=_double_quoted if double else _single_quoted
+            )
             builder.text(html.unescape(value))
             mark = self.skeleton.unit(builder)
             inner = mark if "\x00" in mark else value
-            quote = '"' if match.group(2) is not None else "'"
+            quote = '"' if double else "'"
             return f"{match.group(1)}{quote}{inner}{quote}"
 
         return _TRANSLATED_ATTRIBUTE.sub(unit, raw)

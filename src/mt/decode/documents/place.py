@@ -127,14 +127,23 @@ def _projected(tag: Tag, text: str, source_words: list, target: list[Word]) -> r
         t = max(range(len(target)), key=lambda k: target[k].row[after])
         return range(t, t)
     shares = [sum(word.row[s] for s in inside) / (sum(word.row) or 1.0) for word in target]
-    candidates = list(range(len(target)))
-    if any(_is_word(source_words[s], text) for s in inside):
+    chosen = [t for t, share in enumerate(shares) if share > 0.5]
+    has_word = [t for t in range(len(target)) if target[t].text[:1].isalnum()]
+    source_has_word = any(_is_word(source_words[s], text) for s in inside)
+    if source_has_word and has_word and not any(t in has_word for t in chosen):
         # Words for words: "*¿*Dónde" would be an attention slip onto punctuation.
-        candidates = [t for t in candidates if target[t].text[:1].isalnum()] or candidates
-    chosen = [t for t in candidates if shares[t] > 0.5]
+        chosen = [max(has_word, key=lambda t: shares[t])]
     if not chosen:
-        chosen = [max(candidates, key=lambda t: shares[t])]
-    return range(min(chosen), max(chosen) + 1)
+        chosen = [max(range(len(target)), key=lambda t: shares[t])]
+    start, stop = min(chosen), max(chosen) + 1
+    # Punctuation at an edge only where the source span had punctuation at that edge.
+    while start < stop - 1 and _is_word(source_words[inside[0]], text) and start not in has_word:
+        start += 1
+    while (
+        stop - 1 > start and _is_word(source_words[inside[-1]], text) and stop - 1 not in has_word
+    ):
+        stop -= 1
+    return range(start, stop)
 
 
 def _is_word(span: tuple[int, int], text: str) -> bool:

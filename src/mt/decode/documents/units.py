@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from mt.errors import MtError
 
 URL = r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
-PRINTF = r"%(?:\([A-Za-z_]\w*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%]"
+PRINTF = r"%(?:\([A-Za-z_]\w*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%](?![A-Za-z])"
 BRACES = r"\{\{[^{}\n]*\}\}|\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
 REST = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`"
 PLAIN_PATTERNS = (URL, PRINTF, BRACES)
@@ -31,6 +31,7 @@ TOKEN = re.compile(r"Qz[a-z]{2}")
 fixed length so that two side by side ("QzaaQzab") still read as two."""
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _WORDLIKE = re.compile(r"[^\W\d_]")
+_WORD_CHAR = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -158,18 +159,22 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
     glued_left: set[str] = set()  # tokens the source wrote right after a word
     glued_right: set[str] = set()  # ... and right before one
     tokens = _tokens("".join(value for kind, value in chunks if kind == "text"))
+    boundary = False  # a tag since the last text
     for kind, value in chunks:
         if kind == "text":
             value = re.sub(r"\s+", " ", value)
             # A word glued to a placeholder ("&nbsp;now") would reach the model as one odd word.
-            if kept and text.endswith(kept[-1][0]) and value[:1].isalnum():
+            if kept and text.endswith(kept[-1][0]) and _WORD_CHAR.match(value):
                 text += " "
                 glued_right.add(kept[-1][0])
+            elif boundary and _WORD_CHAR.match(text[-1:]) and _WORD_CHAR.match(value):
+                text += " "  # a tag inside a word ("Command</span><span>Ctrl"): two words
+            boundary = False
             text += value
         elif kind == "keep":
             token = next(tokens)
             kept.append((token, value))
-            if text[-1:].isalnum():
+            if _WORD_CHAR.match(text[-1:]):
                 text += " "
                 glued_left.add(token)
             text += token
@@ -177,9 +182,11 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
             text += " "
             breaks.append((len(text) - 1, value))
         elif kind == "open":
+            boundary = True
             tags.append(Tag(value, "", len(text), len(text), stack[-1] if stack else None))
             stack.append(len(tags) - 1)
         else:  # a close: the builder closes tags innermost first
+            boundary = True
             index = stack.pop()
             tags[index] = Tag(
                 tags[index].open, value, tags[index].start, len(text), tags[index].parent
