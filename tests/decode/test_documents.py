@@ -311,3 +311,10 @@ def test_quotes_in_text_stay_quotes_and_a_percent_word_is_no_placeholder() -> No
         '<p>Say "hi" to x_{i} and oper %union now.</p>', Upper(), PositionAligner()
     )
     assert out == '<p>SAY "HI" TO X_{i} AND OPER %UNION NOW.</p>'
+
+
+def test_a_placeholder_after_an_apostrophe_or_underscore_is_a_word_of_its_own() -> None:
+    text = "x'Qzad don't QzaaQzab a_Qzac"
+    assert [text[a:b] for a, b in words(text)] == [
+        "x", "'", "Qzad", "don't", "Qzaa", "Qzab", "a_", "Qzac",
+    ]  # fmt: skip

@@ -3,6 +3,7 @@ result passes polib and `msgfmt --check`."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -109,7 +110,7 @@ def test_msgfmt_check_passes_on_the_output(tmp_path: Path, translator) -> None:
     path = tmp_path / "out.po"
     path.write_text(translated(translator=translator), encoding="utf-8")
     result = subprocess.run(
-        ["msgfmt", "--check", "-o", str(tmp_path / "out.mo"), str(path)],
+        ["msgfmt", "--check", "--use-fuzzy", "-o", str(tmp_path / "out.mo"), str(path)],
         capture_output=True,
         text=True,
     )
@@ -127,3 +128,16 @@ def test_msgfmt_check_passes_on_the_output(tmp_path: Path, translator) -> None:
 def test_a_syntax_error_names_the_file_and_line(text: str, line: int) -> None:
     with pytest.raises(MtError, match=rf"^bad\.po:{line}: not a valid \.po file"):
         po.parse(text, name="bad.po")
+
+
+def test_positional_directives_keep_their_order_and_odd_ones_are_kept() -> None:
+    source = (
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        "#, python-format\n"
+        'msgid "The file %s has %d lines, ``%s`` is 10% of them."\nmsgstr ""\n'
+    )
+    from documents_support import Reverse
+
+    entry = polib.pofile(translated(source, translator=Reverse()))[0]
+    directives = re.findall(r"%[ds]|% o|``%s``", entry.msgstr)
+    assert directives == ["%s", "%d", "``%s``", "% o"]

@@ -22,7 +22,8 @@ from mt.data.textclean import clean_text
 from mt.data.tokenization import BOS, PAD
 from mt.model.rundir import LoadedRun
 
-WORD = re.compile(r"(?i:Qz[a-z]{2})|(?:(?!Qz[a-z]{2})\w)+(?:['’]\w+)*|[^\w\s]")
+_PLAIN_WORD = r"(?:(?!Qz[a-z]{2})\w)+"
+WORD = re.compile(rf"(?i:Qz[a-z]{{2}})|{_PLAIN_WORD}(?:['’]{_PLAIN_WORD})*|[^\w\s]")
 """A word for alignment and tag placement: a placeholder token, a word, or one punctuation mark,
 so that a tag closes before the full stop that follows its words."""
 

@@ -40,6 +40,7 @@ def place(unit: Unit, translation: str, alignment: Matrix) -> str:
     if target:
         target[0].space = ""
     target = _placeholders(unit, source_words, target)
+    _keep_order(unit.ordered, target)
     for before, word in zip(target, target[1:], strict=False):
         glued = before.text in unit.glued_right or word.text in unit.glued_left
         if glued and word.space == " ":
@@ -67,9 +68,9 @@ def _placeholders(unit: Unit, source_words: list, target: list[Word]) -> list[Wo
             continue
         seen.add(word.text)
         kept.append(word)
-    position = {unit.text[start:end]: i for i, (start, end) in enumerate(source_words)}
     for token, _ in unit.kept:
-        s = position[token]
+        offset = unit.text.find(token)
+        s = next(i for i, (start, end) in enumerate(source_words) if start <= offset < end)
         one_hot = [1.0 if i == s else 0.0 for i in range(len(source_words))]
         found = next((w for w in kept if w.text == token), None)
         if found is not None:
@@ -81,6 +82,13 @@ def _placeholders(unit: Unit, source_words: list, target: list[Word]) -> list[Wo
     if kept:
         kept[0].space = ""
     return kept
+
+
+def _keep_order(ordered: tuple[str, ...], target: list[Word]) -> None:
+    """The tokens that must keep their order put back in it, on the places they took."""
+    places = [word for word in target if word.text in ordered]
+    for word, token in zip(places, ordered, strict=True):
+        word.text = token
 
 
 def _insert(target: list[Word], index: int, word: Word) -> None:

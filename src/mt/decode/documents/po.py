@@ -13,6 +13,7 @@ respected: ``literals`` and :role:`targets` are protected, *emphasis*, **strong*
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 import polib
 
 from mt.decode.documents.document import check_text
-from mt.decode.documents.units import REST_PATTERNS, Unit, UnitBuilder
+from mt.decode.documents.units import REST_PATTERNS, STRICT_PRINTF, Unit, UnitBuilder
 from mt.errors import MtError
 
 _REST_MARKUP = re.compile(
@@ -28,6 +29,7 @@ _REST_MARKUP = re.compile(
     r"|(?<![\w*])(?P<em>\*)(?=[^\s*])(?P<em_text>[^*]+?)(?<=\S)\*(?!\w)"
     r"|(?<![\w`:])`(?P<link_text>[^`<]+?)(?P<link_close>\s*<[^`>]+>`__?)"
 )
+_STRICT_PRINTF = STRICT_PRINTF
 _NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _LINE = re.compile(rf"(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)[ \t]+)?{_STRING}[ \t]*")
@@ -87,7 +89,7 @@ def parse(text: str, *, name: str, overwrite: bool = False) -> PoDocument:
             ends.append(
                 (source[: len(source) - len(source.lstrip())], source[len(source.rstrip()) :])
             )
-            unit = _unit(core)
+            unit = _unit(core, _patterns(entry))
             indices.append(None if unit is None else len(units))
             if unit is not None:
                 units.append(unit)
@@ -126,9 +128,21 @@ def _nplurals(po: polib.POFile) -> int:
     return int(found.group(1)) if found else 2
 
 
-def _unit(text: str) -> Unit | None:
+def _positional(text: str) -> bool:
+    """Holds a directive that takes its argument by position (not %(name)s, not %%), also
+    inside a ``literal``."""
+    return any(not m.group().startswith(("%(", "%%")) for m in re.finditer(_STRICT_PRINTF, text))
+
+
+def _patterns(entry: polib.POEntry) -> tuple[str, ...]:
+    if any(flag in ("c-format", "python-format") for flag in entry.flags):
+        return (_STRICT_PRINTF, *REST_PATTERNS)
+    return REST_PATTERNS
+
+
+def _unit(text: str, patterns: tuple[str, ...]) -> Unit | None:
     """A msgid as a unit: its lines broken again as they were, reST markup as tags."""
-    builder = UnitBuilder(REST_PATTERNS)
+    builder = UnitBuilder(patterns)
     for number, line in enumerate(text.split("\n")):
         if number:
             builder.line_break("\n")
@@ -144,4 +158,7 @@ def _unit(text: str) -> Unit | None:
             position = match.end()
         builder.text(line[position:])
     _, unit, _ = builder.finish()
-    return unit
+    if unit is None or _STRICT_PRINTF not in patterns:
+        return unit
+    positional = [token for token, original in unit.kept if _positional(original)]
+    return dataclasses.replace(unit, ordered=tuple(positional))

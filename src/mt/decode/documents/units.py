@@ -25,6 +25,9 @@ PLAIN_PATTERNS = (URL, PRINTF, BRACES)
 """What is never translated in any text: URLs, printf and python-format placeholders."""
 REST_PATTERNS = (*PLAIN_PATTERNS, REST)
 """Python documentation's .po files add reST ``literals`` and :role:`targets`."""
+STRICT_PRINTF = r"%(?:\([^)]*\))?[-#0+ ]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlL]?[diouxXeEfFgGcrsa%]"
+"""Every directive msgfmt sees in a string flagged c-format or python-format, "10% on" ("% o")
+included: all of them must come through for `msgfmt --check`, however odd."""
 
 TOKEN = re.compile(r"Qz[a-z]{2}")
 """Placeholder tokens: a capitalised word the Translator's stand-ins take for an unknown name, and
@@ -57,6 +60,9 @@ class Unit:
     kept: tuple[tuple[str, str], ...] = ()  # (placeholder token, the original, byte for byte)
     breaks: tuple[int, ...] = ()
     separators: tuple[str, ...] = ()
+    ordered: tuple[str, ...] = ()
+    """Placeholder tokens that must come out in this order (unnamed printf directives: %s and
+    %d take their arguments by position)."""
     glued_left: frozenset[str] = frozenset()
     glued_right: frozenset[str] = frozenset()
     """Placeholder tokens the source wrote against the word on their left ("word&nbsp;") or right
