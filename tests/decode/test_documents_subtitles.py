@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from documents_support import Identity, SameWordAligner, Upper
+from documents_support import Done, Identity, SameWordAligner, Upper
 from mt.decode.documents import subtitles
 from mt.decode.documents.align import PositionAligner
 from mt.decode.documents.document import translate_document
@@ -93,3 +93,48 @@ def test_a_bad_srt_block_names_its_line(text: str, message: str) -> None:
 def test_a_bad_vtt_block_names_its_line(text: str, message: str) -> None:
     with pytest.raises(MtError, match=message):
         subtitles.parse_vtt(text, name="b.vtt")
+
+
+SPREAD = (
+    "1\n00:00:01,000 --> 00:00:02,000\nWhere is the\n\n"
+    "2\n00:00:02,000 --> 00:00:03,000\nold station,\n\n"
+    "3\n00:00:03,000 --> 00:00:04,000\nIlse?\n\n"
+    "4\n00:00:05,000 --> 00:00:06,000\nI like <i>bread</i>\n\n"
+    "5\n00:00:06,000 --> 00:00:07,000\nand soup.\n"
+)
+
+
+def cue_texts(text: str) -> list[str]:
+    return [block.split("\n", 2)[2].strip() for block in text.strip().split("\n\n")]
+
+
+def test_a_sentence_over_cues_is_translated_once_and_spread_over_them() -> None:
+    translator = Upper()
+    out = translate_document(
+        subtitles.parse_srt(SPREAD, name="a.srt"), translator, PositionAligner()
+    )
+    assert translator.calls == [["Where is the old station, Ilse?", "I like bread", "and soup."]]
+    assert TIMING.findall(out) == TIMING.findall(SPREAD)
+    assert cue_texts(out) == [
+        "WHERE IS THE",
+        "OLD STATION,",
+        "ILSE?",
+        "I LIKE <i>BREAD</i>",
+        "AND SOUP.",
+    ]
+
+
+def test_a_short_translation_still_keeps_every_cue() -> None:
+    class OneWord:
+        def translate(self, lines):
+            return (Done("Hola") for _ in lines)
+
+    out = translate_document(
+        subtitles.parse_srt(SPREAD, name="a.srt"), OneWord(), PositionAligner()
+    )
+    assert TIMING.findall(out) == TIMING.findall(SPREAD)
+    # Too few words for three cues: the last two are left empty rather than lost.
+    numbers = re.findall(r"^(\d+)\n\S.*-->", out, re.MULTILINE)
+    assert numbers == ["1", "2", "3", "4", "5"]
+    assert out.startswith("1\n00:00:01,000 --> 00:00:02,000\nHola\n\n2\n")
+    subtitles.parse_srt(out, name="out.srt")  # still a valid file

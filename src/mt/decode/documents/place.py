@@ -46,11 +46,11 @@ def place(unit: Unit, translation: str, alignment: Matrix) -> str:
         if glued and word.space == " ":
             word.space = ""
     ranges = _tag_ranges(unit, source_words, target)
-    _break_lines(unit, target)
+    left_over = _break_lines(unit, target)
     for word in target:
         if unit.escape is not None and not TOKEN.fullmatch(word.text):
             word.text = unit.escape(word.text)
-    return _write(unit.tags, ranges, target, dict(unit.kept))
+    return _write(unit.tags, ranges, target, dict(unit.kept)) + left_over
 
 
 def _previous_ends(text: str) -> list[int]:
@@ -183,24 +183,33 @@ def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: l
         _fit(i, ranges[i], tags, wanted, ranges)
 
 
-def _break_lines(unit: Unit, target: list[Word]) -> None:
-    """The source's line breaks put at the spaces nearest the same share of the length."""
-    if not unit.breaks or len(target) < 2:
-        return
-    total = len(unit.text)
+def _break_lines(unit: Unit, target: list[Word]) -> str:
+    """The source's line breaks put at the spaces nearest the same share of the length, each
+    after the one before; a gap is left for every required break still to come. Returns the
+    required separators that found no gap (too few words): they go at the end, so that no
+    subtitle cue is lost."""
+    if not unit.breaks:
+        return ""
     lengths = []
     running = 0
     for word in target:
         running += len(word.space) + len(word.text)
         lengths.append(running)
     gaps = [t for t in range(1, len(target)) if target[t].space]
+    still_required = len(unit.required)
+    left_over = ""
     for offset, separator in zip(unit.breaks, unit.separators, strict=True):
-        if not gaps:
-            return
-        goal = offset / total * running
-        best = min(gaps, key=lambda t: abs(lengths[t - 1] - goal))
+        required = offset in unit.required
+        still_required -= required
+        usable = gaps[: max(0, len(gaps) - still_required)]
+        if not usable:
+            left_over += separator if required else ""
+            continue
+        goal = offset / len(unit.text) * running
+        best = min(usable, key=lambda t: abs(lengths[t - 1] - goal))
         target[best].space = separator
         gaps = [t for t in gaps if t > best]
+    return left_over
 
 
 def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], originals) -> str:

@@ -31,21 +31,24 @@ _MARKUP = re.compile(
     r"|(?P<keep><\d[\d:.]*>|&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);|\{\\[^{}]*\})"
 )
 _VTT_SKELETON_BLOCKS = ("NOTE", "STYLE", "REGION")
+_OPEN_END = re.compile(r"[^\W\d_][\"'”’»)]?$|[,;:–—-]$")
+"""Cue text that stops mid-sentence: a word or a comma at its end."""
+MAX_CUES = 4
 
 
 def parse_srt(text: str, *, name: str) -> Skeleton:
     """Units (one per cue) and skeleton of a SubRip file; a block without a good timecode is
     an MtError naming its line."""
     check_text(text, name)
-    skeleton = SkeletonBuilder()
+    cues = _Cues()
     for block, first_line in _blocks(text):
         lines = block.splitlines(keepends=True)
         timing = 0 if "-->" in lines[0] else 1
         if timing == 1 and not lines[0].strip().isdigit():
             raise MtError(f"{name}:{first_line}: expected a cue number, found {lines[0].strip()!r}")
         _check_timing(lines, timing, SRT_TIMING, name, first_line)
-        _cue(skeleton, lines, timing)
-    return skeleton.build()
+        cues.cue(lines, timing)
+    return cues.build()
 
 
 def parse_vtt(text: str, *, name: str) -> Skeleton:
@@ -54,16 +57,16 @@ def parse_vtt(text: str, *, name: str) -> Skeleton:
     check_text(text, name)
     if not re.match(r"(?:\ufeff)?WEBVTT(?:[ \t][^\r\n]*)?(?:\r?\n|\Z)", text):
         raise MtError(f"{name}:1: a WebVTT file starts with a WEBVTT line")
-    skeleton = SkeletonBuilder()
+    cues = _Cues()
     for number, (block, first_line) in enumerate(_blocks(text)):
         lines = block.splitlines(keepends=True)
         if number == 0 or lines[0].split(None, 1)[0] in _VTT_SKELETON_BLOCKS:
-            skeleton.raw(block)
+            cues.raw(block)
             continue
         timing = 0 if "-->" in lines[0] else 1
         _check_timing(lines, timing, VTT_TIMING, name, first_line)
-        _cue(skeleton, lines, timing)
-    return skeleton.build()
+        cues.cue(lines, timing)
+    return cues.build()
 
 
 def _blocks(text: str) -> Iterator[tuple[str, int]]:
@@ -95,24 +98,61 @@ def _check_timing(lines: list[str], timing: int, pattern: re.Pattern, name: str,
         raise MtError(f"{name}:{first + timing - lead}: bad timecode line {found!r}")
 
 
-def _cue(skeleton: SkeletonBuilder, lines: list[str], timing: int) -> None:
-    """The cue's lines up to its timing line as skeleton, its text as one unit, the blank
-    lines after it as skeleton."""
-    lead = next(i for i, line in enumerate(lines) if line.strip())
-    text_start = lead + timing + 1
-    skeleton.raw("".join(lines[:text_start]))
-    text_lines = [line for line in lines[text_start:] if line.strip()]
-    builder = UnitBuilder(PLAIN_PATTERNS)
-    for index, line in enumerate(text_lines):
-        content = line.rstrip("\r\n")
-        if index:
-            builder.line_break(text_lines[index - 1][len(text_lines[index - 1].rstrip("\r\n")) :])
-        _markup(content, builder)
-    skeleton.add(builder)
-    if text_lines:
-        last = text_lines[-1]
-        skeleton.raw(last[len(last.rstrip("\r\n")) :])
-    skeleton.raw("".join(lines[text_start + len(text_lines) :]))
+class _Cues:
+    """Cue text into units. A cue whose text stops mid-sentence (it ends in a word or a comma)
+    is continued by the next one, up to MAX_CUES: the sentence is translated once and its
+    translation spread over the cues by length, their numbers and timings kept between."""
+
+    def __init__(self) -> None:
+        self.skeleton = SkeletonBuilder()
+        self.builder: UnitBuilder | None = None
+        self.trailer = ""  # the end of the open unit's last line and the blank lines after it
+        self.cues = 0
+        self.open_sentence = False
+        self.tagged = False
+
+    def raw(self, text: str) -> None:
+        self._close()
+        self.skeleton.raw(text)
+
+    def cue(self, lines: list[str], timing: int) -> None:
+        lead = next(i for i, line in enumerate(lines) if line.strip())
+        text_start = lead + timing + 1
+        header = "".join(lines[:text_start])
+        text_lines = [line for line in lines[text_start:] if line.strip()]
+        plain = " ".join(line.strip() for line in text_lines)
+        tagged = "<" in plain or "{" in plain  # a tag must not reach across cues
+        if (
+            self.builder is not None
+            and self.open_sentence
+            and text_lines
+            and not (tagged or self.tagged or self.cues >= MAX_CUES)
+        ):
+            self.builder.line_break(self.trailer + header, required=True)
+            self.cues += 1
+        else:
+            self._close()
+            self.skeleton.raw(header)
+            self.builder, self.cues, self.tagged = UnitBuilder(PLAIN_PATTERNS), 1, False
+        self.tagged |= tagged
+        for index, line in enumerate(text_lines):
+            if index:
+                previous = text_lines[index - 1]
+                self.builder.line_break(previous[len(previous.rstrip("\r\n")) :])
+            _markup(line.rstrip("\r\n"), self.builder)
+        ending = text_lines[-1][len(text_lines[-1].rstrip("\r\n")) :] if text_lines else ""
+        self.trailer = ending + "".join(lines[text_start + len(text_lines) :])
+        self.open_sentence = bool(_OPEN_END.search(plain))
+
+    def _close(self) -> None:
+        if self.builder is not None:
+            self.skeleton.add(self.builder)
+            self.skeleton.raw(self.trailer)
+            self.builder = None
+
+    def build(self) -> Skeleton:
+        self._close()
+        return self.skeleton.build()
 
 
 def _markup(line: str, builder: UnitBuilder) -> None:

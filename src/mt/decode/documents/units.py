@@ -59,6 +59,7 @@ class Unit:
     tags: tuple[Tag, ...] = ()
     kept: tuple[tuple[str, str], ...] = ()  # (placeholder token, the original, byte for byte)
     breaks: tuple[int, ...] = ()
+    required: frozenset[int] = frozenset()  # the breaks that must be kept (between cues)
     separators: tuple[str, ...] = ()
     ordered: tuple[str, ...] = ()
     """Placeholder tokens that must come out in this order (unnamed printf directives: %s and
@@ -103,9 +104,10 @@ class UnitBuilder:
         """A protected span: copied byte for byte, never translated."""
         self._chunks.append(("keep", raw))
 
-    def line_break(self, separator: str) -> None:
-        """Where the source broke the line; the translation is broken again, by length."""
-        self._chunks.append(("break", separator))
+    def line_break(self, separator: str, *, required: bool = False) -> None:
+        """Where the source broke the line; the translation is broken again, by length. A
+        `required` break (between two subtitle cues) is never left out, even with too few words."""
+        self._chunks.append(("required" if required else "break", separator))
 
     def open(self, raw: str, name: str = "") -> None:
         """An inline tag's opening markup; `name` pairs it with its close."""
@@ -162,6 +164,7 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
     stack: list[int] = []
     kept: list[tuple[str, str]] = []
     breaks: list[tuple[int, str]] = []
+    required: set[int] = set()  # offsets of breaks that must be kept
     glued_left: set[str] = set()  # tokens the source wrote right after a word
     glued_right: set[str] = set()  # ... and right before one
     tokens = _tokens("".join(value for kind, value in chunks if kind == "text"))
@@ -184,9 +187,11 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
                 text += " "
                 glued_left.add(token)
             text += token
-        elif kind == "break":
+        elif kind in ("break", "required"):
             text += " "
             breaks.append((len(text) - 1, value))
+            if kind == "required":
+                required.add(len(text) - 1)
         elif kind == "open":
             boundary = True
             tags.append(Tag(value, "", len(text), len(text), stack[-1] if stack else None))
@@ -197,14 +202,14 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
             tags[index] = Tag(
                 tags[index].open, value, tags[index].start, len(text), tags[index].parent
             )
-    unit = _squeezed(text, tags, kept, breaks, escape)
+    unit = _squeezed(text, tags, kept, breaks, required, escape)
     return dataclasses.replace(
         unit, glued_left=frozenset(glued_left), glued_right=frozenset(glued_right)
     )
 
 
 def _squeezed(
-    text: str, tags: list[Tag], kept: list, breaks: list[tuple[int, str]], escape
+    text: str, tags: list[Tag], kept: list, breaks: list[tuple[int, str]], required, escape
 ) -> Unit:
     """Runs of spaces made one and the ends trimmed, every offset moved with its character."""
     keep = [i for i, c in enumerate(text) if c != " " or (i > 0 and text[i - 1] != " ")]
@@ -215,17 +220,23 @@ def _squeezed(
     def moved(offset: int) -> int:  # the first kept character at or after `offset`
         return next((new[i] for i in range(offset, len(text)) if i in new), len(keep))
 
-    squeezed_breaks = {}
+    squeezed_breaks: dict[int, str] = {}
+    must: set[int] = set()
     for offset, separator in breaks:
         position = moved(offset)
         if position < len(keep) and text[keep[position]] == " ":
+            if offset in required and position in squeezed_breaks:
+                squeezed_breaks[position] += separator  # two breaks on one space: both kept
             squeezed_breaks.setdefault(position, separator)
+            if offset in required:
+                must.add(position)
     return Unit(
         text="".join(text[i] for i in keep),
         tags=tuple(Tag(t.open, t.close, moved(t.start), moved(t.end), t.parent) for t in tags),
         kept=tuple(kept),
         breaks=tuple(squeezed_breaks),
         separators=tuple(squeezed_breaks.values()),
+        required=frozenset(must),
         escape=escape,
     )
 
