@@ -1,9 +1,10 @@
-"""SubRip (.srt) and WebVTT (.vtt): each cue's text translated as one unit, the rest untouched.
+"""SubRip (.srt) and WebVTT (.vtt): the cues' text translated, everything else untouched.
 
 A cue's lines are one sentence cut for the screen, so they are joined, translated together and
-the translation is broken again into as many lines, by length. Indices, identifiers, timecodes,
-cue settings, NOTE, STYLE and REGION blocks, blank lines and line endings are copied byte for
-byte, so the cue count and timings cannot change.
+the translation is broken again into as many lines, by length; a sentence that runs on into the
+next cues is translated once and spread back over them the same way. Indices, identifiers,
+timecodes, cue settings, NOTE, STYLE and REGION blocks, blank lines and line endings are copied
+byte for byte, so the cue count and timings cannot change.
 
 The cue structure is read here, line by line, rather than with srt, webvtt-py or pysubs2: those
 rebuild the file from their own model (they renumber, reformat timecodes, drop what they do not
