@@ -318,3 +318,10 @@ def test_a_placeholder_after_an_apostrophe_or_underscore_is_a_word_of_its_own() 
     assert [text[a:b] for a, b in words(text)] == [
         "x", "'", "Qzad", "don't", "Qzaa", "Qzab", "a_", "Qzac",
     ]  # fmt: skip
+
+
+def test_a_space_the_source_put_inside_a_tag_stays_inside() -> None:
+    source = '<p>Choose <span class="m">Insert Controls </span>icon and <b> go</b>.</p>'
+    assert translate_html(source, Identity(), SameWordAligner()) == source
+    out = translate_html(source, Upper(), PositionAligner())
+    assert out == '<p>CHOOSE <span class="m">INSERT CONTROLS </span>ICON AND <b> GO</b>.</p>'

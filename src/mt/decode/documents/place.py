@@ -221,6 +221,28 @@ def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], origi
             out.append(target[t].space)
         out.append(originals.get(target[t].text, target[t].text))
 
+    def open_tag(tag: Tag, span: range) -> None:
+        """The space before the tag's first word where the source had it: outside the tag,
+        inside it, or both."""
+        (inside, _), (outside, _) = tag.space_inside, tag.space_outside
+        if not span or span.start in spaces_written:
+            out.append(tag.open)
+            return
+        space = target[span.start].space
+        spaces_written.add(span.start)
+        out.append(space if outside or not inside else "")
+        out.append(tag.open)
+        out.append(space if inside else "")
+
+    def close_tag(tag: Tag, span: range) -> None:
+        (_, inside), (_, outside) = tag.space_inside, tag.space_outside
+        following = span.stop
+        if span and inside and following < len(target) and following not in spaces_written:
+            out.append(target[following].space)
+            if not outside:
+                spaces_written.add(following)
+        out.append(tag.close)
+
     def tree(parent: int | None, bounds: range) -> None:
         children = sorted(
             (i for i, tag in enumerate(tags) if tag.parent == parent),
@@ -230,13 +252,9 @@ def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], origi
         for i in children:
             for t in range(cursor, ranges[i].start):
                 word(t)
-            first = ranges[i].start
-            if ranges[i] and first not in spaces_written:
-                out.append(target[first].space)  # the space goes outside the tag
-                spaces_written.add(first)
-            out.append(tags[i].open)
+            open_tag(tags[i], ranges[i])
             tree(i, ranges[i])
-            out.append(tags[i].close)
+            close_tag(tags[i], ranges[i])
             cursor = max(cursor, ranges[i].stop)
         for t in range(cursor, bounds.stop):
             word(t)

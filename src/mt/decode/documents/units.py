@@ -47,6 +47,8 @@ class Tag:
     start: int
     end: int
     parent: int | None
+    space_inside: tuple[bool, bool] = (False, False)  # "<b> x</b>", "<b>x </b>": kept there
+    space_outside: tuple[bool, bool] = (True, True)  # " <b>x</b> ": also written outside
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,7 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
     glued_right: set[str] = set()  # ... and right before one
     tokens = _tokens("".join(value for kind, value in chunks if kind == "text"))
     boundary = False  # a tag since the last text
+    opened: list[int] = []  # tags opened since the last text
     for kind, value in chunks:
         if kind == "text":
             value = re.sub(r"\s+", " ", value)
@@ -178,9 +181,12 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
                 glued_right.add(kept[-1][0])
             elif boundary and _WORD_CHAR.match(text[-1:]) and _WORD_CHAR.match(value):
                 text += " "  # a tag inside a word ("Command</span><span>Ctrl"): two words
-            boundary = False
+                for index in opened:  # the space is the source's gap, not inside these tags
+                    tags[index] = dataclasses.replace(tags[index], start=len(text))
+            boundary, opened = False, []
             text += value
         elif kind == "keep":
+            boundary, opened = False, []
             token = next(tokens)
             kept.append((token, value))
             if _WORD_CHAR.match(text[-1:]):
@@ -194,6 +200,7 @@ def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -
                 required.add(len(text) - 1)
         elif kind == "open":
             boundary = True
+            opened.append(len(tags))
             tags.append(Tag(value, "", len(text), len(text), stack[-1] if stack else None))
             stack.append(len(tags) - 1)
         else:  # a close: the builder closes tags innermost first
@@ -232,13 +239,21 @@ def _squeezed(
                 must.add(position)
     return Unit(
         text="".join(text[i] for i in keep),
-        tags=tuple(Tag(t.open, t.close, moved(t.start), moved(t.end), t.parent) for t in tags),
+        tags=tuple(_moved_tag(t, moved, text) for t in tags),
         kept=tuple(kept),
         breaks=tuple(squeezed_breaks),
         separators=tuple(squeezed_breaks.values()),
         required=frozenset(must),
         escape=escape,
     )
+
+
+def _moved_tag(tag: Tag, moved: Callable[[int], int], text: str) -> Tag:
+    """The tag on the squeezed text, knowing whether the source had a space just inside it."""
+    filled = tag.start < tag.end
+    inside = (filled and text[tag.start] == " ", filled and text[tag.end - 1] == " ")
+    outside = (text[tag.start - 1 : tag.start] == " ", text[tag.end : tag.end + 1] == " ")
+    return Tag(tag.open, tag.close, moved(tag.start), moved(tag.end), tag.parent, inside, outside)
 
 
 def _tokens(text: str) -> Iterator[str]:
