@@ -325,3 +325,10 @@ def test_a_space_the_source_put_inside_a_tag_stays_inside() -> None:
     assert translate_html(source, Identity(), SameWordAligner()) == source
     out = translate_html(source, Upper(), PositionAligner())
     assert out == '<p>CHOOSE <span class="m">INSERT CONTROLS </span>ICON AND <b> GO</b>.</p>'
+
+
+def test_inline_html_in_markdown_is_paired_and_code_like_elements_copied() -> None:
+    text = "Press <kbd>Ctrl</kbd> to <b>save the</b> file<br>now.\n"
+    assert translate_md(text, Identity(), SameWordAligner()) == text
+    out = translate_md(text, Reverse(), ReverseAligner())
+    assert out == ". now<br>file <b>the save</b> to <kbd>Ctrl</kbd> Press\n"

@@ -5,10 +5,11 @@ Parsed with markdown-it-py (CommonMark, plus GitHub's tables and strikethrough),
 Python port of the parser most Markdown tools share. Its block tokens say which source lines hold
 inline text; code blocks, fences, HTML blocks, front matter and every marker (`#`, `>`, `- `, `|`)
 stay skeleton. Its inline tokens carry no offsets, so each is found again in the source text in
-order: emphasis, strong, strikethrough and links become tags (a link's `](url "title")` is the
-close), code spans, images, autolinks, inline HTML, escapes and entities other than letters are
-protected. A paragraph of several lines is one unit and its translation is broken over as many
-lines, with each line's own prefix (`> `, indentation) kept. Inline text that cannot be matched
+order: emphasis, strong, strikethrough, links and inline HTML elements (<b>, <span>) become tags
+(a link's `](url "title")` is the close); code spans, images, autolinks, <kbd> and <code> with
+their content, other inline HTML, escapes and entities other than letters are protected. A
+paragraph of several lines is one unit and its translation is broken over as many lines, with
+each line's own prefix (`> `, indentation) kept. Inline text that cannot be matched
 to its source (a construct not listed here) is copied untranslated rather than risked.
 """
 
@@ -16,17 +17,21 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from mt.decode.documents.document import Skeleton, SkeletonBuilder, check_text
+from mt.decode.documents.html import INLINE as HTML_INLINE
+from mt.decode.documents.html import PROTECTED as HTML_PROTECTED
 from mt.decode.documents.units import PLAIN_PATTERNS, UnitBuilder
 
 _FRONT_MATTER = re.compile(
     r"\A(?:---|\+\+\+)[ \t]*\n(?:.*\n)*?(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)"
 )
-_PAIRED = {"em": "em", "strong": "strong", "s": "s"}
+_PAIRED = {"em", "strong", "s"}
+_HTML_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)\b[^>]*>")
 
 
 class _Mismatch(Exception):
@@ -90,49 +95,97 @@ def _locate(text: str, line_starts: list[int], token: Token, cursor: int):
 
 def _inline(raw: str, children: list[Token], separators: list[str], builder: UnitBuilder) -> None:
     """Feed the builder from the inline tokens, each matched against `raw` in order."""
-    position = 0
-    lines = iter(separators)
-    skipping = False  # inside an autolink, copied whole
+    reader = _Reader(raw, iter(separators), builder)
     for child in children:
+        reader.read(child)
+    if reader.position != len(raw) or reader.held is not None:
+        raise _Mismatch
+
+
+class _Reader:
+    """Where the inline tokens have got to in the raw text, and what they are fed to: the unit's
+    builder, or a scratch one inside an element copied whole (<kbd>...</kbd>)."""
+
+    def __init__(self, raw: str, lines: Iterator[str], builder: UnitBuilder) -> None:
+        self.raw, self.lines, self.unit = raw, lines, builder
+        self.position = 0
+        self.skipping = False  # inside an autolink, copied whole
+        self.held: tuple[str, int] | None = None  # (element, start) of a protected element
+
+    @property
+    def builder(self) -> UnitBuilder:
+        return UnitBuilder() if self.held is not None else self.unit
+
+    def read(self, child: Token) -> None:
         kind = child.type
-        if skipping:
-            skipping = kind != "link_close"
+        if self.skipping:
+            self.skipping = kind != "link_close"
         elif kind == "text":
-            position = _expect(raw, position, child.content)
-            builder.text(child.content)
+            self._expect(child.content)
+            self.builder.text(child.content)
         elif kind in ("softbreak", "hardbreak"):
-            backslash = raw.startswith("\\\n", position)
-            position = _expect(raw, position, "\\\n" if backslash else "\n")
-            builder.line_break(("\\" if backslash else "") + next(lines))
+            backslash = self.raw.startswith("\\\n", self.position)
+            self._expect("\\\n" if backslash else "\n")
+            self.builder.line_break(("\\" if backslash else "") + next(self.lines))
         elif kind == "text_special":
-            position = _special(raw, position, child, builder)
-        elif kind.removesuffix("_open") in _PAIRED and kind.endswith("_open"):
-            position = _expect(raw, position, child.markup)
-            builder.open(child.markup, kind.removesuffix("_open"))
-        elif kind.removesuffix("_close") in _PAIRED and kind.endswith("_close"):
-            position = _expect(raw, position, child.markup)
-            builder.close(child.markup, kind.removesuffix("_close"))
-        elif kind == "link_open" and child.markup == "autolink":
-            end = raw.find(">", position) + 1
-            if not raw.startswith("<", position) or end <= 0:
-                raise _Mismatch
-            builder.keep(raw[position:end])
-            position, skipping = end, True
-        elif kind == "link_open":
-            position = _expect(raw, position, "[")
-            builder.open("[", "link")
-        elif kind == "link_close":
-            end = _link_tail(raw, position)
-            builder.close(raw[position:end], "link")
-            position = end
-        elif kind in ("image", "code_inline", "html_inline"):
-            end = _protected_end(raw, position, child)
-            builder.keep(raw[position:end])
-            position = end
+            self.position = _special(self.raw, self.position, child, self.builder)
+        elif kind.endswith(("_open", "_close")) and kind.rsplit("_", 1)[0] in _PAIRED:
+            self._expect(child.markup)
+            name = kind.rsplit("_", 1)[0]
+            if kind.endswith("_open"):
+                self.builder.open(child.markup, name)
+            else:
+                self.builder.close(child.markup, name)
+        elif kind in ("link_open", "link_close"):
+            self._link(child)
+        elif kind == "html_inline":
+            self._html(child.content)
+        elif kind in ("image", "code_inline"):
+            end = _protected_end(self.raw, self.position, child)
+            self.builder.keep(self.raw[self.position : end])
+            self.position = end
         else:
             raise _Mismatch
-    if position != len(raw):
-        raise _Mismatch
+
+    def _expect(self, wanted: str) -> None:
+        self.position = _expect(self.raw, self.position, wanted)
+
+    def _link(self, child: Token) -> None:
+        if child.type == "link_open" and child.markup == "autolink":
+            end = self.raw.find(">", self.position) + 1
+            if not self.raw.startswith("<", self.position) or end <= 0:
+                raise _Mismatch
+            self.builder.keep(self.raw[self.position : end])
+            self.position, self.skipping = end, True
+        elif child.type == "link_open":
+            self._expect("[")
+            self.builder.open("[", "link")
+        else:
+            end = _link_tail(self.raw, self.position)
+            self.builder.close(self.raw[self.position : end], "link")
+            self.position = end
+
+    def _html(self, tag: str) -> None:
+        """Inline HTML as in an HTML document: inline elements are tags, code-like ones are
+        copied whole with their content, anything else is protected."""
+        start = self.position
+        self._expect(tag)
+        found = _HTML_TAG.fullmatch(tag)
+        name = found.group(2).lower() if found else ""
+        closing = found is not None and bool(found.group(1))
+        if self.held is not None:
+            if closing and name == self.held[0]:
+                self.unit.keep(self.raw[self.held[1] : self.position])
+                self.held = None
+        elif name in HTML_PROTECTED and not closing:
+            self.held = (name, start)
+        elif name in HTML_INLINE and not tag.endswith("/>"):
+            if not closing:
+                self.unit.open(tag, name)
+            elif not self.unit.close(tag, name):
+                self.unit.keep(tag)
+        else:
+            self.unit.keep(tag)
 
 
 def _expect(raw: str, position: int, wanted: str) -> int:
