@@ -87,7 +87,7 @@ class UnitBuilder:
     patterns: Sequence[str] = PLAIN_PATTERNS
     escape: Callable[[str], str] | None = None
     _chunks: list[tuple[str, str]] = field(default_factory=list)  # (kind, raw) in order
-    _stack: list[tuple[int, str]] = field(default_factory=list)  # (chunk index, name)
+    _stack: list[str] = field(default_factory=list)  # names of the open tags, innermost last
 
     def text(self, text: str) -> None:
         """Natural-language text (entities already decoded); protected patterns inside are
@@ -113,18 +113,17 @@ class UnitBuilder:
 
     def open(self, raw: str, name: str = "") -> None:
         """An inline tag's opening markup; `name` pairs it with its close."""
-        self._stack.append((len(self._chunks), name))
+        self._stack.append(name)
         self._chunks.append(("open", raw))
 
     def close(self, raw: str, name: str = "") -> bool:
         """The close of the innermost open tag named `name` (any tag if ""): tags opened inside
         it and not closed are closed here as the source left them, without markup. False when
         nothing is open by that name: the caller keeps the stray close as a protected span."""
-        names = [open_name for _, open_name in self._stack]
-        if not names or (name and name not in names):
+        if not self._stack or (name and name not in self._stack):
             return False
         while True:
-            _, open_name = self._stack.pop()
+            open_name = self._stack.pop()
             matched = not name or open_name == name
             self._chunks.append(("close", raw if matched else ""))
             if matched:
