@@ -8,6 +8,7 @@ import re
 import pytest
 
 from documents_support import (
+    Done,
     DropPlaceholders,
     Identity,
     Reverse,
@@ -332,3 +333,14 @@ def test_inline_html_in_markdown_is_paired_and_code_like_elements_copied() -> No
     assert translate_md(text, Identity(), SameWordAligner()) == text
     out = translate_md(text, Reverse(), ReverseAligner())
     assert out == ". now<br>file <b>the save</b> to <kbd>Ctrl</kbd> Press\n"
+
+
+def test_an_empty_translation_still_gives_back_every_tag_and_protected_span() -> None:
+    class Nothing:
+        def translate(self, lines):
+            return (Done("") for _ in lines)
+
+    out = translate_html("<p>Press <b>Enter</b> at https://a.example now.</p>", Nothing())
+    assert out == "<p><b>https://a.example</b></p>"  # well formed, nothing lost
+    md = translate_md("> one two\n> three `x`\n", Nothing(), PositionAligner())
+    assert md == "> `x`\n"

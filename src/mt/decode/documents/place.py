@@ -54,8 +54,9 @@ def place(unit: Unit, translation: str, alignment: Matrix) -> str:
 
 
 def _previous_ends(text: str) -> list[int]:
+    """Where the gap before each word starts."""
     spans = words(text)
-    return [0] + [end for _, end in spans[:-1]]
+    return [0, *(end for _, end in spans[:-1])] if spans else []
 
 
 def _placeholders(unit: Unit, source_words: list, target: list[Word]) -> list[Word]:
