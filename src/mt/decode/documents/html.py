@@ -149,7 +149,9 @@ class _Walker:
         return self.skeleton.build()
 
     def _event(self, kind: str, name: str, raw: str) -> None:
-        if kind == "data":
+        if kind == "data" and raw.startswith("<"):
+            self.unit.keep(raw)  # markup the parser gave up on ("<!--" never closed): as written
+        elif kind == "data":
             self.unit.text(raw)
         elif kind == "entity":
             decoded = html.unescape(raw)
