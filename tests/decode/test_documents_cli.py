@@ -167,3 +167,18 @@ def test_an_export_places_markup_by_position(tmp_path: Path) -> None:
     cli_output("translate", export, "--device", "cpu", "-i", source, "-o", out)
     tag = re.compile(r"<[^>]*>")
     assert tag.findall(out.read_text(encoding="utf-8")) == tag.findall(HTML)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"<p>Ilse</p>\n<p>caf\xe9</p>\n", r"page\.html:2: not valid UTF-8 \(byte 7\)"),
+        (b"<p>Ilse</p>\n\n<p>\x00</p>\n", r"page\.html:3: a NUL character; this is not a text"),
+    ],
+)
+def test_a_document_that_is_not_text_is_one_line(tmp_path: Path, data: bytes, message: str) -> None:
+    source = tmp_path / "page.html"
+    source.write_bytes(data)
+    out = tmp_path / "out.html"
+    result = run_cli("translate", RUN, "--device", "cpu", "-i", source, "-o", out, code=2)
+    assert re.search(message, result.output) and not out.exists()

@@ -52,7 +52,8 @@ def decode(data: bytes, name: str) -> tuple[str, str]:
         content = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise MtError(f"{name}:{line}: not valid UTF-8 (byte {error.start + 1})") from None
+        column = error.start - data.rfind(b"\n", 0, error.start)  # as mt translate counts it
+        raise MtError(f"{name}:{line}: not valid UTF-8 (byte {column})") from None
     bom = "\ufeff" if content.startswith("\ufeff") else ""
     return bom, content[len(bom) :]
 
