@@ -213,11 +213,13 @@ def test_markdown_words_are_translated_and_markup_code_and_front_matter_copied()
     ).replace(
         '> with **bold [a link](http://x.com "T")** and `code` &amp; \\* escaped.',
         '> WITH **BOLD [A LINK](http://x.com "T")** AND `code` &amp; \\* ESCAPED.',
-    ).replace("- Item one\\\n  continued", "- ITEM ONE\\\n  CONTINUED").replace(
-        "| Name | Value |", "| NAME | VALUE |"
-    ).replace("| cell *x* | y |", "| CELL *X* | Y |").replace(
-        "Setext heading\n", "SETEXT HEADING\n"
-    ).replace("See <https://a.example/b> and", "SEE <https://a.example/b> AND")
+    ).replace(
+        "- Item one\\\n  continued ![an image]", "- ITEM ONE\\\n  CONTINUED ![AN IMAGE]"
+    ).replace("| Name | Value |", "| NAME | VALUE |").replace(
+        "| cell *x* | y |", "| CELL *X* | Y |"
+    ).replace("Setext heading\n", "SETEXT HEADING\n").replace(
+        "See <https://a.example/b> and", "SEE <https://a.example/b> AND"
+    )
 
 
 def test_markdown_links_and_emphasis_follow_their_words() -> None:

@@ -5,12 +5,13 @@ Parsed with markdown-it-py (CommonMark, plus GitHub's tables and strikethrough),
 Python port of the parser most Markdown tools share. Its block tokens say which source lines hold
 inline text; code blocks, fences, HTML blocks, front matter and every marker (`#`, `>`, `- `, `|`)
 stay skeleton. Its inline tokens carry no offsets, so each is found again in the source text in
-order: emphasis, strong, strikethrough, links and inline HTML elements (<b>, <span>) become tags
-(a link's `](url "title")` is the close); code spans, images, autolinks, <kbd> and <code> with
-their content, other inline HTML, escapes and entities other than letters are protected. A
-paragraph of several lines is one unit and its translation is broken over as many lines, with
-each line's own prefix (`> `, indentation) kept. Inline text that cannot be matched
-to its source (a construct not listed here) is copied untranslated rather than risked.
+order: emphasis, strong, strikethrough, links, images (their alt text is translated) and inline
+HTML elements (<b>, <span>) become tags (a link's `](url "title")` is the close); code spans,
+autolinks, <kbd> and <code> with their content, other inline HTML, escapes and entities other
+than letters are protected. A paragraph of several lines is one unit and its translation is
+broken over as many lines, with each line's own prefix (`> `, indentation) kept. Inline text that
+cannot be matched to its source (a construct not listed here) is copied untranslated rather than
+risked.
 """
 
 from __future__ import annotations
@@ -140,8 +141,10 @@ class _Reader:
             self._link(child)
         elif kind == "html_inline":
             self._html(child.content)
-        elif kind in ("image", "code_inline"):
-            end = _protected_end(self.raw, self.position, child)
+        elif kind == "image":
+            self._image()
+        elif kind == "code_inline":
+            end = _code_span_end(self.raw, self.position, child.markup)
             self.builder.keep(self.raw[self.position : end])
             self.position = end
         else:
@@ -164,6 +167,18 @@ class _Reader:
             end = _link_tail(self.raw, self.position)
             self.builder.close(self.raw[self.position : end], "link")
             self.position = end
+
+    def _image(self) -> None:
+        """`![alt](src "title")`: the alt text is translated with the sentence, as a tag's
+        words; the rest is the tag."""
+        start = self.position
+        self._expect("![")
+        alt_end = _balanced(self.raw, start + 1, "[", "]") - 1
+        end = _link_tail(self.raw, alt_end)
+        self.builder.open("![", "image")
+        self.builder.text(self.raw[start + 2 : alt_end])
+        self.builder.close(self.raw[alt_end:end], "image")
+        self.position = end
 
     def _html(self, tag: str) -> None:
         """Inline HTML as in an HTML document: inline elements are tags, code-like ones are
@@ -204,18 +219,13 @@ def _special(raw: str, position: int, child: Token, builder: UnitBuilder) -> int
     return end
 
 
-def _protected_end(raw: str, position: int, child: Token) -> int:
-    if child.type == "html_inline":
-        return _expect(raw, position, child.content)
-    if child.type == "code_inline":
-        fence = re.compile(rf"(?<!`){re.escape(child.markup)}(?!`)")
-        start = _expect(raw, position, child.markup)
-        closing = fence.search(raw, start)
-        if closing is None:
-            raise _Mismatch
-        return closing.end()
-    start = _expect(raw, position, "![")
-    return _link_tail(raw, _balanced(raw, start - 1, "[", "]") - 1)
+def _code_span_end(raw: str, position: int, fence: str) -> int:
+    """After the code span opened by `fence` (a run of backticks) at `position`."""
+    start = _expect(raw, position, fence)
+    closing = re.compile(rf"(?<!`){re.escape(fence)}(?!`)").search(raw, start)
+    if closing is None:
+        raise _Mismatch
+    return closing.end()
 
 
 def _balanced(raw: str, position: int, opening: str, closing: str) -> int:
