@@ -69,6 +69,17 @@ def write_corpus(path: Path, pairs: list[tuple[str, str]] | None = None) -> Path
     return path
 
 
+def prepare_tiny(root: Path) -> Path:
+    """The invented corpus prepared with small vocabularies into root/prepared."""
+    from mt.config import PrepareConfig
+    from mt.data.prepare import prepare_corpus
+
+    out = root / "prepared"
+    config = PrepareConfig(src_vocab=150, tgt_vocab=180)
+    prepare_corpus(write_corpus(root / "corpus.tsv"), out=out, config=config)
+    return out
+
+
 def run_cli(*args: str | Path, code: int = 0, stdin: bytes | None = None) -> Result:
     """`mt ARGS` in this process: the exit code must be `code`, no traceback may reach the user."""
     from mt.cli.app import app

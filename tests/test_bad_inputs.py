@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
+from conftest import prepare_tiny, write_corpus
 from conftest import run_cli as invoke
-from conftest import write_corpus
-from mt.config import PrepareConfig
-from mt.data.prepare import prepare_corpus
 from mt.train.launch import start_training
 from mt.train.reporting import SilentReporter
 
@@ -26,12 +24,7 @@ from mt.train.reporting import SilentReporter
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bad-inputs")
-    out = root / "prepared"
-    prepare_corpus(
-        write_corpus(root / "corpus.tsv"),
-        out=out,
-        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
-    )
+    out = prepare_tiny(root)
     return out
 
 

@@ -23,9 +23,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import write_corpus
-from mt.config import PrepareConfig
-from mt.data.prepare import prepare_corpus
+from conftest import prepare_tiny
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors
@@ -152,13 +150,7 @@ def after_checkpoint(run: Path, step: int):
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     root = tmp_path_factory.mktemp("reliability")
-    prepared = root / "prepared"
-    prepare_corpus(
-        write_corpus(root / "corpus.tsv"),
-        out=prepared,
-        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
-        force=False,
-    )
+    prepared = prepare_tiny(root)
     straight, resumed = root / "straight", root / "resumed"
     rng = random.Random(6)
     uninterrupted = start(["train", str(prepared), "--out", str(straight), *TRAIN_FLAGS])

@@ -20,10 +20,8 @@ import pytest
 import torch
 
 from conftest import cli_output as invoke
-from conftest import write_corpus
+from conftest import prepare_tiny
 from mt import atomic
-from mt.config import PrepareConfig
-from mt.data.prepare import prepare_corpus
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
@@ -39,12 +37,7 @@ SOURCE = Path(__file__).parents[1] / "src" / "mt"
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny run with checkpoints at steps 4 and 6."""
     root = tmp_path_factory.mktemp("safety")
-    prepared = root / "prepared"
-    prepare_corpus(
-        write_corpus(root / "corpus.tsv"),
-        out=prepared,
-        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
-    )
+    prepared = prepare_tiny(root)
     start_training(
         prepared_dir=prepared,
         run_dir=root / "run",

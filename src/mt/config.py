@@ -349,6 +349,45 @@ def resumed_train_config(stored: TrainConfig, changes: Mapping[str, object]) -> 
     return dataclasses.replace(stored, **changes)
 
 
+FINETUNE_WARMUP = 200
+"""Fine-tuning starts from trained weights: a short warmup only shields them from Adam's first,
+badly estimated steps."""
+FINETUNE_PEAK_SHARE = 0.5
+"""The fine-tuning peak rate as a share of the base run's peak (η0·t_w^-0.5): new data moves
+weights that already fit, and a lower peak keeps more of what the base learned."""
+FINETUNE_MODEL_OPTIONS = frozenset({"dropout"})
+"""What --init-from lets a user change about the model: anything else changes its shapes."""
+
+
+def finetune_run_config(
+    *, base_model: ModelConfig, base_train: TrainConfig, changes: Mapping[str, object]
+) -> RunConfig:
+    """A fine-tuning run's configuration: the base run's model, and its training settings with
+    the fine-tuning schedule (a short warmup to FINETUNE_PEAK_SHARE of its peak rate, then down
+    to 0 at the end of a step or time budget, --lr-decay auto) and no budget of its own; then
+    ``changes``, of which only dropout may touch the model."""
+    changes = dict(changes)
+    unknown = sorted(set(changes) - OPTIONS)
+    _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
+    fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS))
+    if fixed:
+        named = ", ".join("--" + name.replace("_", "-") for name in fixed)
+        raise ConfigError(f"--init-from keeps the base run's model; drop {named}")
+    model = dataclasses.replace(base_model, **_only(changes, FINETUNE_MODEL_OPTIONS))
+    peak = base_train.lr * base_train.warmup**-0.5 * FINETUNE_PEAK_SHARE
+    train = dataclasses.replace(
+        base_train,
+        lr=peak * FINETUNE_WARMUP**0.5,
+        warmup=FINETUNE_WARMUP,
+        lr_decay="auto",
+        max_steps=0,
+        time_budget=0.0,
+    )
+    if "batch_size" in changes and "batch_tokens" not in changes:
+        train = dataclasses.replace(train, batch_tokens=0)
+    return RunConfig(model, dataclasses.replace(train, **_only(changes, TRAIN_OPTIONS)))
+
+
 def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any]:
     return {name: value for name, value in changes.items() if name in names}
 
@@ -421,6 +460,9 @@ class PrepareConfig(_DictMixin):
     drop_identical: bool = False  # both sides the same text (untranslated copies)
     max_length: int = 0  # a side of more word-pieces than this leaves (0: no limit)
     strict: bool = False  # stop at the first bad line
+    paragraphs: Literal["auto", "all", "none"] = "auto"
+    """Which corpora's pairs are cut into sentence pairs where both sides have as many sentences:
+    auto, those of translator files (.po, TMX, XLIFF: documentation paragraphs); all; none."""
 
     def __post_init__(self) -> None:
         _check(
@@ -444,6 +486,10 @@ class PrepareConfig(_DictMixin):
         _check(
             self.max_length >= 0,
             f"--max-length must be 0 (none) or a positive number of labels, got {self.max_length}",
+        )
+        _check(
+            self.paragraphs in ("auto", "all", "none"),
+            f"--paragraphs must be auto, all or none, got {self.paragraphs!r}",
         )
 
 

@@ -23,7 +23,6 @@ from mt.data.corpus import (
     EMPTY_SPANISH,
     IDENTICAL,
     NOT_UTF8,
-    ONE_COLUMN,
     Chunk,
     CorpusInput,
     CorpusReport,
@@ -32,6 +31,7 @@ from mt.data.corpus import (
     read_corpus,
     stream_corpus,
 )
+from mt.data.corpus_rows import ONE_COLUMN
 from mt.data.textclean import clean_text, clean_texts
 from mt.errors import MtError
 

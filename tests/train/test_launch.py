@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_corpus
-from mt.config import RNN_CLIP_NORM, PrepareConfig
-from mt.data.prepare import prepare_corpus
+from conftest import prepare_tiny
+from mt.config import RNN_CLIP_NORM
 from mt.errors import MtError
 from mt.files import (
     BEST_WEIGHTS,
@@ -34,12 +33,7 @@ TINY = {"max_steps": 3, "batch_size": 16, "lr": 0.5, "warmup": 20}
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("launch")
-    out = root / "prepared"
-    prepare_corpus(
-        write_corpus(root / "corpus.tsv"),
-        out=out,
-        config=PrepareConfig(src_vocab=150, tgt_vocab=180),
-    )
+    out = prepare_tiny(root)
     return out
 
 

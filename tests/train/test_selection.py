@@ -76,34 +76,36 @@ def test_no_average_without_two_snapshots(tmp_path: Path) -> None:
     assert trainer.selection.average(trainer.model, best_loss=math.inf) == ""
 
 
-def test_a_sample_scores_mid_epoch_and_the_whole_part_where_it_decides(tmp_path: Path) -> None:
-    """--eval-sample: a seeded sample's sums plus the rest's are the whole part's; a mid-epoch
-    evaluation that does not beat the sample's best scores the sample alone and never moves the
-    best weights, an epoch's end and the end of training always score everything."""
+def test_a_sample_decides_and_the_whole_part_is_scored_for_the_record(tmp_path: Path) -> None:
+    """--eval-sample: a seeded sample's sums plus the rest's are the whole part's; mid-epoch the
+    sample alone is scored, an epoch's end and the end of training add the rest for the record;
+    the best weights follow the sample's loss every time, so like is compared with like."""
     data = copy_task(120, seed=2)
     trainer = make_trainer(tmp_path, data, eval_sample=10)
-    whole = len(trainer.selection.data)
-    assert len(trainer.selection.sample) == 10 < whole
-    sample = trainer.selection.score_sample(trainer.model)
-    combined = sample + trainer.selection.score_rest(trainer.model)
+    selection = trainer.selection
+    whole = len(selection.data)
+    assert len(selection.sample) == 10 < whole
+    sample = selection.score_sample(trainer.model)
+    combined = sample + selection.score_rest(trainer.model)
     assert combined.loss == pytest.approx(selection_loss(trainer), abs=1e-5)  # other batches
-    assert combined.count == trainer.selection.score(trainer.model).count
+    assert combined.count == selection.score(trainer.model).count
 
-    trainer.evaluate_and_save()  # the first sample is a new best: the whole part decides
-    trainer.evaluate_and_save()  # same weights: no better sample, so the sample alone
+    trainer.evaluate_and_save()
     trainer.evaluate_and_save(end_of_epoch=True)
     trainer.evaluate_and_save(final=True)
-    pairs = [row["selection_pairs"] for row in trainer.progress.history]
-    assert pairs == [whole, 10, whole, whole]
-    assert trainer.progress.best_loss == pytest.approx(selection_loss(trainer))
+    assert [row["selection_pairs"] for row in trainer.progress.history] == [10, whole, whole]
+    assert trainer.progress.history[0]["selection_loss"] == pytest.approx(sample.loss)
+    assert trainer.progress.history[1]["selection_loss"] == pytest.approx(combined.loss)
+    assert trainer.progress.best_loss == pytest.approx(sample.loss), "the sample decides"
+    assert trainer.progress.bad_epochs == 1  # the same weights at the epoch's end: no better
     again = make_trainer(tmp_path / "again", data, eval_sample=10)
-    assert (again.selection.sample == trainer.selection.sample).all(), "a function of the seed"
+    assert (again.selection.sample == selection.sample).all(), "a function of the seed"
 
 
-def test_a_sample_figure_never_replaces_the_best_weights(tmp_path: Path) -> None:
-    trainer = make_trainer(tmp_path, copy_task(120, seed=5), eval_sample=10)
-    trainer.progress.best_sample_loss = -math.inf  # no sample beats it: the sample alone
+def test_without_a_sample_the_whole_part_decides(tmp_path: Path) -> None:
+    trainer = make_trainer(tmp_path, copy_task(120, seed=5))
+    assert not trainer.selection.samples
     trainer.evaluate_and_save()
-    assert trainer.progress.history[-1]["selection_pairs"] == 10
-    assert trainer.progress.best_loss == math.inf, "set only by a whole-part figure"
-    assert not (tmp_path / "best.safetensors").exists()
+    whole = len(trainer.selection.data)
+    assert trainer.progress.history[-1]["selection_pairs"] == whole
+    assert trainer.progress.best_loss == pytest.approx(selection_loss(trainer))

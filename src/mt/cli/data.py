@@ -44,7 +44,8 @@ def prepare(
     corpus: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="english<TAB>spanish TSV or CSV with a header; .gz/.xz/.zst read as streams."
+            help="english<TAB>spanish TSV or CSV with a header (.gz/.xz/.zst read as streams); "
+            "gettext .po, TMX, XLIFF (.xlf/.xliff), or a directory of them."
         ),
     ] = None,
     source_file: Annotated[
@@ -99,9 +100,23 @@ def prepare(
         int,
         typer.Option(help="Drop pairs with a side of more word-pieces than this (0: no limit)."),
     ] = PREPARE.max_length,
+    paragraphs: Annotated[
+        str,
+        typer.Option(
+            help="Cut pairs into sentence pairs where both sides have as many sentences: auto "
+            "(.po/TMX/XLIFF), all, none."
+        ),
+    ] = PREPARE.paragraphs,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first bad line.")
     ] = PREPARE.strict,
+    tokenizers_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="Use this run's tokenizers (to fine-tune it with mt train --init-from) and "
+            "report how well they cover the data.",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
     """Clean and split corpora by English sentence; train tokenizers; encode the training part.
@@ -134,13 +149,14 @@ def prepare(
             max_ratio=max_ratio,
             drop_identical=drop_identical,
             max_length=max_length,
+            paragraphs=paragraphs,
             strict=strict,
         )
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
         with stages as shown:
             return prepare_corpus(
                 inputs, out=out, config=config, selection=selection, test=test, force=force,
-                stages=shown,
+                stages=shown, tokenizers_from=tokenizers_from,
             )  # fmt: skip
 
     _print_prepared(run_or_exit(run))

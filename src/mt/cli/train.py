@@ -20,6 +20,22 @@ def train(
     resume: Annotated[
         Path | None, Opt("--resume", help="Continue this run directory where it stopped.")
     ] = None,
+    init_from: Annotated[
+        Path | None,
+        Opt(
+            "--init-from",
+            help="Fine-tune: start from this run's weights and settings (prepare the data with "
+            "--tokenizers-from RUN).",
+        ),
+    ] = None,
+    mix: Annotated[
+        str | None,
+        Opt(
+            "--mix",
+            help="BASE_PREPARED:FRACTION: that share of each epoch's pairs drawn from the base "
+            "data (rehearsal against forgetting).",
+        ),
+    ] = None,
     preset: Annotated[
         str | None,
         Opt(help="default, thesis-small, thesis-medium, thesis-large, rnn-small, rnn-large."),
@@ -103,17 +119,25 @@ def train(
 ) -> None:
     """Train a Transformer (or RNN) on prepared data; writes a self-contained run directory.
 
-    Options not given take the values of --preset (the "default" recipe unless named).
+    Options not given take the values of --preset (the "default" recipe unless named), or with
+    --init-from those of that run, with a fine-tuning schedule.
 
     Example: mt train data/prepared --out runs/base --time-budget 30m
+    Example: mt train data/docs --init-from runs/base --mix data/prepared:0.3 --out runs/docs
     """
 
     def action() -> None:
         from mt.cli.progress import RichReporter
+        from mt.data.rehearsal import parse_mix
+        from mt.errors import MtError
         from mt.train.launch import dry_run as build_only
         from mt.train.launch import train_run
 
         changes = given_options(ctx.params)
+        if dry_run and init_from:
+            raise MtError(
+                "--dry-run builds a new model; --init-from takes the run's model as it is"
+            )
         if dry_run:
             _, parameters = build_only(prepared, preset, changes)
             print(f"parameters: {parameters:,}")
@@ -128,6 +152,8 @@ def train(
             threads=threads,
             force=force,
             reporter=RichReporter(console, max_steps=max_steps or 0),  # step limit: time left
+            init_from=init_from,
+            mix=parse_mix(mix) if mix is not None else None,
         )
         if summary.is_main:  # only the main process of a torchrun job reports
             _print_summary(summary)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -19,11 +20,19 @@ from torch import Tensor
 
 from mt.config import TrainConfig
 from mt.data.noise import noisy_sources
-from mt.data.tokenarrays import FileColumn, TokenColumn
+from mt.data.tokenarrays import TokenColumn
 from mt.data.tokenization import BOS, EOS, PAD, WordPieceCodec
 
-Column = TokenColumn | FileColumn
-"""Sentences of ids: in memory, or read from a prepared directory's files."""
+
+class Column(Protocol):
+    """Sentences of ids: in memory (TokenColumn), read from a prepared directory's files
+    (FileColumn), or a view joining two (rehearsal.JoinedColumn)."""
+
+    def __len__(self) -> int: ...
+
+    def sizes(self) -> np.ndarray: ...
+
+    def row(self, index: int) -> np.ndarray: ...
 
 
 class _Rows(Sequence[np.ndarray]):
@@ -113,10 +122,14 @@ class TrainData:
     train: EncodedPairs
     selection: EncodedPairs
     noisy: Callable[[int], EncodedPairs] | None = None  # epoch -> training pairs (--source-noise)
+    rehearsal: Callable[[EncodedPairs, int], EncodedPairs] | None = None
+    """(training pairs, epoch) -> those pairs and the epoch's draw of base pairs (--mix)."""
 
     def epoch_train(self, epoch: int) -> EncodedPairs:
-        """The training pairs of one epoch: with source noise, each epoch's own draw."""
-        return self.train if self.noisy is None else self.noisy(epoch)
+        """The training pairs of one epoch: with source noise or rehearsal, each epoch's own
+        draw."""
+        pairs = self.train if self.noisy is None else self.noisy(epoch)
+        return pairs if self.rehearsal is None else self.rehearsal(pairs, epoch)
 
 
 def with_source_noise(

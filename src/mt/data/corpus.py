@@ -9,55 +9,36 @@ skipped, or, with `strict=True`, stops the run. `read_corpus` collects a whole (
 
 from __future__ import annotations
 
-import csv
-import io
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
-from mt.data.streams import (
-    BOM,
-    decode_lines,
-    iter_blocks,
-    iter_lines,
-    nul_error,
-    open_binary,
-    peek_head,
-    plain_suffix,
+from mt.data.corpus_rows import (
+    BLANK,
+    NOT_UTF8,
+    BadLine,
+    Rows,
+    file_rows,
+    pair_rows,
 )
-from mt.data.textclean import STEPS, clean_texts
+from mt.data.paragraphs import Outcome, split_pair
+from mt.data.textclean import STEPS, clean_text, clean_texts
+from mt.data.translator_files import is_translator_input, read_translator_file, translator_files
 from mt.errors import MtError
 
 PARTS = ("train", "selection", "test")
-CSV_COLUMNS = ("english", "spanish")
 BAD_LINE_EXAMPLES = 1000
 """Bad lines kept as examples in a report; all of them are counted."""
-WHAT = "corpus file"
 
-NOT_UTF8 = "not valid UTF-8"
-BLANK = "blank line"
-ONE_COLUMN = "one column: expected english<TAB>spanish"
-CSV_ONE_COLUMN = "missing the spanish column"
 EMPTY_ENGLISH = "empty English side"
 EMPTY_SPANISH = "empty Spanish side"
 IDENTICAL = "identical sides"
 _CLEANING = tuple(name for name, _ in STEPS)
-
-
-@dataclass(frozen=True)
-class BadLine:
-    path: str
-    line: int
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path} line {self.line}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -135,10 +116,16 @@ class CorpusReport:
     filtered: dict[str, int] = field(default_factory=dict)
     bad_count: int = 0
     bad_lines: list[BadLine] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # translator files' unfinished entries
+    files: list[dict[str, object]] = field(default_factory=list)  # each translator file's counts
+    paragraphs: dict[str, int] = field(default_factory=dict)  # split into sentence pairs or not
+    whole_paragraphs: list[tuple[str, str]] = field(default_factory=list)
+    """The pairs kept whole, cleaned: prepare counts those `--max-length` leaves out."""
 
     def counts(self) -> dict[str, object]:
-        """The report without the per-line list, for prepare.json."""
-        return {
+        """The report without the per-line list, for prepare.json; translator files (whose
+        `lines` are entries) add what they left out and their per-file counts."""
+        counts = {
             "lines": self.lines,
             "dropped": dict(self.dropped),
             **{name: getattr(self, name) for name in _CLEANING},
@@ -146,6 +133,13 @@ class CorpusReport:
             "filtered": dict(self.filtered),
             "pairs": self.pairs,
         }
+        if self.skipped or self.files:
+            counts["skipped"] = dict(sorted(self.skipped.items()))
+        if self.files:
+            counts["files"] = list(self.files)
+        if self.paragraphs:
+            counts["paragraphs"] = dict(self.paragraphs)
+        return counts
 
     def merge(self, other: CorpusReport) -> None:
         """Add `other`'s counts (another corpus) into this report."""
@@ -154,6 +148,8 @@ class CorpusReport:
         self.bad_count += other.bad_count
         _add_counts(self.dropped, other.dropped)
         _add_counts(self.filtered, other.filtered)
+        _add_counts(self.skipped, other.skipped)
+        _add_counts(self.paragraphs, other.paragraphs)
         self._keep_examples(other.bad_lines)
 
     def add_bad_lines(self, bad: list[BadLine]) -> None:
@@ -209,231 +205,75 @@ def stream_corpus(
     *,
     strict: bool = False,
     filters: Filters = Filters(),
+    paragraphs: bool = False,
     chunk_lines: int = 100_000,
 ) -> Iterator[Chunk]:
     """The cleaned pairs of `source` in file order, not de-duplicated, in chunks of at least one
     pair from at most `chunk_lines` lines (fewer where a block of input ends). `report` counts
     lines, cleaning, bad lines and filtered pairs as it goes; a caller that removes duplicates
     moves them from `report.pairs` to `report.duplicates`. With `strict`, the first bad line
-    raises (filtered pairs never do)."""
+    raises (filtered pairs never do). With `paragraphs`, a pair whose sides have the same number
+    of sentences becomes that many pairs, before cleaning and filters (paragraphs.py)."""
     if chunk_lines < 1:
         raise MtError(f"chunk_lines must be positive, got {chunk_lines}")
-    if source.path is not None:
-        rows = _file_rows(source.path, chunk_lines=chunk_lines)
+    if source.path is not None and is_translator_input(source.path):
+        rows = _translator_rows(source.path, report)
+    elif source.path is not None:
+        rows = file_rows(source.path, chunk_lines=chunk_lines)
     else:
-        rows = _pair_rows(source.source, source.target, chunk_lines=chunk_lines)
+        rows = pair_rows(source.source, source.target, chunk_lines=chunk_lines)
     for raw in rows:
+        if paragraphs:
+            raw = _split_paragraphs(raw, report)
         chunk = _clean_rows(raw, report, strict=strict, filters=filters)
         if chunk.en:  # lines that were all bad or filtered still count in the report
             yield chunk
 
 
-@dataclass
-class _Rows:
-    """Some consecutive lines split into sides, before cleaning."""
-
-    lines: int  # every line these rows cover, bad ones included
-    numbers: np.ndarray  # line number of each candidate pair
-    en: list[str]
-    es: list[str]
-    bad: list[BadLine]
-    raw: list[str] | None  # each candidate's whole line, to tell a blank one (None: en + es)
-    en_path: str
-    es_path: str
-    blank_path: str
+def _translator_rows(path: Path, report: CorpusReport) -> Iterator[Rows]:
+    """The segments of each translator file (read whole: such files are small), numbered by the
+    line of their entry; what a file left out is counted in `report`."""
+    for file in translator_files(path):
+        entries = read_translator_file(file)
+        report.files.append(entries.counts())
+        _add_counts(report.skipped, entries.skipped)
+        segments, name = entries.segments, str(file)
+        numbers = np.array([segment.line for segment in segments], dtype=np.int64)
+        en, es = [segment.en for segment in segments], [segment.es for segment in segments]
+        yield Rows(entries.entries, numbers, en, es, [], None, name, name, name)
 
 
-def _file_rows(path: Path, *, chunk_lines: int) -> Iterator[_Rows]:
-    with open_binary(path, what=WHAT) as stream:
-        head = _head(stream, path=path)
-        if plain_suffix(path) == ".csv" or _is_csv_header(head):
-            yield from _csv_rows(stream, path=path, chunk_lines=chunk_lines)
-        else:
-            yield from _tsv_file_rows(stream, path=path, chunk_lines=chunk_lines)
-
-
-def _tsv_file_rows(stream: BinaryIO, *, path: Path, chunk_lines: int) -> Iterator[_Rows]:
-    # Tabs only: quotes are text here ("Hola", dijo.), so no csv quoting rules apply. A third
-    # column (the attribution of newer exports) is ignored.
-    first, name = 1, str(path)
-    for block in iter_blocks(stream, path=path, max_lines=chunk_lines):
-        rows = _two_column_rows(block, first=first, name=name)
-        yield rows or _tsv_rows(decode_lines(block), first=first, name=name)
-        first += block.count(b"\n")
-
-
-def _two_column_rows(block: bytes, *, first: int, name: str) -> _Rows | None:
-    """The usual case, where every line is UTF-8 with exactly one tab (checked with array
-    operations, then one split of the whole block); None otherwise."""
-    codes = np.frombuffer(block, dtype=np.uint8)
-    tabs, ends = np.flatnonzero(codes == ord("\t")), np.flatnonzero(codes == ord("\n"))
-    if len(tabs) != len(ends) or (tabs > ends).any() or (tabs[1:] < ends[:-1]).any():
-        return None
-    try:
-        cells = block.decode("utf-8").replace("\t", "\n").split("\n")
-    except UnicodeDecodeError:
-        return None
-    numbers = np.arange(first, first + len(ends), dtype=np.int64)
-    return _Rows(len(ends), numbers, cells[0:-1:2], cells[1::2], [], None, name, name, name)
-
-
-def _head(stream: BinaryIO, *, path: Path) -> bytes:
-    """The first bytes of the file (left in `stream`), which must hold more than whitespace."""
-    head, whole = peek_head(stream)
-    head = head.removeprefix(BOM)
-    if whole and not head.strip():
-        raise MtError(f"{path} is empty")
-    return head
-
-
-def _is_csv_header(head: bytes) -> bool:
-    header = head.split(b"\n", 1)[0].strip().lower()
-    return b"\t" not in header and b"english" in header and b"spanish" in header
-
-
-def _tsv_rows(lines: list[str | None], *, first: int, name: str) -> _Rows:
-    """Lines of a block that is not all two-column UTF-8, one by one."""
-    kept: list[int] = []
-    en, es, raw, bad = [], [], [], []
-    for number, line in enumerate(lines, first):
-        if line is None:
-            bad.append(BadLine(name, number, NOT_UTF8))
-            continue
-        columns = line.split("\t", 2)
-        if len(columns) < 2:
-            bad.append(BadLine(name, number, ONE_COLUMN if line.strip() else BLANK))
-            continue
-        kept.append(number)
-        en.append(columns[0])
-        es.append(columns[1])
-        raw.append(line)
-    numbers = np.array(kept, dtype=np.int64)
-    return _Rows(len(lines), numbers, en, es, bad, raw, name, name, name)
-
-
-def _csv_rows(stream: BinaryIO, *, path: Path, chunk_lines: int) -> Iterator[_Rows]:
-    # The csv module, not pd.read_csv: it tells the line number of every record.
-    reader = csv.reader(io.TextIOWrapper(stream, encoding="utf-8-sig", newline=""))
-    records = _csv_records(reader, path=path)
-    columns = _csv_header(str(path), next(records, (1, []))[1])
-    batch = []
-    for record in records:
-        batch.append(record)
-        if len(batch) == chunk_lines:
-            yield _csv_batch(batch, columns=columns, name=str(path))
-            batch = []
-    if batch:
-        yield _csv_batch(batch, columns=columns, name=str(path))
-
-
-def _csv_records(reader: Iterator[list[str]], *, path: Path) -> Iterator[tuple[int, list[str]]]:
-    """(first line, cells) of each record; what cannot be read stops with its line."""
-    start = 1
-    try:
-        for row in reader:
-            if "\x00" in "".join(row):
-                raise nul_error(path, line=_first_line(path, lambda raw: b"\x00" in raw))
-            yield start, row
-            start = reader.line_num + 1  # type: ignore[attr-defined]
-    except csv.Error as error:
-        line = reader.line_num  # type: ignore[attr-defined]
-        raise MtError(f"{path} line {line}: cannot read CSV: {error}") from None
-    except UnicodeDecodeError:
-        line = _first_line(path, lambda raw: not _is_utf8(raw))
-        raise MtError(f"{path} line {line}: {NOT_UTF8} (CSV files must be UTF-8)") from None
-
-
-def _csv_batch(batch: list[tuple[int, list[str]]], *, columns: tuple[int, int], name: str) -> _Rows:
-    kept: list[int] = []
-    en, es, bad = [], [], []
-    for start, row in batch:
-        if not any(cell.strip() for cell in row):
-            bad.append(BadLine(name, start, BLANK))
-        elif len(row) <= max(columns):
-            bad.append(BadLine(name, start, CSV_ONE_COLUMN))
-        else:
-            kept.append(start)
-            en.append(row[columns[0]])
-            es.append(row[columns[1]])
-    numbers = np.array(kept, dtype=np.int64)
-    return _Rows(len(batch), numbers, en, es, bad, None, name, name, name)
-
-
-def _csv_header(name: str, row: list[str]) -> tuple[int, int]:
-    """Where the english and spanish columns are."""
-    header = [column.strip().lower() for column in row]
-    if not set(CSV_COLUMNS) <= set(header):
-        raise MtError(
-            f"{name} line 1: CSV header must have columns {','.join(CSV_COLUMNS)}, "
-            f"found {','.join(header)!r}"
-        )
-    return header.index("english"), header.index("spanish")
-
-
-def _first_line(path: Path, test: Callable[[bytes], bool]) -> int:
-    """The number of the first line that passes `test` (a rare error's line: a second read)."""
-    with open_binary(path, what=WHAT) as stream:
-        return next((number for number, raw in enumerate(stream, 1) if test(raw)), 0)
-
-
-def _is_utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _pair_rows(source: Path, target: Path, *, chunk_lines: int) -> Iterator[_Rows]:
-    """The lines of two line-aligned files, read in step."""
-    with open_binary(source, what=WHAT) as en_stream, open_binary(target, what=WHAT) as es_stream:
-        _head(en_stream, path=source)
-        _head(es_stream, path=target)
-        en_batches = iter_lines(en_stream, path=source, batch_lines=chunk_lines)
-        es_batches = iter_lines(es_stream, path=target, batch_lines=chunk_lines)
-        en_lines: list[str | None] = []
-        es_lines: list[str | None] = []
-        first, paths = 1, (source, target)
-        while True:
-            en_lines = en_lines or next(en_batches, [])
-            es_lines = es_lines or next(es_batches, [])
-            size = min(len(en_lines), len(es_lines))
-            if not size:
-                break
-            yield _aligned_rows(en_lines[:size], es_lines[:size], first=first, paths=paths)
-            first += size
-            del en_lines[:size], es_lines[:size]
-        if en_lines or es_lines:
-            n = first - 1 + len(en_lines) + sum(map(len, en_batches))
-            m = first - 1 + len(es_lines) + sum(map(len, es_batches))
-            raise MtError(
-                f"{source} has {n:,} lines but {target} has {m:,}: "
-                "the two files must be line-aligned"
+def _split_paragraphs(rows: Rows, report: CorpusReport) -> Rows:
+    """Rows with each paragraph pair replaced by its sentence pairs, all on the paragraph's line;
+    `report.paragraphs` counts what was split and what stayed whole."""
+    numbers: list[int] = []
+    en: list[str] = []
+    es: list[str] = []
+    raw: list[str] | None = [] if rows.raw is not None else None
+    counts: Counter[str] = Counter()
+    for index, number in enumerate(rows.numbers.tolist()):
+        split = split_pair(rows.en[index], rows.es[index])
+        if split.outcome is Outcome.SPLIT:
+            counts["split"] += 1
+            counts["sentence_pairs"] += len(split.pairs)
+        elif split.outcome is Outcome.WHOLE:
+            counts["kept_whole"] += 1
+            report.whole_paragraphs.append(
+                (clean_text(split.pairs[0][0]), clean_text(split.pairs[0][1]))
             )
+        numbers += [number] * len(split.pairs)
+        en += [pair[0] for pair in split.pairs]
+        es += [pair[1] for pair in split.pairs]
+        if raw is not None and rows.raw is not None:
+            raw += [rows.raw[index]] * len(split.pairs)
+    _add_counts(report.paragraphs, counts)
+    array = np.array(numbers, dtype=np.int64)
+    return Rows(
+        rows.lines, array, en, es, rows.bad, raw, rows.en_path, rows.es_path, rows.blank_path
+    )
 
 
-def _aligned_rows(
-    en_lines: list[str | None], es_lines: list[str | None], *, first: int, paths: tuple[Path, Path]
-) -> _Rows:
-    # Tabs are text here, collapsed to a space by cleaning.
-    names = (str(paths[0]), str(paths[1]), f"{paths[0]} + {paths[1]}")
-    if None not in en_lines and None not in es_lines:
-        numbers = np.arange(first, first + len(en_lines), dtype=np.int64)
-        return _Rows(len(en_lines), numbers, en_lines, es_lines, [], None, *names)
-    kept: list[int] = []
-    en, es, bad = [], [], []
-    for number, (en_line, es_line) in enumerate(zip(en_lines, es_lines, strict=True), first):
-        if en_line is None or es_line is None:
-            bad.append(BadLine(names[0] if en_line is None else names[1], number, NOT_UTF8))
-        else:
-            kept.append(number)
-            en.append(en_line)
-            es.append(es_line)
-    numbers = np.array(kept, dtype=np.int64)
-    return _Rows(len(en_lines), numbers, en, es, bad, None, *names)
-
-
-def _clean_rows(rows: _Rows, report: CorpusReport, *, strict: bool, filters: Filters) -> Chunk:
+def _clean_rows(rows: Rows, report: CorpusReport, *, strict: bool, filters: Filters) -> Chunk:
     """`clean_text` on both sides (the cleaning `mt translate` applies to its input), then the
     lines left empty are bad and the filters apply. The report counts, for each cleaning step,
     the lines it changed on either side."""
@@ -460,7 +300,7 @@ def _clean_rows(rows: _Rows, report: CorpusReport, *, strict: bool, filters: Fil
     return Chunk(lines=rows.numbers[keep], en=[en[i] for i in kept], es=[es[i] for i in kept])
 
 
-def _empty_sides(rows: _Rows, *, en: list[str], es: list[str]) -> dict[int, BadLine]:
+def _empty_sides(rows: Rows, *, en: list[str], es: list[str]) -> dict[int, BadLine]:
     """Candidates left with an empty side by cleaning; one reason each, English named first."""
     if "" not in en and "" not in es:
         return {}
@@ -478,7 +318,7 @@ def _empty_sides(rows: _Rows, *, en: list[str], es: list[str]) -> dict[int, BadL
     return found
 
 
-def _is_blank(rows: _Rows, index: int) -> bool:
+def _is_blank(rows: Rows, index: int) -> bool:
     raw = rows.raw[index] if rows.raw is not None else rows.en[index] + rows.es[index]
     return not raw.strip()
 

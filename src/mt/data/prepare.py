@@ -23,15 +23,14 @@ run never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_pr
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,6 +38,7 @@ import pandas as pd
 from mt.atomic import check_replaceable, replace_directory
 from mt.checksums import write_checksums
 from mt.config import PREPARE, PrepareConfig
+from mt.data.base_run import BaseRun, read_base_run
 from mt.data.corpus import (
     PARTS,
     BadLine,
@@ -49,31 +49,17 @@ from mt.data.corpus import (
     report_summary,
     stream_corpus,
 )
+from mt.data.paragraphs import WholeParagraphs
+from mt.data.part_arrays import encode_parts, line_chunks, too_long_reason
 from mt.data.partition import assign_parts, combine_hashes, pair_hashes, tokenizer_sample_mask
-from mt.data.prepared_dir import ARRAY_PARTS, PART_FILES, SIDES
-from mt.data.tokenarrays import TokenArrayWriter, open_column
-from mt.data.tokenization import WordPieceCodec
+from mt.data.prepared_dir import PART_FILES
+from mt.data.stages import NoStages, Stages
+from mt.data.translator_files import is_translator_input
+from mt.data.vocabularies import choose_tokenizers, vocabulary_info
 from mt.errors import MtError
-from mt.files import PREPARE_JSON, PREPARED_FORMAT, SOURCE_TOKENIZER, TARGET_TOKENIZER, write_json
+from mt.files import PREPARE_JSON, PREPARED_FORMAT, write_json
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
-_CHUNK = 100_000  # pairs read, written or encoded at a time
-
-
-class Stages(Protocol):
-    """Where prepare reports its progress (a rich bar in the CLI, nothing in tests)."""
-
-    def start(self, stage: str, total: int | None) -> None: ...
-
-    def advance(self, pairs: int) -> None: ...
-
-
-class NoStages:
-    def start(self, stage: str, total: int | None) -> None:
-        pass
-
-    def advance(self, pairs: int) -> None:
-        pass
 
 
 @dataclass(frozen=True)
@@ -105,14 +91,19 @@ def prepare_corpus(
     test: Path | None = None,
     force: bool = False,
     stages: Stages | None = None,
+    tokenizers_from: Path | None = None,
 ) -> PrepareResult:
     """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
     training part, encode it, and write `out`; `selection` and `test` files replace the split's
-    held-out parts."""
+    held-out parts. With `tokenizers_from` (a run directory) its tokenizers are copied and used
+    instead, and prepare.json tells how well they cover the new data."""
     started = time.perf_counter()
     inputs = _inputs(corpora)
     if (selection is None) != (test is None):
         raise MtError("give both --selection and --test, or neither")
+    base = None
+    if tokenizers_from is not None:
+        base = read_base_run(tokenizers_from, option="--tokenizers-from")
     _check_out(out, force=force)
     tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -120,7 +111,7 @@ def prepare_corpus(
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         held_out = _held_out(selection, test)
-        info, total = _build(inputs, tmp, config, held_out, stages or NoStages())
+        info, total = _build(inputs, tmp, config, held_out, stages or NoStages(), base)
         if held_out:
             info["held_out_files"] = {"selection": str(selection), "test": str(test)}
         info["elapsed_seconds"] = round(time.perf_counter() - started, 2)
@@ -143,10 +134,11 @@ def _build(
     config: PrepareConfig,
     held_out: dict[str, Any],
     stages: Stages,
+    base: BaseRun | None,
 ) -> tuple[dict[str, Any], CorpusReport]:
     """The four stages in order, each writing into `tmp`; prepare.json's content and the counts."""
     name = _names(inputs)
-    spool = _read_all(inputs, tmp, strict=config.strict, filters=_filters(config), stages=stages)
+    spool = _read_all(inputs, tmp, config=config, stages=stages)
     total = _deduplicate(spool)
     if total.pairs == 0:
         raise MtError(f"{name}: no valid English-Spanish pair{report_summary(total)}")
@@ -165,29 +157,23 @@ def _build(
     spool.path.unlink()
     for held, pairs in held_out.items():
         _write_pairs(tmp / PART_FILES[held], pairs.pairs)
-    source, target = _train_tokenizers(texts, config)
+    source, target, extra = choose_tokenizers(texts, config, tmp=tmp, base=base)
     del texts
-    source.save(tmp / SOURCE_TOKENIZER)
-    target.save(tmp / TARGET_TOKENIZER)
-    arrays, lengths, parts, too_long = _encode_parts(
-        tmp, source=source, target=target, max_length=config.max_length, stages=stages
+    whole = WholeParagraphs.of([report.whole_paragraphs for report in spool.reports])
+    arrays, lengths, parts, too_long = encode_parts(
+        tmp, source=source, target=target, max_length=config.max_length, stages=stages, whole=whole
     )
     if config.max_length:
-        total.filtered[_too_long(config.max_length)] = too_long
+        total.filtered[too_long_reason(config.max_length)] = too_long
         total.pairs -= too_long
+        _count_left_out(whole, spool.reports, total)
     if parts["train"]["pairs"] == 0:
         raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
     info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
-    info["vocabulary"] = {
-        "shared_vocab": bool(config.shared_vocab),
-        "requested_source": config.shared_vocab or config.src_vocab,
-        "requested_target": config.shared_vocab or config.tgt_vocab,
-        "source": source.vocab_size,
-        "target": target.vocab_size,
-        "tokenizer_sample": int(min(config.tokenizer_sample, parts["train"]["pairs"])),
-    }
+    info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)
     info["lengths"], info["token_arrays"] = lengths, arrays
+    info.update(extra)
     return info, total
 
 
@@ -225,6 +211,7 @@ def _info(
             "max_ratio": config.max_ratio,
             "drop_identical": config.drop_identical,
             "max_length": config.max_length,
+            "paragraphs": config.paragraphs,
         },
         "bad_line_examples": [str(bad) for bad in total.bad_lines[:_EXAMPLES]],
     }
@@ -248,15 +235,23 @@ def _names(inputs: Sequence[CorpusInput]) -> str:
 
 
 def _read_all(
-    inputs: Sequence[CorpusInput], tmp: Path, *, strict: bool, filters: Filters, stages: Stages
+    inputs: Sequence[CorpusInput], tmp: Path, *, config: PrepareConfig, stages: Stages
 ) -> _Spool:
     spool = _Spool(path=tmp / ".spool.tsv")
     stages.start("read", None)
+    filters = _filters(config)
     with spool.path.open("w", encoding="utf-8", newline="\n") as file:
         for source in inputs:
             report = CorpusReport(path=source.name)
             pairs = 0
-            for chunk in stream_corpus(source, report, strict=strict, filters=filters):
+            chunks = stream_corpus(
+                source,
+                report,
+                strict=config.strict,
+                filters=filters,
+                paragraphs=_splits_paragraphs(source, config),
+            )
+            for chunk in chunks:
                 file.write(
                     "".join(f"{en}\t{es}\n" for en, es in zip(chunk.en, chunk.es, strict=True))
                 )
@@ -271,6 +266,13 @@ def _read_all(
         spool.pair_hashes.append(np.zeros(0, dtype=np.uint64))
         spool.english_hashes.append(np.zeros(0, dtype=np.uint64))
     return spool
+
+
+def _splits_paragraphs(source: CorpusInput, config: PrepareConfig) -> bool:
+    """--paragraphs auto: the pairs of translator files are documentation paragraphs."""
+    if config.paragraphs == "auto":
+        return source.path is not None and is_translator_input(source.path)
+    return config.paragraphs == "all"
 
 
 def _total_report(reports: Sequence[CorpusReport]) -> CorpusReport:
@@ -322,7 +324,7 @@ def _write_parts(
     }
     try:
         position = 0
-        for lines in _line_chunks(spool):
+        for lines in line_chunks(spool):
             labels = part[position : position + len(lines)].tolist()
             chosen = np.flatnonzero(sample[position : position + len(lines)]).tolist()
             for label, file in files.items():
@@ -341,12 +343,6 @@ def _write_parts(
     return english, spanish
 
 
-def _line_chunks(path: Path, size: int = _CHUNK) -> Iterator[list[str]]:
-    with path.open(encoding="utf-8", newline="\n") as file:
-        while lines := list(itertools.islice(file, size)):
-            yield lines
-
-
 def _write_pairs(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
     path.write_text("".join(f"{en}\t{es}\n" for en, es in pairs), encoding="utf-8")
 
@@ -354,134 +350,13 @@ def _write_pairs(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
 # ----- 3. tokenizers and 4. token arrays ---------------------------------------------------------
 
 
-def _train_tokenizers(
-    texts: tuple[list[str], list[str]], config: PrepareConfig
-) -> tuple[WordPieceCodec, WordPieceCodec]:
-    english, spanish = texts
-    if config.shared_vocab:
-        shared = WordPieceCodec.train(english + spanish, config.shared_vocab)
-        return shared, shared
-    return (
-        WordPieceCodec.train(english, config.src_vocab),
-        WordPieceCodec.train(spanish, config.tgt_vocab),
-    )
-
-
-def _too_long(max_length: int) -> str:
-    return f"more than {max_length} labels"
-
-
-def _encode_parts(
-    tmp: Path, *, source: WordPieceCodec, target: WordPieceCodec, max_length: int, stages: Stages
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]:
-    """Token arrays of train and selection, word-piece length statistics of every part, the pair
-    counts of every part, and how many pairs `max_length` left out."""
-    arrays: dict[str, Any] = {"parts": {}}
-    lengths: dict[str, Any] = {}
-    parts: dict[str, Any] = {}
-    too_long = 0
-    counts = {name: _count_lines(tmp / PART_FILES[name]) for name in PARTS}
-    stages.start("encode", sum(counts.values()))
-    for name in PARTS:
-        encoded = _EncodedPart(tmp, name, source, target)
-        encoded.run(max_length, stages)
-        too_long += encoded.too_long
-        if max_length:
-            counts[name] = int(encoded.entries["source"]["sentences"])
-        lengths[name] = {
-            side: _length_stats(open_column(tmp, entry).sizes())
-            for side, entry in encoded.entries.items()
-        }
-        parts[name] = {"pairs": counts[name], "distinct_english": encoded.distinct_english()}
-        if name in ARRAY_PARTS:
-            arrays["parts"][name] = encoded.entries
-        else:  # the test part is read as text by `mt evaluate`: its arrays were for the figures
-            for entry in encoded.entries.values():
-                (tmp / entry["ids"]).unlink()
-                (tmp / entry["offsets"]).unlink()
-    arrays["dtype"] = {side: arrays["parts"]["train"][side]["dtype"] for side in SIDES}
-    return arrays, lengths, parts, too_long
-
-
-class _EncodedPart:
-    """One part's TSV encoded into token arrays. The word-piece filter (`--max-length`) is its own
-    step on the encoded ids: a pair it leaves out leaves the part's TSV too, so the text and the
-    arrays stay row for row the same."""
-
-    def __init__(
-        self, tmp: Path, name: str, source: WordPieceCodec, target: WordPieceCodec
-    ) -> None:
-        self.part_file = tmp / PART_FILES[name]
-        self.codecs = (source, target)
-        self.writers = {
-            side: TokenArrayWriter(tmp, f"{name}.{suffix}", vocab_size=codec.vocab_size)
-            for (side, suffix), codec in zip(SIDES.items(), self.codecs, strict=True)
-        }
-        self.entries: dict[str, Any] = {}
-        self.english_hashes: list[np.ndarray] = []
-        self.too_long = 0
-
-    def run(self, max_length: int, stages: Stages) -> None:
-        kept_file = self.part_file.with_suffix(".kept")
-        try:
-            with contextlib.ExitStack() as stack:
-                kept = (
-                    stack.enter_context(kept_file.open("w", encoding="utf-8", newline="\n"))
-                    if max_length
-                    else None
-                )
-                for lines in _line_chunks(self.part_file):
-                    stages.advance(len(lines))
-                    lines, en_ids, es_ids = self._encode(lines, max_length)
-                    if kept is not None:
-                        kept.write("".join(lines))
-                    self.english_hashes.append(
-                        pair_hashes([line.split("\t", 1)[0] for line in lines])
-                    )
-                    self.writers["source"].add(en_ids)
-                    self.writers["target"].add(es_ids)
-            self.entries = {side: writer.finish() for side, writer in self.writers.items()}
-        except BaseException:
-            for writer in self.writers.values():
-                writer.abort()
-            raise
-        if max_length:
-            kept_file.replace(self.part_file)
-
-    def _encode(self, lines: list[str], max_length: int) -> tuple[list[str], list, list]:
-        split = [line.rstrip("\n").split("\t", 1) for line in lines]
-        en_ids = self.codecs[0].encode_batch([pair[0] for pair in split])
-        es_ids = self.codecs[1].encode_batch([pair[1] for pair in split])
-        if not max_length:
-            return lines, en_ids, es_ids
-        fits = [
-            len(a) <= max_length and len(b) <= max_length
-            for a, b in zip(en_ids, es_ids, strict=True)
-        ]
-        self.too_long += fits.count(False)
-        kept = (list(itertools.compress(items, fits)) for items in (lines, en_ids, es_ids))
-        return next(kept), next(kept), next(kept)
-
-    def distinct_english(self) -> int:
-        hashes = self.english_hashes
-        return len(np.unique(np.concatenate(hashes))) if hashes else 0
-
-
-def _count_lines(path: Path) -> int:
-    with path.open("rb") as file:
-        return sum(block.count(b"\n") for block in iter(lambda: file.read(1 << 20), b""))
-
-
-def _length_stats(counts: np.ndarray) -> dict[str, float]:
-    """Word-pieces per sentence (no BOS/EOS)."""
-    if len(counts) == 0:
-        return {"mean": 0.0, "p95": 0.0, "p99": 0.0, "max": 0}
-    return {
-        "mean": round(float(counts.mean()), 2),
-        "p95": float(np.percentile(counts, 95)),
-        "p99": float(np.percentile(counts, 99)),
-        "max": int(counts.max()),
-    }
+def _count_left_out(
+    whole: WholeParagraphs, reports: Sequence[CorpusReport], total: CorpusReport
+) -> None:
+    for index, count in whole.left_out.items():
+        reports[index].paragraphs["left_out_too_long"] = count
+    if whole.left_out:
+        total.paragraphs["left_out_too_long"] = sum(whole.left_out.values())
 
 
 def _check_out(out: Path, *, force: bool) -> None:

@@ -126,6 +126,7 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
         ("corpus", info["corpus"]),
         ("lines read", f"{counts['lines']:,}"),
+        *_translator_rows(counts),
         ("dropped", dropped),
         ("lines cleaned", cleaned or "0"),
         ("filtered", filtered or "0"),
@@ -142,8 +143,44 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
             )
         )
     shared = " (shared)" if vocab["shared_vocab"] else ""
-    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}"))
+    from_run = f", from {vocab['from_run']}" if vocab.get("from_run") else ""
+    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}{from_run}"))
+    if info.get("coverage"):
+        rows.append(("coverage", coverage_text(info["coverage"])))
     return rows
+
+
+def _translator_rows(counts: dict[str, Any]) -> list[tuple[str, str]]:
+    """Entries of translator files left out, and paragraphs split, when there were any."""
+    rows = []
+    if counts.get("skipped"):
+        left_out = ", ".join(f"{n:,} {reason}" for reason, n in counts["skipped"].items())
+        rows.append(("entries left out", left_out))
+    if counts.get("paragraphs"):
+        paragraphs = counts["paragraphs"]
+        rows.append(
+            (
+                "paragraphs",
+                f"{paragraphs.get('split', 0):,} split into "
+                f"{paragraphs.get('sentence_pairs', 0):,} sentence pairs, "
+                f"{paragraphs.get('kept_whole', 0):,} kept whole "
+                f"({paragraphs.get('left_out_too_long', 0):,} of them too long)",
+            )
+        )
+    return rows
+
+
+def coverage_text(figures: dict[str, Any]) -> str:
+    """Pieces per word and unknown share of each side, the base data's in brackets."""
+    sides = []
+    for side, language in SIDES.items():
+        new = figures["new"][side]
+        text = f"{language} {new['pieces_per_word']:.2f} pieces/word"
+        if figures.get("base"):
+            text += f" (base {figures['base'][side]['pieces_per_word']:.2f})"
+        text += f", {new['unknown_share']:.2%} unknown"
+        sides.append(text)
+    return " | ".join(sides)
 
 
 def _stats(numbers: dict[str, float]) -> str:

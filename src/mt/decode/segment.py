@@ -1,8 +1,8 @@
 """Cut a line of text into the pieces a model translates, keeping every character between them.
 
 The model learned from one short sentence per line; a line holding a paragraph, or a sentence
-longer than the training limit, is cut first: into sentences (pysbd, chosen on the tricky cases
-in tests/split_cases.py by benchmarks/bench_splitters.py), then any piece still too long at clause
+longer than the training limit, is cut first: into sentences (mt.data.sentences, the splitter
+`mt prepare` also cuts documentation paragraphs with), then any piece still too long at clause
 boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows. Every
 non-space character of the line lands in exactly one piece, so nothing is ever dropped, and the
 whitespace around and between pieces is kept to put the translations back in its place.
@@ -10,14 +10,12 @@ whitespace around and between pieces is kept to put the translations back in its
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-# A possible sentence end: final punctuation (and closing quotes/brackets) before a space and more
-# text. A line without one is one sentence, and the splitter is not asked (it is the slow part).
-_MAYBE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+\S")
+from mt.data.sentences import sentence_spans
+
 _CLAUSE_BREAKS = (
     re.compile(r"(?<=[;:])\s+"),
     re.compile(r"(?<=,)\s+"),
@@ -41,47 +39,6 @@ class Segmented:
         for translation, gap in zip(translations, self.gaps[1:], strict=True):
             parts += [translation, gap]
         return "".join(parts)
-
-
-@functools.cache
-def _segmenter():
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False)
-
-
-def sentence_spans(line: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `line`, without outer whitespace."""
-    first = len(line) - len(line.lstrip())
-    last = len(line.rstrip())
-    if first == len(line):
-        return []
-    if not _MAYBE_END.search(line, first):
-        return [(first, last)]
-    spans: list[tuple[int, int]] = []
-    position = first
-    for sentence in _segmenter().segment(line[first:last]):
-        core = "".join(sentence.split())
-        if not core:
-            continue
-        while position < last and line[position].isspace():
-            position += 1
-        start, matched = position, 0
-        # Walk the line over the sentence's non-space characters: spaces pysbd kept or dropped
-        # do not matter, and any other difference falls back to the whole line as one sentence.
-        while matched < len(core):
-            if position == last or (
-                not line[position].isspace() and line[position] != core[matched]
-            ):
-                return [(first, last)]
-            matched += not line[position].isspace()
-            position += 1
-        spans.append((start, position))
-    if not spans:
-        return [(first, last)]
-    if position < last:  # text the splitter left out still belongs to the last sentence
-        spans[-1] = (spans[-1][0], last)
-    return spans
 
 
 def cut_long(text: str, fits: Callable[[str], bool]) -> list[tuple[str, str]]:

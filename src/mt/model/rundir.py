@@ -11,13 +11,13 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
 from mt.atomic import atomic_write_text
-from mt.config import ModelConfig, TrainConfig
+from mt.config import ModelConfig
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
 from mt.files import (
@@ -28,15 +28,14 @@ from mt.files import (
     RUN_MARKERS,
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
-    TRAIN_JSON,
     check_format,
     read_json,
     write_json,
 )
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.transformer import make_model
+from mt.run_configs import read_model_config, read_train_config
 
-ConfigT = TypeVar("ConfigT", ModelConfig, TrainConfig)
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
     "step",
@@ -70,48 +69,6 @@ def claim_run_dir(run_dir: Path, *, force: bool) -> None:
             )
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-
-
-def write_configs(run_dir: Path, model: ModelConfig, train: TrainConfig, prepared: Path) -> None:
-    """model.json goes last, so a run directory that has it also has train.json."""
-    write_json(
-        run_dir / TRAIN_JSON,
-        {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()},
-    )
-    write_json(run_dir / MODEL_JSON, {"format_version": RUN_FORMAT, "model": model.to_dict()})
-
-
-def read_model_config(run_dir: Path) -> ModelConfig:
-    data = _read_versioned(run_dir / MODEL_JSON)
-    return _config_from(run_dir / MODEL_JSON, data, "model", ModelConfig)
-
-
-def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
-    data = _read_versioned(run_dir / TRAIN_JSON)
-    config = _config_from(run_dir / TRAIN_JSON, data, "train", TrainConfig)
-    if not isinstance(data.get("prepared"), str):
-        raise MtError(f"{run_dir / TRAIN_JSON}: no prepared directory recorded")
-    return config, Path(data["prepared"])
-
-
-def _read_versioned(path: Path) -> dict[str, Any]:
-    data = read_json(path)
-    version = data.get("format_version") if isinstance(data, dict) else None
-    advice = "retrain or use the mt version that wrote it"
-    check_format(version, RUN_FORMAT, what=f"{path}: run", advice=advice)
-    return data
-
-
-def _config_from(path: Path, data: dict[str, Any], key: str, kind: type[ConfigT]) -> ConfigT:
-    """A stored config rebuilt and validated; whatever is wrong with it names the file."""
-    if not isinstance(data.get(key), dict):
-        raise MtError(f"{path}: no {key} configuration")
-    try:
-        return kind.from_dict(data[key])
-    except MtError as error:
-        raise MtError(f"{path}: {error}") from None
-    except (TypeError, ValueError) as error:
-        raise MtError(f"{path}: not a valid {key} configuration ({error})") from None
 
 
 def save_weights(path: Path, model: nn.Module) -> None:

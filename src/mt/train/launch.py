@@ -5,6 +5,8 @@ the data encoded by mt.data.batching, the model trained by mt.train.trainer. `tr
 `mt train` calls;
 a library user calls it too, with option changes by config field name, e.g.
 ``train_run(prepared=Path("data/prepared"), out=Path("runs/a"), changes={"max_steps": 100})``.
+A fine-tuned run (``init_from``, ``mix``) is set up by mt.train.finetune and then trains, resumes
+and exports like any other.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from mt.config import (
 )
 from mt.data.batching import TrainData, with_source_noise
 from mt.data.prepared_dir import Prepared, load_prepared
+from mt.data.rehearsal import Mix
 from mt.errors import MtError
 from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.devices import resolve_device
@@ -34,13 +37,12 @@ from mt.model.probes import probe_training
 from mt.model.rundir import (
     claim_run_dir,
     has_checkpoint,
-    read_model_config,
-    read_train_config,
     remove_leftovers,
-    write_configs,
 )
 from mt.model.transformer import count_parameters, make_model
+from mt.run_configs import read_lineage, read_model_config, read_train_config, write_configs
 from mt.train.distributed import Distributed, setup_distributed
+from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves
 from mt.train.reporting import Reporter, SilentReporter
 from mt.train.trainer import Trainer
@@ -72,14 +74,17 @@ def train_run(
     threads: int | None = None,
     force: bool = False,
     reporter: Reporter | None = None,
+    init_from: Path | None = None,
+    mix: Mix | None = None,
 ) -> TrainSummary:
-    """A new run (``prepared`` and ``out``) or a resumed one (``resume``)."""
+    """A new run (``prepared`` and ``out``; fine-tuned from the run ``init_from``, rehearsing
+    ``mix``) or a resumed one (``resume``)."""
     reporter = reporter or SilentReporter()
     if resume is not None:
-        if preset or prepared:
+        if preset or prepared or init_from or mix:
             raise MtError(
                 "--resume continues a run as configured; give no model size, preset or "
-                "prepared directory"
+                "prepared directory, nor --init-from or --mix"
             )
         return resume_training(
             run_dir=resume, changes=changes, device_name=device, threads=threads, reporter=reporter
@@ -95,6 +100,8 @@ def train_run(
         threads=threads,
         force=force,
         reporter=reporter,
+        init_from=init_from,
+        mix=mix,
     )
 
 
@@ -119,18 +126,29 @@ def start_training(
     threads: int | None = None,
     force: bool = False,
     reporter: Reporter,
+    init_from: Path | None = None,
+    mix: Mix | None = None,
 ) -> TrainSummary:
-    """A new run: the recipe ``preset`` with ``changes`` (option name -> value)."""
+    """A new run: the recipe ``preset`` with ``changes`` (option name -> value), or the run
+    ``init_from``'s model and settings with them; ``mix`` rehearses base data."""
     dist, device_name = setup_distributed(device_name)
     prepared = load_prepared(prepared_dir)
-    config = _new_config(prepared, preset, changes)
+    start = None
+    if init_from is not None:
+        start = fine_tuning(prepared, init_from=init_from, preset=preset, changes=changes or {})
+    config = start.config if start else _new_config(prepared, preset, changes)
+    lineage = dict(start.lineage) if start else {}
+    rehearse = None
+    if mix is not None:
+        rehearse = rehearsal(prepared, mix, config.train)
+        lineage["mix"] = mix.to_dict()
     resolve_device(device_name)  # a bad --device must not leave a new run directory behind
     if dist.is_main:
         claim_run_dir(run_dir, force=force)
         # model.json last: a run directory that has it has everything `--resume` needs.
         prepared.source.save(run_dir / SOURCE_TOKENIZER)
         prepared.target.save(run_dir / TARGET_TOKENIZER)
-        write_configs(run_dir, config.model, config.train, prepared_dir.resolve())
+        write_configs(run_dir, config.model, config.train, prepared_dir.resolve(), lineage)
     dist.barrier()
     return _run(
         prepared=prepared,
@@ -142,6 +160,8 @@ def start_training(
         dist=dist,
         reporter=reporter,
         resume=False,
+        weights=start.weights if start else None,
+        rehearse=rehearse,
     )
 
 
@@ -174,6 +194,7 @@ def resume_training(
             f"{sizes[0]}/{sizes[1]},"
             f" the run was trained with {model_config.src_vocab}/{model_config.tgt_vocab}"
         )
+    mix = stored_mix(read_lineage(run_dir))
     return _run(
         prepared=prepared,
         run_dir=run_dir,
@@ -184,6 +205,7 @@ def resume_training(
         dist=dist,
         reporter=reporter,
         resume=True,
+        rehearse=rehearsal(prepared, mix, train_config) if mix else None,
     )
 
 
@@ -214,7 +236,11 @@ def _run(
     dist: Distributed,
     reporter: Reporter,
     resume: bool,
+    weights: dict[str, torch.Tensor] | None = None,
+    rehearse: Rehearsal | None = None,
 ) -> TrainSummary:
+    """Train a set-up run: from ``weights`` (a base run's) if given, else from its seed, or from
+    its checkpoint when resumed."""
     if threads:
         torch.set_num_threads(threads)
     device = resolve_device(device_name)
@@ -228,7 +254,7 @@ def _run(
     train_config = dataclasses.replace(train_config, precision=precision)
     if not dist.is_main:
         reporter = SilentReporter()
-    data = train_data(prepared, train_config)
+    data = train_data(prepared, train_config, rehearse)
     trainer = Trainer(
         model_config=model_config,
         config=train_config,
@@ -238,12 +264,14 @@ def _run(
         reporter=reporter,
         dist=dist,
     )
+    if weights is not None:
+        trainer.model.load_state_dict(weights)
     if resume:
         _restore(trainer, run_dir, reporter)
     reporter.message(
         f"parameters: {trainer.parameters:,}  device: {device}  threads: {torch.get_num_threads()}"
         f"  precision: {precision_reason}"
-        f"  world size: {dist.world_size}  training pairs: {len(data.train):,}"
+        f"  world size: {dist.world_size}  training pairs: {len(data.train):,}{_rehearsed(data)}"
     )
     started = time.monotonic()
     try:
@@ -269,16 +297,25 @@ def _run(
     )
 
 
-def train_data(prepared: Prepared, config: TrainConfig) -> TrainData:
+def _rehearsed(data: TrainData) -> str:
+    if data.rehearsal is None:
+        return ""
+    return f" + {len(data.rehearsal(data.train, 0)) - len(data.train):,} base pairs an epoch"
+
+
+def train_data(
+    prepared: Prepared, config: TrainConfig, rehearse: Rehearsal | None = None
+) -> TrainData:
     """The prepared token arrays, read from their files; with --source-noise the English texts
-    too (the noise rewrites text, so it needs it in memory)."""
+    too (the noise rewrites text, so it needs it in memory); with --mix the base pairs."""
     limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
     train = prepared.encoded("train", **limits)
     noisy = None
     if config.source_noise:
         sources = [en for en, _ in prepared.read_part("train")]
         noisy = with_source_noise(train, sources, prepared.source, config)
-    return TrainData(train=train, selection=prepared.encoded("selection", **limits), noisy=noisy)
+    selection = prepared.encoded("selection", **limits)
+    return TrainData(train=train, selection=selection, noisy=noisy, rehearsal=rehearse)
 
 
 def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:

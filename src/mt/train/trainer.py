@@ -71,7 +71,6 @@ class Progress:
     elapsed: float = 0.0
     eval_seconds: float = 0.0  # of `elapsed`, spent in selection evaluations: the rest trained
     best_loss: float = math.inf
-    best_sample_loss: float = math.inf  # of the evaluations that scored the sample first
     bad_epochs: int = 0
     epoch_loss_sum: float = 0.0
     epoch_correct: int = 0
@@ -299,7 +298,7 @@ class Trainer:
         started = time.monotonic()
         improved = False
         if evaluate:
-            stats, pairs = self._selection_figures(whole=end_of_epoch or final)
+            stats, pairs, decisive = self._selection_figures(whole=end_of_epoch or final)
             row = {
                 "step": progress.step,
                 "epoch": progress.epoch + progress.batch_in_epoch / max(1, self.steps_in_epoch),
@@ -315,9 +314,8 @@ class Trainer:
             }
             progress.history.append(row)
             self.reporter.evaluation(row)
-            # A sample's figure is never compared with the whole part's best.
-            if pairs == len(self.selection.data) and stats.loss < progress.best_loss:
-                progress.best_loss = stats.loss
+            if decisive.loss < progress.best_loss:
+                progress.best_loss = decisive.loss
                 improved = True
                 self.selection.save_best(self.model)
             self.selection.keep_snapshot(self.model)
@@ -327,18 +325,19 @@ class Trainer:
         progress.eval_seconds += time.monotonic() - started  # counted before the save keeps it
         self.save()
 
-    def _selection_figures(self, *, whole: bool) -> tuple[TokenStats, int]:
-        """The selection figures of this evaluation and how many pairs they cover: the sample
-        alone unless the whole part is asked for or the sample beats its best."""
-        selection, progress = self.selection, self.progress
+    def _selection_figures(self, *, whole: bool) -> tuple[TokenStats, int, TokenStats]:
+        """The figures to record, how many pairs they cover, and the figures that decide (best
+        weights, patience). With --eval-sample the sample decides every time, so that like is
+        compared with like, and the rest is added only for the record: at an epoch's end and at
+        the end of training."""
+        selection = self.selection
         if not selection.samples:
-            return selection.score(self.model), len(selection.data)
+            stats = selection.score(self.model)
+            return stats, len(selection.data), stats
         sample = selection.score_sample(self.model)
-        improved = sample.loss < progress.best_sample_loss
-        progress.best_sample_loss = min(progress.best_sample_loss, sample.loss)
-        if not (whole or improved):
-            return sample, len(selection.sample)
-        return sample + selection.score_rest(self.model), len(selection.data)
+        if not whole:
+            return sample, len(selection.sample), sample
+        return sample + selection.score_rest(self.model), len(selection.data), sample
 
     # ----- one step -----------------------------------------------------------------------------
 

@@ -1,0 +1,105 @@
+"""Fine-tuning: a new run that starts from a trained run's weights (`mt train --init-from RUN`),
+optionally rehearsing the base data (`--mix BASE_PREPARED:FRACTION`).
+
+As Marian's --pretrained-model and fairseq's --restore-file --reset-optimizer: the weights and
+model settings come from RUN, the optimizer and step count start afresh, and the training
+settings are RUN's with a schedule for fine-tuning (mt.config.finetune_run_config). Everything is
+checked before the run directory is claimed: the prepared data must use RUN's vocabulary (the
+same ids for the same pieces) and RUN's weights must fit its model.json. The run directory's
+train.json records the lineage, base run and the SHA-256 of the weights it started from, so a
+fine-tuned model can always be traced to its base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torch import Tensor
+
+from mt.checksums import file_sha256
+from mt.config import RunConfig, TrainConfig, finetune_run_config
+from mt.data.base_run import check_same_vocabulary, read_base_run
+from mt.data.batching import EncodedPairs
+from mt.data.prepared_dir import Prepared, load_prepared
+from mt.data.rehearsal import Mix, mixed_pairs
+from mt.errors import MtError
+from mt.files import BEST_WEIGHTS
+from mt.model.checkpoint import load_tensors
+from mt.model.rundir import check_fits
+from mt.model.transformer import make_model
+from mt.run_configs import read_train_config
+
+Rehearsal = Callable[[EncodedPairs, int], EncodedPairs]
+
+
+@dataclass(frozen=True)
+class FineTuning:
+    """What a fine-tuning run starts with: its configs, the base weights, the lineage."""
+
+    config: RunConfig
+    weights: dict[str, Tensor]
+    lineage: dict[str, Any] = field(default_factory=dict)
+
+
+def fine_tuning(
+    prepared: Prepared,
+    *,
+    init_from: Path,
+    preset: str | None,
+    changes: Mapping[str, object],
+) -> FineTuning:
+    """The checked starting point of a run fine-tuned from the run directory `init_from`."""
+    option = f"--init-from {init_from}"
+    if preset:
+        raise MtError(f"{option} takes its model and training settings from that run; no --preset")
+    base = read_base_run(init_from, option="--init-from")
+    check_same_vocabulary(
+        (prepared.source, prepared.target),
+        (base.source, base.target),
+        what=f"{option} and prepared data {prepared.root}",
+        remedy=f"prepare the data with `mt prepare ... --tokenizers-from {init_from}`",
+    )
+    base_train, _ = read_train_config(init_from)
+    config = finetune_run_config(base_model=base.model, base_train=base_train, changes=changes)
+    path = init_from / BEST_WEIGHTS
+    if not path.is_file():
+        raise MtError(f"{option}: the run has no {BEST_WEIGHTS} yet (no evaluation finished)")
+    weights, _ = load_tensors(path)
+    check_fits(path, weights, make_model(config.model).state_dict())
+    lineage = {
+        "init_from": {
+            "run": str(init_from.resolve()),
+            "weights": BEST_WEIGHTS,
+            "sha256": file_sha256(path),
+        }
+    }
+    return FineTuning(config=config, weights=weights, lineage=lineage)
+
+
+def rehearsal(prepared: Prepared, mix: Mix, config: TrainConfig) -> Rehearsal:
+    """Each epoch's training pairs with `mix.fraction` of base pairs (mt.data.rehearsal); the
+    base data must share the prepared data's vocabulary."""
+    base = load_prepared(mix.prepared)
+    check_same_vocabulary(
+        (prepared.source, prepared.target),
+        (base.source, base.target),
+        what=f"--mix {mix.prepared} and prepared data {prepared.root}",
+        remedy="rehearse the data the base run was trained on",
+    )
+    pairs = base.encoded("train", max_src_len=config.max_src_len, max_tgt_len=config.max_tgt_len)
+
+    def draw(new: EncodedPairs, epoch: int) -> EncodedPairs:
+        return mixed_pairs(new, pairs, fraction=mix.fraction, seed=config.seed, epoch=epoch)
+
+    return draw
+
+
+def stored_mix(lineage: Mapping[str, Any]) -> Mix | None:
+    """The --mix a run was started with, from its train.json lineage (for --resume)."""
+    stored = lineage.get("mix")
+    if not stored:
+        return None
+    return Mix(prepared=Path(stored["prepared"]), fraction=float(stored["fraction"]))
