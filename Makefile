@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-serve bench-export bench-scale model corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-serve bench-export bench-scale model corpus clean
 
 setup: $(STAMP)
 
@@ -95,6 +95,14 @@ bench-text: $(STAMP)
 	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \
 		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
+
+# Documents with their markup (HTML, Markdown, .po) on the shared development data, read in place
+# (default: the demo model): markup preserved, tags placed, protected spans, BLEU, msgfmt, speed.
+FORMATS_RUN ?= runs/demo
+DOMAINS ?= ../shared/data/domains
+bench-formats: $(STAMP)
+	@test -f $(FORMATS_RUN)/best.safetensors || { echo "bench-formats needs a trained run in $(FORMATS_RUN): run 'make demo' first or give FORMATS_RUN=RUN" >&2; exit 1; }
+	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --domains $(DOMAINS)
 
 # mt's PyTorch search next to its CTranslate2 float32 and int8 exports (default: the demo model).
 EXPORT_RUN ?= runs/demo

@@ -143,7 +143,7 @@ def test_model_reports_a_stored_evaluation(tmp_path: Path) -> None:
         (b'{"q": ["a", 1]}', "application/json", "q must be a string or an array"),
         (b'{"q": "Hi", "source": "fr"}', "application/json", "en → es"),
         (b'{"q": "Hi", "target": "de"}', "application/json", "en → es"),
-        (b'{"q": "Hi", "format": "html"}', "application/json", "format must be text"),
+        (b'{"q": "Hi", "format": "xml"}', "application/json", "format must be text or html"),
         (b'{"q": "Hi", "alternatives": -1}', "application/json", "alternatives"),
         (b'{"q": "Hi", "alternatives": true}', "application/json", "alternatives"),
         (b'{"q": "Hi", "api_key": 7}', "application/json", "api_key must be a string"),

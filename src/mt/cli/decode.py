@@ -84,12 +84,25 @@ def translate(
     no_split: Annotated[
         bool, Opt("--no-split", help="Translate each line whole: no sentence splitting.")
     ] = False,
+    format_name: Annotated[
+        str | None,
+        Opt(
+            "--format",
+            help="text, html, markdown, po, srt or vtt; default: from --input's extension, "
+            "else text. A document is written back as the same kind of file.",
+        ),
+    ] = None,
+    overwrite: Annotated[
+        bool, Opt("--overwrite", help="With --format po: retranslate translated entries too.")
+    ] = False,
 ) -> None:
     """Translate English text to Spanish line by line, in order; a line holding several
     sentences is split, translated and joined back with its spacing. From a pipe, each line is
-    translated as soon as it is complete.
+    translated as soon as it is complete. HTML, Markdown, .po, .srt and .vtt files are
+    translated with their markup, code and timings intact (docs/documents.md).
 
     Example: mt translate runs/base "Where is the station?"
+    Example: mt translate runs/base -i page.html -o page.es.html
     """
 
     def action() -> None:
@@ -103,6 +116,7 @@ def translate(
             raise MtError("give sentences as arguments or --input FILE, not both")
         if attention is not None and len(text or []) != 1:
             raise MtError("--attention needs exactly one sentence given as an argument")
+        document = _document(format_name, input_file, text, n_best, attention, overwrite)
         translator = open_translator(
             run,
             config,
@@ -115,6 +129,9 @@ def translate(
             threads=threads,
             compute_type=compute_type,
         )
+        if document is not None:
+            _write_document(document, translator, output_file)
+            return
         if attention is not None:
             from mt.train.plots import plot_attention
 
@@ -143,6 +160,42 @@ def translate(
         write_translations(translations, output_file, n_best=n_best > 1)
 
     run_or_exit(action)
+
+
+def _document(format_name, input_file, text, n_best, attention, overwrite):
+    """None for text; for a document format, (byte-order mark, parsed document) from --input or
+    standard input, checked before the model loads: bad input is one line naming file and line,
+    and nothing is written."""
+    from mt.decode.documents.formats import Format, format_named, read_document
+
+    form = format_named(format_name, input_file)
+    if form is Format.text:
+        return None
+    if text or n_best > 1 or attention is not None:
+        raise MtError(
+            f"--format {form}: give the document with --input FILE or on standard input "
+            "(no sentence arguments, --n-best or --attention)"
+        )
+    if input_file is None:
+        return read_document(sys.stdin.buffer.read(), form, name="<stdin>", overwrite=overwrite)
+    if not input_file.is_file():
+        raise MtError(f"--input {input_file}: no such file")
+    return read_document(input_file.read_bytes(), form, name=str(input_file), overwrite=overwrite)
+
+
+def _write_document(document, translator, output_file: Path | None) -> None:
+    from mt.atomic import atomic_write_text
+    from mt.decode.documents.document import translate_document
+
+    bom, parsed = document
+    translated = bom + translate_document(parsed, translator)
+    if output_file is None:
+        sys.stdout.write(translated)
+        sys.stdout.flush()
+    elif output_file.is_dir():
+        raise MtError(f"--output {output_file} is a directory; give a file name")
+    else:
+        atomic_write_text(output_file, translated)
 
 
 def _interactive(translator) -> None:

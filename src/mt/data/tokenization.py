@@ -121,6 +121,10 @@ class WordPieceCodec:
         text = "".join([self._surface[i] for i in ids])
         return text[1:] if text.startswith(" ") else text
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) in `text` of each piece encode() gives, for word alignment."""
+        return [tuple(offset) for offset in self._encoding(text).offsets]
+
     def pieces(self, text: str) -> list[str]:
         return self._encoding(text).tokens
 

@@ -24,6 +24,8 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
 
 from mt.config import DecodeConfig
+from mt.serving.documents import html_answer, parse_html, render_documents, unit_lines
+from mt.serving.files import add_file_routes
 from mt.serving.info import model_info
 from mt.serving.limits import Limits, RateLimiter, key_matches
 from mt.serving.requests import (
@@ -52,7 +54,12 @@ TRANSLATE_BODY = {
         },
         "source": {"type": "string", "enum": ["en", "auto"], "default": "auto"},
         "target": {"type": "string", "enum": ["es"], "default": "es"},
-        "format": {"type": "string", "enum": ["text"], "default": "text"},
+        "format": {
+            "type": "string",
+            "enum": ["text", "html"],
+            "default": "text",
+            "description": "html: each text an HTML fragment, translated with its tags kept.",
+        },
         "alternatives": {"type": "integer", "minimum": 0, "default": 0},
         "api_key": {"type": "string"},
     },
@@ -156,6 +163,12 @@ def create_app(
 def _add_routes(app: FastAPI, service: Service, *, log_text: bool) -> None:
     _add_info_routes(app, service)
     _add_translate_route(app, service, log_text=log_text)
+    add_file_routes(
+        app,
+        worker=service.worker,
+        limits=service.limits,
+        admit=lambda request, fields: _admit(service, request, fields),
+    )
 
 
 def _add_info_routes(app: FastAPI, service: Service) -> None:
@@ -238,24 +251,17 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
     try:
         body = await read_body(request, service.limits.max_body_bytes)
         fields = await parse_fields(request.headers, body)
-        key = fields.get("api_key")
-        if not key_matches(key if isinstance(key, str) else None, service.api_key):
-            reason = "missing" if key is None else "wrong"
-            raise ApiError(403, f"{reason} api_key: this server needs its API key in api_key")
-        client = key if service.api_key is not None else _client(request)
-        wait = service.limiter.wait_seconds(client)
-        if wait > 0:
-            raise ApiError(
-                429,
-                f"over the limit of {service.limits.per_minute} requests per minute; retry in "
-                f"{math.ceil(wait)} s",
-                headers={"Retry-After": str(math.ceil(wait))},
-            )
+        _admit(service, request, fields)
         checked = check_request(fields, service.limits, service.max_alternatives)
+        documents = parse_html(checked.texts) if checked.html else None
         lines_per_text = [
             [line.removesuffix("\r") for line in text.split("\n")] for text in checked.texts
         ]
-        lines = [line for text_lines in lines_per_text for line in text_lines]
+        lines = (
+            unit_lines(documents)
+            if documents is not None
+            else [line for text_lines in lines_per_text for line in text_lines]
+        )
         request.state.sentences = sum(1 for line in lines if line.strip())
         if log_text:
             request.state.text = " | ".join(checked.texts)
@@ -269,7 +275,27 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
         translations = await worker.result(job)
     except Unavailable as error:  # queued just as the server began to stop
         raise ApiError(503, str(error), headers={"Retry-After": "1"}) from None
+    if documents is not None:
+        texts = await render_documents(worker, documents, translations)
+        return JSONResponse(html_answer(texts, is_list=checked.is_list, detect=checked.detect))
     return JSONResponse(_answer(checked, lines_per_text, translations))
+
+
+def _admit(service: Service, request: Request, fields: dict[str, Any]) -> None:
+    """The API key (403) and the per-client rate (429), for every translating route."""
+    key = fields.get("api_key")
+    if not key_matches(key if isinstance(key, str) else None, service.api_key):
+        reason = "missing" if key is None else "wrong"
+        raise ApiError(403, f"{reason} api_key: this server needs its API key in api_key")
+    client = key if service.api_key is not None else _client(request)
+    wait = service.limiter.wait_seconds(client)
+    if wait > 0:
+        raise ApiError(
+            429,
+            f"over the limit of {service.limits.per_minute} requests per minute; retry in "
+            f"{math.ceil(wait)} s",
+            headers={"Retry-After": str(math.ceil(wait))},
+        )
 
 
 def _client(request: Request) -> str:

@@ -40,6 +40,7 @@ class TranslateRequest:
     alternatives: int
     api_key: str | None
     detect: bool  # source "auto": the answer says which language was detected, as LibreTranslate
+    html: bool = False  # "format": "html": each text an HTML fragment, markup kept
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -138,10 +139,8 @@ def check_request(
             400, f"this server translates only {PAIR}; got source {source!r}, target {target!r}"
         )
     text_format = fields.get("format", "text")
-    if text_format != "text":
-        raise ApiError(
-            400, f"format must be text (plain text is all this server reads), got {text_format!r}"
-        )
+    if text_format not in ("text", "html"):
+        raise ApiError(400, f"format must be text or html, got {text_format!r}")
     api_key = fields.get("api_key")
     if api_key is not None and not isinstance(api_key, str):
         raise ApiError(400, "api_key must be a string")
@@ -165,6 +164,7 @@ def check_request(
         alternatives=min(alternatives, max_alternatives),
         api_key=api_key,
         detect=source == "auto",
+        html=text_format == "html",
     )
 
 

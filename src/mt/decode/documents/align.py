@@ -1,0 +1,157 @@
+"""Word alignment between a unit's text and its translation, for placing tags and lost placeholders.
+
+The issue names two ways to carry markup: teach the model to copy tags (training with tag
+augmentation, not built yet) or project them afterwards with an alignment. This is the alignment:
+the model's own cross-attention (last decoder layer, heads averaged) when the translator has a
+PyTorch model, teacher-forced on the translation it produced; otherwise, or for a unit too long
+for the model, a monotone alignment by relative position, which is right for word orders as close
+as English and Spanish most of the time and never fails.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+import torch
+
+from mt.data.batching import encode_sources
+from mt.data.textclean import clean_text
+from mt.data.tokenization import BOS, PAD
+from mt.model.rundir import LoadedRun
+
+_PLAIN_WORD = r"(?:(?!Qz[a-z]{2})\w)+"
+WORD = re.compile(rf"(?i:Qz[a-z]{{2}})|{_PLAIN_WORD}(?:['’]{_PLAIN_WORD})*|[^\w\s]")
+"""A word for alignment and tag placement: a placeholder token, a word, or one punctuation mark,
+so that a tag closes before the full stop that follows its words."""
+
+Matrix = list[list[float]]  # [target word][source word], each row summing to 1
+
+
+def words(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each word of `text`."""
+    return [match.span() for match in WORD.finditer(text)]
+
+
+class Aligner(Protocol):
+    def align(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
+        """For each (source, translation), how much each translation word draws on each source
+        word, over words() of either side."""
+        ...
+
+
+class PositionAligner:
+    """Each target word aligned to the source words at the same relative position."""
+
+    def align(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
+        return [by_position(len(words(source)), len(words(target))) for source, target in pairs]
+
+
+def by_position(sources: int, targets: int) -> Matrix:
+    matrix = []
+    for t in range(targets):
+        centre = (t + 0.5) / targets * sources
+        row = [math.exp(-abs(s + 0.5 - centre)) for s in range(sources)]
+        total = sum(row) or 1.0
+        matrix.append([value / total for value in row])
+    return matrix
+
+
+class AttentionAligner:
+    """Cross-attention of the translator's PyTorch model, pieces summed into words."""
+
+    def __init__(self, run, device: torch.device, batch_size: int = 32) -> None:
+        self.run = run
+        self.device = device
+        self.batch_size = batch_size
+        self.max_len = run.config.max_positions - 1
+        self.fallback = PositionAligner()
+
+    def align(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
+        results: list[Matrix] = []
+        for start in range(0, len(pairs), self.batch_size):
+            results += self._batch(pairs[start : start + self.batch_size])
+        return results
+
+    def _batch(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
+        encoded = [self._encode(source, target) for source, target in pairs]
+        usable = [i for i, e in enumerate(encoded) if e is not None]
+        results = self.fallback.align(pairs)
+        if not usable:
+            return results
+        width = max(len(encoded[i][0]) for i in usable)
+        length = max(len(encoded[i][2]) for i in usable) + 1
+        src = torch.full((len(usable), width), PAD, dtype=torch.long)
+        tgt = torch.full((len(usable), length), PAD, dtype=torch.long)
+        for row, i in enumerate(usable):
+            source_ids, _, target_ids, _ = encoded[i]
+            src[row, : len(source_ids)] = torch.as_tensor(source_ids)
+            tgt[row, : len(target_ids) + 1] = torch.tensor([BOS, *target_ids])
+        src, tgt = src.to(self.device), tgt.to(self.device)
+        with torch.inference_mode():
+            weights = self.run.model.cross_attention_map(src, src != PAD, tgt).float().cpu()
+        for row, i in enumerate(usable):
+            source, target = pairs[i]
+            _, source_spans, target_ids, target_spans = encoded[i]
+            # Row k of the map is the step that predicts target piece k.
+            pieces = weights[row, : len(target_ids), : len(source_spans)]
+            results[i] = _word_matrix(pieces, source_spans, target_spans, source, target)
+        return results
+
+    def _encode(self, source: str, target: str):
+        """Ids and character spans of both sides, or None where the model cannot take them."""
+        if clean_text(source) != source or clean_text(target) != target or not target:
+            return None
+        source_spans = self.run.source.spans(source)
+        target_spans = self.run.target.spans(target)
+        if len(source_spans) >= self.max_len or len(target_spans) >= self.max_len:
+            return None
+        source_ids = encode_sources([self.run.source.encode(source)], self.max_len)[0]
+        target_ids = self.run.target.encode(target)
+        if len(source_ids) != len(source_spans) + 1 or len(target_ids) != len(target_spans):
+            return None
+        return source_ids, source_spans, target_ids, target_spans
+
+
+def _word_matrix(pieces: torch.Tensor, source_spans, target_spans, source: str, target: str):
+    """Piece attention (target piece, source piece) summed over source words, averaged over the
+    pieces of each target word, rows normalised."""
+    source_words, target_words = words(source), words(target)
+    column = [_word_of(span, source_words) for span in source_spans]
+    row_of = [_word_of(span, target_words) for span in target_spans]
+    matrix = torch.zeros(len(target_words), len(source_words))
+    counts = torch.zeros(len(target_words))
+    for k, t in enumerate(row_of):
+        if t is None:
+            continue
+        counts[t] += 1
+        for j, s in enumerate(column):
+            if s is not None:
+                matrix[t, s] += pieces[k, j]
+    fallback = by_position(len(source_words), len(target_words))
+    rows = []
+    for t in range(len(target_words)):
+        total = float(matrix[t].sum())
+        rows.append([float(v) / total for v in matrix[t]] if total > 0 else fallback[t])
+    return rows
+
+
+def _word_of(span: tuple[int, int], spans: list[tuple[int, int]]) -> int | None:
+    """The word a piece's characters overlap most."""
+    best, overlap = None, 0
+    for index, (start, end) in enumerate(spans):
+        shared = min(end, span[1]) - max(start, span[0])
+        if shared > overlap:
+            best, overlap = index, shared
+    return best
+
+
+def aligner_for(translator) -> Aligner:
+    """Attention where the translator runs a PyTorch model that exposes it, positions otherwise
+    (a CTranslate2 export, a recurrent model, a scripted translator in tests)."""
+    run = getattr(translator, "run", None)
+    if isinstance(run, LoadedRun) and hasattr(run.model, "cross_attention_map"):
+        return AttentionAligner(run, translator.device)
+    return PositionAligner()

@@ -1,0 +1,164 @@
+"""gettext .po files: each untranslated msgid translated into its msgstr, everything else kept.
+
+Parsed and written with polib, the maintained gettext library of Python (translate-toolkit and
+Sphinx's gettext tooling build on the same format): comments, flags, references, obsolete entries
+and order come back as they were, in polib's own line wrapping, which is gettext's. A filled entry
+is marked `fuzzy`, the translators' convention for "machine-made, check me". Plural entries fill
+every form the header's nplurals asks for: form 0 from msgid, the others from msgid_plural.
+
+Besides URLs and printf/python-format placeholders, the reST of the Python documentation is
+respected: ``literals`` and :role:`targets` are protected, *emphasis*, **strong** and
+`link text <url>`_ are tags around the words they mark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polib
+
+from mt.decode.documents.document import check_text
+from mt.decode.documents.units import REST_PATTERNS, STRICT_PRINTF, Unit, UnitBuilder
+from mt.errors import MtError
+
+_REST_MARKUP = re.compile(
+    r"(?P<strong>\*\*)(?=\S)(?P<strong_text>[^*]+?)(?<=\S)\*\*"
+    r"|(?<![\w*])(?P<em>\*)(?=[^\s*])(?P<em_text>[^*]+?)(?<=\S)\*(?!\w)"
+    r"|(?<![\w`:])`(?P<link_text>[^`<]+?)(?P<link_close>\s*<[^`>]+>`__?)"
+)
+_STRICT_PRINTF = STRICT_PRINTF
+_NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_LINE = re.compile(rf"(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)[ \t]+)?{_STRING}[ \t]*")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where translated units go: an entry (by its index in the file) and the outer whitespace
+    of its msgid (and msgid_plural), which msgfmt --check wants kept at the ends."""
+
+    entry: int
+    units: tuple[int | None, ...]  # unit index of msgid (and msgid_plural); None: copy it
+    ends: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class PoDocument:
+    text: str
+    units: tuple[Unit, ...]
+    slots: tuple[Slot, ...]
+
+    def render(self, translations: Sequence[str]) -> str:
+        """The file with the slots' msgstr filled and marked fuzzy, in polib's layout."""
+        po = polib.pofile(self.text)
+        nplurals = _nplurals(po)
+        for slot in self.slots:
+            entry = po[slot.entry]
+            sources = [entry.msgid, entry.msgid_plural][: len(slot.units)]
+            filled = [
+                source if unit is None else f"{lead}{translations[unit]}{trail}"
+                for source, unit, (lead, trail) in zip(sources, slot.units, slot.ends, strict=True)
+            ]
+            if entry.msgid_plural:
+                entry.msgstr_plural = {k: filled[min(k, 1)] for k in range(nplurals)}
+            else:
+                entry.msgstr = filled[0]
+            if "fuzzy" not in entry.flags:
+                entry.flags.insert(0, "fuzzy")
+        return str(po)
+
+
+def parse(text: str, *, name: str, overwrite: bool = False) -> PoDocument:
+    """The entries to translate: those without a translation, or all of them with `overwrite`.
+    A syntax error is one MtError naming the file and line."""
+    check_text(text, name)
+    po = _read(text, name)
+    units: list[Unit] = []
+    slots: list[Slot] = []
+    for index, entry in enumerate(po):
+        if entry.obsolete or not entry.msgid or not (overwrite or _untranslated(entry)):
+            continue
+        sources = [entry.msgid] + ([entry.msgid_plural] if entry.msgid_plural else [])
+        indices: list[int | None] = []
+        ends = []
+        for source in sources:
+            core = source.strip()
+            ends.append(
+                (source[: len(source) - len(source.lstrip())], source[len(source.rstrip()) :])
+            )
+            unit = _unit(core, _patterns(entry))
+            indices.append(None if unit is None else len(units))
+            if unit is not None:
+                units.append(unit)
+        slots.append(Slot(index, tuple(indices), tuple(ends)))
+    return PoDocument(text, tuple(units), tuple(slots))
+
+
+def _read(text: str, name: str) -> polib.POFile:
+    _check_lines(text, name)
+    try:
+        return polib.pofile(text)
+    except (OSError, ValueError) as error:
+        line = re.search(r"line (\d+)", str(error))
+        where = f"{name}:{line.group(1)}" if line else name
+        reason = re.sub(r"\s*\(line \d+\)", "", str(error)).lower()
+        raise MtError(f"{where}: not a valid .po file: {reason}") from None
+
+
+def _check_lines(text: str, name: str) -> None:
+    """Every line a comment, blank, a keyword with a string or a string: polib itself skips an
+    unterminated string and the entry with it, which would lose entries without a word."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and not _LINE.fullmatch(stripped):
+            raise MtError(f"{name}:{number}: not a valid .po file: cannot read {stripped[:40]!r}")
+
+
+def _untranslated(entry: polib.POEntry) -> bool:
+    if entry.msgid_plural:
+        return not any(entry.msgstr_plural.values())
+    return not entry.msgstr
+
+
+def _nplurals(po: polib.POFile) -> int:
+    found = _NPLURALS.search(po.metadata.get("Plural-Forms", ""))
+    return int(found.group(1)) if found else 2
+
+
+def _positional(text: str) -> bool:
+    """Holds a directive that takes its argument by position (not %(name)s, not %%), also
+    inside a ``literal``."""
+    return any(not m.group().startswith(("%(", "%%")) for m in re.finditer(_STRICT_PRINTF, text))
+
+
+def _patterns(entry: polib.POEntry) -> tuple[str, ...]:
+    if any(flag in ("c-format", "python-format") for flag in entry.flags):
+        return (_STRICT_PRINTF, *REST_PATTERNS)
+    return REST_PATTERNS
+
+
+def _unit(text: str, patterns: tuple[str, ...]) -> Unit | None:
+    """A msgid as a unit: its lines broken again as they were, reST markup as tags."""
+    builder = UnitBuilder(patterns)
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            builder.line_break("\n")
+        position = 0
+        for match in _REST_MARKUP.finditer(line):
+            builder.text(line[position : match.start()])
+            kind = match.lastgroup.removesuffix("_text").removesuffix("_close")
+            opening = {"strong": "**", "em": "*", "link": "`"}[kind]
+            closing = match.group("link_close") if kind == "link" else opening
+            builder.open(opening, kind)
+            builder.text(match.group(f"{kind}_text"))
+            builder.close(closing, kind)
+            position = match.end()
+        builder.text(line[position:])
+    _, unit, _ = builder.finish()
+    if unit is None or _STRICT_PRINTF not in patterns:
+        return unit
+    positional = [token for token, original in unit.kept if _positional(original)]
+    return dataclasses.replace(unit, ordered=tuple(positional))

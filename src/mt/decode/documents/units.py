@@ -1,0 +1,264 @@
+"""The shared shape of every document format: units of natural language with their inline markup.
+
+A format's parser splits a file into the skeleton, copied byte for byte, and units, the runs of
+text a translator must translate. A unit is built here from what the parser meets in order: text,
+inline tags (`<b>`, a Markdown link) and protected spans (code, URLs, placeholders, entities).
+The translator sees only the unit's plain text: tags are taken out and remembered by the span of
+words they wrapped, and each protected span is replaced by a placeholder token ("Qzaa") that the
+Translator's stand-in mechanism carries through, or that mt.decode.documents.place puts back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from mt.errors import MtError
+
+URL = r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
+PRINTF = r"%(?:\([A-Za-z_]\w*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%](?![A-Za-z])"
+BRACES = r"\{\{[^{}\n]*\}\}|\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
+REST = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`"
+PLAIN_PATTERNS = (URL, PRINTF, BRACES)
+"""What is never translated in any text: URLs, printf and python-format placeholders."""
+REST_PATTERNS = (*PLAIN_PATTERNS, REST)
+"""Python documentation's .po files add reST ``literals`` and :role:`targets`."""
+STRICT_PRINTF = r"%(?:\([^)]*\))?[-#0+ ]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlL]?[diouxXeEfFgGcrsa%]"
+"""Every directive msgfmt sees in a string flagged c-format or python-format, "10% on" ("% o")
+included: all of them must come through for `msgfmt --check`, however odd."""
+
+TOKEN = re.compile(r"Qz[a-z]{2}")
+"""Placeholder tokens: a capitalised word the Translator's stand-ins take for an unknown name, and
+fixed length so that two side by side ("QzaaQzab") still read as two."""
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_WORDLIKE = re.compile(r"[^\W\d_]")
+_WORD_CHAR = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class Tag:
+    """Inline markup exactly as written (`open`, `close`) around text[start:end] of its unit;
+    `parent` is the index of the enclosing tag in the unit's tags, None at the top."""
+
+    open: str
+    close: str
+    start: int
+    end: int
+    parent: int | None
+    space_inside: tuple[bool, bool] = (False, False)  # "<b> x</b>", "<b>x </b>": kept there
+    space_outside: tuple[bool, bool] = (True, True)  # " <b>x</b> ": also written outside
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a translator translates: `text` is one line of plain words in which each protected span
+    is its placeholder token; `breaks` are the offsets in `text` where the source broke the line
+    (a space in `text`), with the exact `separators` the source had there ("\\n", "\\n> ")."""
+
+    text: str
+    tags: tuple[Tag, ...] = ()
+    kept: tuple[tuple[str, str], ...] = ()  # (placeholder token, the original, byte for byte)
+    breaks: tuple[int, ...] = ()
+    required: frozenset[int] = frozenset()  # the breaks that must be kept (between cues)
+    separators: tuple[str, ...] = ()
+    ordered: tuple[str, ...] = ()
+    """Placeholder tokens that must come out in this order (unnamed printf directives: %s and
+    %d take their arguments by position)."""
+    glued_left: frozenset[str] = frozenset()
+    glued_right: frozenset[str] = frozenset()
+    """Placeholder tokens the source wrote against the word on their left ("word&nbsp;") or right
+    ("{\\an8}Hi"): the text has a space there for the model, which the output leaves out again."""
+    escape: Callable[[str], str] | None = field(default=None, compare=False)
+    """How translated words are written in the format (HTML escapes & and <); None: as they are."""
+
+    @property
+    def translatable(self) -> bool:
+        """Words to translate: a unit of code, numbers or punctuation is copied instead."""
+        return bool(_WORDLIKE.search(TOKEN.sub(" ", self.text)))
+
+
+@dataclass
+class UnitBuilder:
+    """Collects one unit's content in source order; `finish()` gives the skeleton before it, the
+    unit (or None when it holds no words) and the skeleton after it."""
+
+    patterns: Sequence[str] = PLAIN_PATTERNS
+    escape: Callable[[str], str] | None = None
+    _chunks: list[tuple[str, str]] = field(default_factory=list)  # (kind, raw) in order
+    _stack: list[str] = field(default_factory=list)  # names of the open tags, innermost last
+
+    def text(self, text: str) -> None:
+        """Natural-language text (entities already decoded); protected patterns inside are
+        found here."""
+        if self.patterns and text:
+            pattern = re.compile("|".join(f"(?:{p})" for p in self.patterns))
+            position = 0
+            for match in pattern.finditer(text):
+                self._chunks.append(("text", text[position : match.start()]))
+                self._chunks.append(("keep", match.group()))
+                position = match.end()
+            text = text[position:]
+        self._chunks.append(("text", text))
+
+    def keep(self, raw: str) -> None:
+        """A protected span: copied byte for byte, never translated."""
+        self._chunks.append(("keep", raw))
+
+    def line_break(self, separator: str, *, required: bool = False) -> None:
+        """Where the source broke the line; the translation is broken again, by length. A
+        `required` break (between two subtitle cues) is never left out, even with too few words."""
+        self._chunks.append(("required" if required else "break", separator))
+
+    def open(self, raw: str, name: str = "") -> None:
+        """An inline tag's opening markup; `name` pairs it with its close."""
+        self._stack.append(name)
+        self._chunks.append(("open", raw))
+
+    def close(self, raw: str, name: str = "") -> bool:
+        """The close of the innermost open tag named `name` (any tag if ""): tags opened inside
+        it and not closed are closed here as the source left them, without markup. False when
+        nothing is open by that name: the caller keeps the stray close as a protected span."""
+        if not self._stack or (name and name not in self._stack):
+            return False
+        while True:
+            open_name = self._stack.pop()
+            matched = not name or open_name == name
+            self._chunks.append(("close", raw if matched else ""))
+            if matched:
+                return True
+
+    def finish(self) -> tuple[str, Unit | None, str]:
+        while self._stack:  # tags the source never closed stay unclosed
+            self.close("")
+        return assemble(self._chunks, self.escape)
+
+
+def assemble(
+    chunks: list[tuple[str, str]], escape: Callable[[str], str] | None = None
+) -> tuple[str, Unit | None, str]:
+    """(skeleton before, unit, skeleton after) from a builder's chunks: whitespace at the ends is
+    skeleton, and a unit without words is all skeleton (None)."""
+    raw = "".join(value for _, value in chunks)
+    chunks = list(chunks)
+    before = after = ""
+    if chunks and chunks[0][0] == "text":
+        value = chunks[0][1]
+        before = value[: len(value) - len(value.lstrip())]
+        chunks[0] = ("text", value[len(before) :])
+    if chunks and chunks[-1][0] == "text":
+        value = chunks[-1][1]
+        after = value[len(value.rstrip()) :]
+        chunks[-1] = ("text", value[: len(value) - len(after)])
+    unit = _plain(chunks, escape)
+    if not unit.translatable:
+        return raw, None, ""
+    return before, unit, after
+
+
+def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -> Unit:
+    """The unit's plain text (each whitespace run one space, no outer spaces), its tags by
+    offsets, the placeholder tokens and the line breaks."""
+    text = ""
+    tags: list[Tag] = []
+    stack: list[int] = []
+    kept: list[tuple[str, str]] = []
+    breaks: list[tuple[int, str]] = []
+    required: set[int] = set()  # offsets of breaks that must be kept
+    glued_left: set[str] = set()  # tokens the source wrote right after a word
+    glued_right: set[str] = set()  # ... and right before one
+    tokens = _tokens("".join(value for kind, value in chunks if kind == "text"))
+    boundary = False  # a tag since the last text
+    opened: list[int] = []  # tags opened since the last text
+    for kind, value in chunks:
+        if kind == "text":
+            value = re.sub(r"\s+", " ", value)
+            # A word glued to a placeholder ("&nbsp;now") would reach the model as one odd word.
+            if kept and text.endswith(kept[-1][0]) and _WORD_CHAR.match(value):
+                text += " "
+                glued_right.add(kept[-1][0])
+            elif boundary and _WORD_CHAR.match(text[-1:]) and _WORD_CHAR.match(value):
+                text += " "  # a tag inside a word ("Command</span><span>Ctrl"): two words
+                for index in opened:  # the space is the source's gap, not inside these tags
+                    tags[index] = dataclasses.replace(tags[index], start=len(text))
+            boundary, opened = False, []
+            text += value
+        elif kind == "keep":
+            boundary, opened = False, []
+            token = next(tokens)
+            kept.append((token, value))
+            if _WORD_CHAR.match(text[-1:]):
+                text += " "
+                glued_left.add(token)
+            text += token
+        elif kind in ("break", "required"):
+            text += " "
+            breaks.append((len(text) - 1, value))
+            if kind == "required":
+                required.add(len(text) - 1)
+        elif kind == "open":
+            boundary = True
+            opened.append(len(tags))
+            tags.append(Tag(value, "", len(text), len(text), stack[-1] if stack else None))
+            stack.append(len(tags) - 1)
+        else:  # a close: the builder closes tags innermost first
+            boundary = True
+            index = stack.pop()
+            tags[index] = Tag(
+                tags[index].open, value, tags[index].start, len(text), tags[index].parent
+            )
+    unit = _squeezed(text, tags, kept, breaks, required, escape)
+    return dataclasses.replace(
+        unit, glued_left=frozenset(glued_left), glued_right=frozenset(glued_right)
+    )
+
+
+def _squeezed(
+    text: str, tags: list[Tag], kept: list, breaks: list[tuple[int, str]], required, escape
+) -> Unit:
+    """Runs of spaces made one and the ends trimmed, every offset moved with its character."""
+    keep = [i for i, c in enumerate(text) if c != " " or (i > 0 and text[i - 1] != " ")]
+    while keep and text[keep[-1]] == " ":
+        keep.pop()
+    new = {old: new for new, old in enumerate(keep)}
+
+    def moved(offset: int) -> int:  # the first kept character at or after `offset`
+        return next((new[i] for i in range(offset, len(text)) if i in new), len(keep))
+
+    squeezed_breaks: dict[int, str] = {}
+    must: set[int] = set()
+    for offset, separator in breaks:
+        position = moved(offset)
+        if position < len(keep) and text[keep[position]] == " ":
+            if offset in required and position in squeezed_breaks:
+                squeezed_breaks[position] += separator  # two breaks on one space: both kept
+            squeezed_breaks.setdefault(position, separator)
+            if offset in required:
+                must.add(position)
+    return Unit(
+        text="".join(text[i] for i in keep),
+        tags=tuple(_moved_tag(t, moved, text) for t in tags),
+        kept=tuple(kept),
+        breaks=tuple(squeezed_breaks),
+        separators=tuple(squeezed_breaks.values()),
+        required=frozenset(must),
+        escape=escape,
+    )
+
+
+def _moved_tag(tag: Tag, moved: Callable[[int], int], text: str) -> Tag:
+    """The tag on the squeezed text, knowing whether the source had a space just inside it."""
+    filled = tag.start < tag.end
+    inside = (filled and text[tag.start] == " ", filled and text[tag.end - 1] == " ")
+    outside = (text[tag.start - 1 : tag.start] == " ", text[tag.end : tag.end + 1] == " ")
+    return Tag(tag.open, tag.close, moved(tag.start), moved(tag.end), tag.parent, inside, outside)
+
+
+def _tokens(text: str) -> Iterator[str]:
+    """Placeholder tokens in order, leaving out any the text already holds."""
+    for first in _LETTERS:
+        for second in _LETTERS:
+            if "Qz" + first + second not in text:
+                yield "Qz" + first + second
+    raise MtError("more than 676 protected spans in one paragraph")
