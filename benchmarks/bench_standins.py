@@ -147,7 +147,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=120)  # the table unwrapped in a log file too
     torch.set_num_threads(args.threads)
     console.print(f"{describe(args.threads)}, device {args.device}, load average: {load_average()}")
     data = args.data or read_train_config(args.run)[1]
