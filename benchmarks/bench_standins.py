@@ -8,10 +8,14 @@ for which words get stand-ins: none (placeholders off), the old rule (every capi
 number that is not one source piece) and the fixed one (mt.decode.names with the run's lexicon,
 or the lexicon of its prepared directory for a run made before lexicons). For each it prints
 - wrong copies: the share of outputs holding a capitalised source word that the reference does
-  not hold ("Allow me presentaron a mí."; target at most 1%);
+  not hold ("Allow me presentaron a mí."; target at most 1%), and of them those whose word had a
+  stand-in (the rest the model copied itself: "Tom lies." -> "Tom miente." where the reference
+  says "Tomás");
 - name copy rate: of the capitalised source words that the reference holds too (names, mostly),
   the share the output holds (keep at least 99%);
-- BLEU (target: the fixed rule at least 1.0 above none).
+- BLEU (target: the fixed rule at least 1.0 above none);
+- the copy rate of unseen names and numbers (benchmarks/bench_text.py's check set: test sentences
+  whose name or number, also in the reference, is swapped for one never seen in training), beam 5.
 Words match whole and with their case; on the casual variant, whose words are all lower case, the
 capitalised words are the clean sentence's and match in any case. The machine and its load are
 printed, as it may be shared; nothing is written.
@@ -25,7 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
+from bench_text import check_set, copy_rates
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
@@ -34,7 +40,7 @@ from mt.config import DecodeConfig
 from mt.data.lexicon import CAPITALISED
 from mt.data.noise import casual
 from mt.data.prepared_dir import read_pairs
-from mt.decode.placeholders import Protectable
+from mt.decode.placeholders import Protectable, protect
 from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator, open_translator
 from mt.model.rundir import read_train_config
@@ -46,6 +52,7 @@ EXAMPLES = 5  # wrong copies quoted for the fixed rule
 @dataclass(frozen=True)
 class Figures:
     wrong_copies: int  # outputs holding a capitalised source word that the reference lacks
+    by_stand_ins: int  # of those, outputs where such a word had a stand-in
     names: int  # capitalised source words that the reference holds
     names_copied: int  # of those, held by the output too
     bleu: float
@@ -59,21 +66,29 @@ def has_word(text: str, word: str, *, any_case: bool) -> bool:
 
 
 def figures(
-    clean: list[str], outputs: list[str], refs: list[str], *, any_case: bool, seconds: float
+    clean: list[str],
+    outputs: list[str],
+    refs: list[str],
+    *,
+    swapped: list[set[str]],
+    any_case: bool,
+    seconds: float,
 ) -> Figures:
     """Wrong copies and name copies of `outputs`, whose capitalised words are those of the clean
-    sources (the casual variant has none of its own)."""
-    wrong, names, copied, examples = 0, 0, 0, []
-    for source, output, ref in zip(clean, outputs, refs, strict=True):
+    sources (the casual variant has none of its own); `swapped`: the words given stand-ins."""
+    wrong, by_stand_ins, names, copied, examples = 0, 0, 0, 0, []
+    for source, output, ref, given in zip(clean, outputs, refs, swapped, strict=True):
         words = set(re.findall(CAPITALISED, source))
         named = {w for w in words if has_word(ref, w, any_case=any_case)}
         names += len(named)
         copied += sum(has_word(output, w, any_case=any_case) for w in named)
-        if any(has_word(output, w, any_case=any_case) for w in words - named):
+        copies = {w for w in words - named if has_word(output, w, any_case=any_case)}
+        if copies:
             wrong += 1
-            examples.append((source, output))
+            by_stand_ins += bool(copies & given)
+            examples += [(source, output)] if copies & given else []
     bleu = corpus_scores(outputs, [[r] for r in refs]).bleu
-    return Figures(wrong, names, copied, bleu, seconds, tuple(examples[:EXAMPLES]))
+    return Figures(wrong, by_stand_ins, names, copied, bleu, seconds, tuple(examples[:EXAMPLES]))
 
 
 def old_rule(translator: Translator) -> Protectable:
@@ -85,16 +100,43 @@ def old_rule(translator: Translator) -> Protectable:
     return protectable
 
 
-def measure(translator: Translator, rule: str, sources: list[str]) -> tuple[list[str], float]:
-    """The outputs under `rule` ("none", "old", "fixed") and the seconds they took."""
+def measure(
+    translator: Translator, rule: str, sources: list[str]
+) -> tuple[list[str], list[set[str]], float]:
+    """The outputs under `rule` ("none", "old", "fixed"), the words of each source that got a
+    stand-in, and the seconds the translation took."""
     fixed = translator.protectable
     translator.placeholders = rule != "none"
     translator.protectable = old_rule(translator) if rule == "old" else fixed
     started = time.perf_counter()
     try:
-        return [t.text for t in translator.translate(sources)], time.perf_counter() - started
+        outputs = [t.text for t in translator.translate(sources)]
+        seconds = time.perf_counter() - started
+        swapped = [
+            {word for _, word in protect(s, translator.protectable)[1]} if rule != "none" else set()
+            for s in sources
+        ]
+        return outputs, swapped, seconds
     finally:
         translator.placeholders, translator.protectable = True, fixed
+
+
+def unseen_copy_rates(translator: Translator, data: Path, console: Console) -> None:
+    """bench_text's copy rates of names and numbers never seen in training, under each rule."""
+    test = read_pairs(data / "test.tsv")
+    train_text = (data / "train.tsv").read_text(encoding="utf-8")
+    cases = check_set(test, train_text, np.random.default_rng(0), 200)
+    translator.config = DecodeConfig(beam_size=5)
+    fixed = translator.protectable
+    for rule in ("none", "old", "fixed"):
+        translator.placeholders = rule != "none"
+        translator.protectable = old_rule(translator) if rule == "old" else fixed
+        rates = copy_rates(translator, cases)
+        console.print(
+            f"unseen names and numbers, beam 5, stand-ins {rule}: "
+            + "  ".join(f"{kind}: {rate}" for kind, rate in rates.items())
+        )
+    translator.placeholders, translator.protectable = True, fixed
 
 
 def main() -> None:
@@ -105,7 +147,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=120)  # the table unwrapped in a log file too
     torch.set_num_threads(args.threads)
     console.print(f"{describe(args.threads)}, device {args.device}, load average: {load_average()}")
     data = args.data or read_train_config(args.run)[1]
@@ -122,21 +164,30 @@ def main() -> None:
         f"{data}"
     )
     table = Table(title=f"stand-ins on the first {len(pairs):,} test pairs")
-    for column in ("input", "search", "stand-ins", "wrong copies", "names copied", "BLEU", "s"):
+    columns = ("input", "search", "stand-ins", "wrong copies", "by stand-ins", "names copied")
+    for column in (*columns, "BLEU", "s"):
         table.add_column(column, justify="left" if column in ("input", "stand-ins") else "right")
     results: dict[tuple[str, str, str], Figures] = {}
     for variant, sources in variants.items():
         for search, beam in SEARCHES.items():
             translator.config = DecodeConfig(beam_size=beam)
             for rule in ("none", "old", "fixed"):
-                outputs, seconds = measure(translator, rule, sources)
-                found = figures(clean, outputs, refs, any_case=variant == "casual", seconds=seconds)
+                outputs, swapped, seconds = measure(translator, rule, sources)
+                found = figures(
+                    clean,
+                    outputs,
+                    refs,
+                    swapped=swapped,
+                    any_case=variant == "casual",
+                    seconds=seconds,
+                )
                 results[variant, search, rule] = found
                 table.add_row(
                     variant,
                     search,
                     rule,
                     f"{100 * found.wrong_copies / len(pairs):.2f}% ({found.wrong_copies})",
+                    f"{100 * found.by_stand_ins / len(pairs):.2f}% ({found.by_stand_ins})",
                     f"{100 * found.names_copied / max(found.names, 1):.2f}% of {found.names}",
                     f"{found.bleu:.2f}",
                     f"{seconds:.0f}",
@@ -146,9 +197,10 @@ def main() -> None:
         if rule == "fixed":
             none = results[variant, search, "none"].bleu
             console.print(f"{variant}, {search}: fixed - none = {found.bleu - none:+.2f} BLEU")
-    console.print("wrong copies left with the fixed rule (clean, beam 5):")
+    console.print("wrong copies of a word with a stand-in, fixed rule (clean, beam 5):")
     for source, output in results["clean", "beam 5", "fixed"].examples:
         console.print(f"  {source}  ->  {output}", highlight=False)
+    unseen_copy_rates(translator, data, console)
     console.print(f"load average at the end: {load_average()}")
 
 

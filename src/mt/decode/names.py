@@ -8,7 +8,7 @@ English word into 21% of its outputs ("Allow me to introduce myself." -> "Allow 
 mí.", "I will see you on Thursday." -> "Te veré en Thursday."). So a capitalised word is left to
 the model when
 
-- it is a day, month, language or nationality (ORDINARY): the model translates those;
+- it is a day, month, language, nationality or religion (ORDINARY): the model translates those;
 - the training pairs show it translated more often than copied (mt.data.lexicon);
 - it begins a sentence and its lower-case form is a known word: one source piece, or used in lower
   case in the training English.
@@ -49,7 +49,8 @@ _LANGUAGES_AND_NATIONALITIES = """
     Slovenian Spanish Spaniard Swahili Swedish Swiss Syrian Tagalog Thai Tibetan Turkish Ukrainian
     Uruguayan Urdu Venezuelan Vietnamese Welsh Yiddish
 """
-ORDINARY = frozenset(f"{_DAYS} {_MONTHS} {_LANGUAGES_AND_NATIONALITIES}".split())
+_RELIGIONS = "Buddhist Catholic Hindu Islamic Muslim Protestant"  # not "Christian": a name too
+ORDINARY = frozenset(f"{_DAYS} {_MONTHS} {_LANGUAGES_AND_NATIONALITIES} {_RELIGIONS}".split())
 """Capitalised English words that Spanish translates (and writes in lower case): the rule holds
 even for a run with no lexicon."""
 
