@@ -127,14 +127,21 @@ def timed(function):
     return result, time.perf_counter() - started
 
 
-def bench_libreoffice(translator, rows: list[list[str]]) -> dict[str, float]:
-    documents = [html_format.parse(en, name="tagged.tsv") for en, _, _ in rows]
+def translate_documents(documents, translator) -> tuple[list[str], list, list[str], float]:
+    """Every unit of every document in one Translator call (as mt translate does for one
+    document), then each document rendered with its own translations."""
     units = [unit for document in documents for unit in document.units]
     texts, seconds = timed(lambda: translate_units(units, translator))
     outputs, start = [], 0
     for document in documents:
         outputs.append(document.render(texts[start : start + len(document.units)]))
         start += len(document.units)
+    return outputs, units, texts, seconds
+
+
+def bench_libreoffice(translator, rows: list[list[str]]) -> dict[str, float]:
+    documents = [html_format.parse(en, name="tagged.tsv") for en, _, _ in rows]
+    outputs, units, texts, seconds = translate_documents(documents, translator)
     stripped = [strip_markup(en) for en, _, _ in rows]
     direct, direct_seconds = timed(lambda: [t.text for t in translator.translate(stripped)])
     references = [strip_markup(es) for _, es, _ in rows]
@@ -164,12 +171,7 @@ LINK = re.compile(r"\]\([^)]*\)|<https?://[^>]*>")
 
 def bench_tldr(translator, pages: list[tuple[str, str]]) -> dict[str, float]:
     documents = [markdown.parse(en, name="tldr") for en, _ in pages]
-    units = [unit for document in documents for unit in document.units]
-    texts, seconds = timed(lambda: translate_units(units, translator))
-    outputs, start = [], 0
-    for document in documents:
-        outputs.append(document.render(texts[start : start + len(document.units)]))
-        start += len(document.units)
+    outputs, units, texts, seconds = translate_documents(documents, translator)
     preserved = sum(_same_markdown(out, en) for out, (en, _) in zip(outputs, pages, strict=True))
     hypotheses, references, sources = [], [], []
     for out, (en, es) in zip(outputs, pages, strict=True):
