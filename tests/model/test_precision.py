@@ -187,8 +187,7 @@ def test_the_real_probes_leave_the_model_and_the_random_state_as_they_were() -> 
     )
     weights = {k: v.clone() for k, v in model.state_dict().items()}
     state = torch.random.get_rng_state()
-    for probe in (probe_training, probe_decoding):
-        result = probe(model, CPU)
+    for result in (probe_training(model.config, CPU, lambda: model), probe_decoding(model, CPU)):
         assert result.choice in ("fp32", "bf16") and result.fp32_seconds > 0
     assert torch.equal(torch.random.get_rng_state(), state)
     assert all(torch.equal(v, weights[k]) for k, v in model.state_dict().items())
@@ -217,7 +216,7 @@ def test_a_run_stores_auto_reports_the_choice_and_resumes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     def verdict(choice: str):
-        return lambda model, device: ProbeResult(choice, 1.0, 0.5, agrees=True)
+        return lambda config, device, build: ProbeResult(choice, 1.0, 0.5, agrees=True)
 
     monkeypatch.setattr(mt.train.launch, "probe_training", verdict("bf16"))
     prepared = tmp_path / "prepared"
@@ -254,3 +253,14 @@ def test_compiled_training_follows_eager_training(tmp_path: Path) -> None:
     for row, expected in zip(compiled.progress.history, eager.progress.history, strict=True):
         assert row["train_loss"] == pytest.approx(expected["train_loss"], rel=1e-5)
         assert row["selection_loss"] == pytest.approx(expected["selection_loss"], rel=1e-4)
+
+
+def test_a_cached_training_verdict_builds_no_model() -> None:
+    config = ModelConfig(src_vocab=40, tgt_vocab=50, d_model=16, ff=32, heads=2, layers=1)
+    first = probe_training(config, CPU, lambda: make_model(config))
+
+    def never() -> nn.Module:
+        raise AssertionError("a cached verdict needs no model")
+
+    again = probe_training(config, CPU, never)
+    assert (again.cached, again.choice) == (True, first.choice)

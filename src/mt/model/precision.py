@@ -108,11 +108,9 @@ def probe_precision(
     """Time `workload` in fp32 and bf16, alternating rounds of `repeats` calls so that machine
     noise hits both modes alike; bf16 wins when it is PROBE_GAIN faster and `agrees` with fp32.
     The verdict is cached under `key` plus this machine and torch version."""
-    path = cache or cache_path()
-    entry = _cache_key(key)
-    known = _read_cache(path).get(entry)
+    known = cached_verdict(key, cache=cache)
     if known is not None:
-        return ProbeResult(**{**known, "cached": True})
+        return known
     outputs = {mode: workload(mode) for mode in ("fp32", "bf16")}  # warm-up and the comparison
     best = {"fp32": float("inf"), "bf16": float("inf")}
     for _ in range(PROBE_ROUNDS):
@@ -129,8 +127,15 @@ def probe_precision(
         bf16_seconds=best["bf16"],
         agrees=same,
     )
-    _write_cache(path, entry, result)
+    _write_cache(cache or cache_path(), _cache_key(key), result)
     return result
+
+
+def cached_verdict(key: dict[str, object], *, cache: Path | None = None) -> ProbeResult | None:
+    """The verdict an earlier probe left for `key` on this machine, if any: callers check it
+    before they build what a probe would need."""
+    known = _read_cache(cache or cache_path()).get(_cache_key(key))
+    return None if known is None else ProbeResult(**{**known, "cached": True})
 
 
 def cache_path() -> Path:

@@ -9,6 +9,9 @@ run exactly as it would have been.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+
 import torch
 from torch import Tensor, nn
 
@@ -16,7 +19,7 @@ from mt.config import ModelConfig
 from mt.data.batching import Batch
 from mt.data.tokenization import BOS, EOS
 from mt.model.loss import masked_loss_terms
-from mt.model.precision import ProbeResult, autocast, probe_precision
+from mt.model.precision import ProbeResult, autocast, cached_verdict, probe_precision
 
 TRAIN_SHAPE = (32, 24)  # sentences, labels: a typical batch of --batch-tokens 2500 / 3000
 DECODE_SHAPE = (32, 12, 16)  # sentences, source labels, greedy steps
@@ -24,17 +27,16 @@ LOSS_TOLERANCE = 0.01  # relative: bf16's loss must be within 1% of fp32's
 ARGMAX_AGREEMENT = 0.97  # share of positions whose most likely label bf16 keeps
 
 
-def probe_training(model: nn.Module, device: torch.device) -> ProbeResult:
-    """One forward and backward pass of a training batch; the losses must agree."""
-    batch = _synthetic_batch(model.config, device, *TRAIN_SHAPE)
-
-    def step(mode: str) -> Tensor:
-        model.zero_grad(set_to_none=True)
-        with autocast(device, mode):
-            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-        loss, _ = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
-        loss.backward()
-        return loss.detach()
+def probe_training(
+    config: ModelConfig, device: torch.device, build: Callable[[], nn.Module]
+) -> ProbeResult:
+    """One forward and backward pass of a training batch; the losses must agree. `build` makes
+    the model to time, only when no earlier probe left a verdict for this shape."""
+    key = _key("training", config, device)
+    known = cached_verdict(key)
+    if known is not None:
+        return known
+    batch = _synthetic_batch(config, device, *TRAIN_SHAPE)
 
     def agrees(fp32: Tensor, bf16: Tensor) -> bool:
         return bool(torch.isfinite(bf16)) and abs(float(bf16 - fp32)) <= LOSS_TOLERANCE * float(
@@ -42,21 +44,27 @@ def probe_training(model: nn.Module, device: torch.device) -> ProbeResult:
         )
 
     with torch.random.fork_rng(devices=[]):
-        was_training = model.training
-        model.train()
-        try:
-            key = _key("training", model.config, device)
+        model = build()
+        with _mode(model, training=True):
+
+            def step(mode: str) -> Tensor:
+                model.zero_grad(set_to_none=True)
+                with autocast(device, mode):
+                    logits = model(
+                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
+                    )
+                loss, _ = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+                loss.backward()
+                return loss.detach()
+
             return probe_precision(step, agrees, key=key, repeats=2)
-        finally:
-            model.zero_grad(set_to_none=True)
-            model.train(was_training)
 
 
 @torch.inference_mode()
 def probe_decoding(model: nn.Module, device: torch.device) -> ProbeResult:
     """Decoder steps over its cache, as translating runs them. Both modes are fed fp32's greedy
-    labels, so one early difference does not make every later step differ; the most likely label
-    at each step must agree."""
+    labels (the first call's, which probe_precision makes in fp32), so one early difference does
+    not make every later step differ; the most likely label at each step must agree."""
     sentences, length, steps = DECODE_SHAPE
     batch = _synthetic_batch(model.config, device, sentences, length)
     path: list[Tensor] = []
@@ -71,21 +79,28 @@ def probe_decoding(model: nn.Module, device: torch.device) -> ProbeResult:
                 logits, state = model.step(tokens, state)
                 chosen.append(logits.argmax(dim=-1))
                 tokens = path[step] if path else chosen[-1]
+        if not path:
+            path.extend(chosen)
         return torch.stack(chosen, dim=1)
 
     def agrees(fp32: Tensor, bf16: Tensor) -> bool:
         return float((fp32 == bf16).float().mean()) >= ARGMAX_AGREEMENT
 
-    with torch.random.fork_rng(devices=[]):
-        was_training = model.training
-        model.eval()
-        try:
-            path.extend(steps_along_path("fp32").unbind(dim=1))
-            return probe_precision(
-                steps_along_path, agrees, key=_key("decoding", model.config, device)
-            )
-        finally:
-            model.train(was_training)
+    with torch.random.fork_rng(devices=[]), _mode(model, training=False):
+        key = _key("decoding", model.config, device)
+        return probe_precision(steps_along_path, agrees, key=key)
+
+
+@contextlib.contextmanager
+def _mode(model: nn.Module, *, training: bool) -> Iterator[None]:
+    """The model in train or eval mode for the probe, then as it was, with no gradients left."""
+    was_training = model.training
+    model.train(training)
+    try:
+        yield
+    finally:
+        model.zero_grad(set_to_none=True)
+        model.train(was_training)
 
 
 def _synthetic_batch(config: ModelConfig, device: torch.device, sentences: int, length: int):

@@ -229,10 +229,9 @@ def _new_config(prepared: Prepared, preset: str | None, changes: Mapping[str, ob
 
 
 def _probe_training(model_config: ModelConfig, device: torch.device) -> ProbeResult:
-    """A throwaway copy of the model, built without touching the run's random state."""
-    with torch.random.fork_rng(devices=[]):
-        model = make_model(model_config).to(device)
-    return probe_training(model, device)
+    """A throwaway copy of the model, built (without touching the run's random state) only when
+    no cached verdict answers."""
+    return probe_training(model_config, device, lambda: make_model(model_config).to(device))
 
 
 def _run(
