@@ -1,11 +1,10 @@
 """Source-side noise for training: make some English sentences look typed casually.
 
-Tatoeba's English is capitalised and ends in punctuation; what people type often is neither,
-and a model that never saw such input translates it worse. With `--source-noise RATE` that share
-of the training sources is, each epoch, lowercased and/or has its final punctuation dropped or
-changed; mt.data.batching encodes them again. The draw is a pure function of (seed, epoch), like
-the batch order,
-so a resumed run sees exactly the sources an uninterrupted one would. Targets never change.
+Tatoeba's English is capitalised and ends in punctuation; what people type often is neither, and a
+model that never saw such input translates it worse. With `--source-noise RATE` that share of the
+training sources is, each epoch, lowercased and/or has its final punctuation dropped or changed;
+mt.data.batching encodes them again. The draw is a pure function of (seed, epoch), like the batch
+order, so a resumed run sees exactly the sources an uninterrupted one would. Targets never change.
 """
 
 from __future__ import annotations

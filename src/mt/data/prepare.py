@@ -17,9 +17,8 @@ training part:
 5. the capitalised words of the training part are counted into lexicon.tsv (lexicon.py), so that
    translation can tell names, which it copies, from ordinary words.
 
-The directory is built under a temporary sibling name and renamed into place, so an interrupted
-run never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how
-`train`,
+The directory is built under a temporary sibling name and renamed into place, so an interrupted run
+never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how `train`,
 `translate` and `evaluate` read it back.
 """
 

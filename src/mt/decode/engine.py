@@ -1,9 +1,8 @@
 """What a Translator searches with: PyTorch over a trained run, or CTranslate2 over an export.
 
-`mt translate`, `mt evaluate` and `mt serve` open a model directory through `open_run` and never
-ask which kind it is: a run directory (mt.model.rundir) is searched by mt.decode.search over its
-PyTorch model,
-a directory written by `mt export` (its model.json says "format": "mt-ctranslate2") by
+`mt translate`, `mt evaluate` and `mt serve` open a model directory through `open_run` and never ask
+which kind it is: a run directory (mt.model.rundir) is searched by mt.decode.search over its PyTorch
+model, a directory written by `mt export` (its model.json says "format": "mt-ctranslate2") by
 CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`.
 """
 

@@ -1,8 +1,7 @@
 """Our Transformer as a CTranslate2 `TransformerSpec`, built the documented way: a `Converter`.
 
-Imported only once `ctranslate2` is known to be installed (mt.export.writer checks), so the rest
-of mt
-imports and trains without it. One small function per part of the model, named after the part,
+Imported only once `ctranslate2` is known to be installed (mt.export.writer checks), so the rest of
+mt imports and trains without it. One small function per part of the model, named after the part,
 each copying our tensors (safetensors names, see mt.model.transformer) into the spec's variables:
 
     embeddings   src/tgt token tables; CTranslate2 scales them by sqrt(d) as our Transformer does
@@ -12,9 +11,8 @@ each copying our tensors (safetensors names, see mt.model.transformer) into the 
     output       final norms (pre-norm only) and the vocabulary projection with its bias
 
 Pre-norm and post-norm map onto the spec's `pre_norm` flag: a post-norm layer normalises after the
-residual addition, as mt.model.transformer.Residual does. Tied embeddings need nothing special:
-the three
-copies are equal, and the spec stores them once (it aliases equal variables).
+residual addition, as mt.model.transformer.Residual does. Tied embeddings need nothing special: the
+three copies are equal, and the spec stores them once (it aliases equal variables).
 """
 
 from __future__ import annotations

@@ -12,9 +12,8 @@ One decoder step, with y the previous token and h̃ the previous attentional vec
 score is Bahdanau's additive v·tanh(W_q h + W_k m) or Luong's general h·W_a m; the keys W_k m and
 W_a m are computed once per sentence. The decoder's first state is tanh(W_b [→h_S; ←h_1]) of the
 encoder's final states, layer by layer. Dropout acts on the embeddings, between stacked layers
-and on h̃ (fed on as it was dropped, as in OpenNMT). Masks follow mt.model.transformer: True = real
-token;
-sources are right-padded and packed, so padding never reaches a real position.
+and on h̃ (fed on as it was dropped, as in OpenNMT). Masks follow mt.model.transformer: True =
+real token; sources are right-padded and packed, so padding never reaches a real position.
 """
 
 from __future__ import annotations
