@@ -1,0 +1,157 @@
+"""Our own split of the shared development data by document: a train part to fine-tune on and a
+test part to measure, for the domain benchmarks (bench_domain, bench_trust).
+
+The held-out documents of the four sources are not in ../shared and never used. What is there
+(the development part) is split again here, by document as the sources were, with a salt of our
+own so this split is independent of theirs:
+
+    test = int(sha1(("mt-bench:" + key).encode()).hexdigest(), 16) % 100 < TEST_PERCENT
+
+- python-docs: a document is a .po file (its path below python-docs-es); pairs are its translated
+  entries (polib: not fuzzy, not obsolete, msgstr not empty).
+- tldr: a document is a page name (every platform's page for a command falls on one side); pairs
+  are the lines of pages with as many lines in both languages: `>` and `-` descriptions with their
+  marker cut, commands without their backticks.
+- libreoffice: a document is a help page (the file column); pairs.tsv (plain text), and the
+  tagged.tsv rows of train pages go to train too.
+- news: a document is a WMT test set; newssyscomb2009 is the test part, the other four train.
+
+    python benchmarks/domain_split.py --domains ../shared/data/domains --out bench/domains
+
+writes train/<domain>.tsv and test/<domain>.tsv (english<TAB>spanish) and prints the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import polib
+
+TEST_PERCENT = 15
+SALT = "mt-bench:"
+DOMAINS = ("python-docs", "tldr", "libreoffice", "news")
+NEWS_SETS = (  # (name, first line, last line) in news-dev.en/.es, from the data's README
+    ("news-test2008", 1, 2051),
+    ("newssyscomb2009", 2052, 2553),
+    ("newstest2009", 2554, 5078),
+    ("newstest2010", 5079, 7567),
+    ("newstest2011", 7568, 10570),
+)
+NEWS_TEST_SET = "newssyscomb2009"
+
+
+@dataclass(frozen=True)
+class DomainPair:
+    english: str
+    spanish: str
+    document: str
+
+
+def is_test(key: str) -> bool:
+    return int(hashlib.sha1((SALT + key).encode("utf-8")).hexdigest(), 16) % 100 < TEST_PERCENT
+
+
+def python_docs(root: Path) -> list[DomainPair]:
+    pairs = []
+    base = root / "python-docs-es"
+    for path in sorted(base.rglob("*.po")):
+        key = path.relative_to(base).as_posix()
+        for entry in polib.pofile(str(path), wrapwidth=0):
+            if entry.obsolete or entry.fuzzy or not entry.msgstr.strip():
+                continue
+            pairs.append(DomainPair(entry.msgid, entry.msgstr, key))
+    return pairs
+
+
+def tldr(root: Path) -> list[DomainPair]:
+    pairs = []
+    for english_page in sorted((root / "tldr" / "en").rglob("*.md")):
+        relative = english_page.relative_to(root / "tldr" / "en")
+        spanish_page = root / "tldr" / "es" / relative
+        if not spanish_page.is_file():
+            continue
+        english = english_page.read_text(encoding="utf-8").splitlines()
+        spanish = spanish_page.read_text(encoding="utf-8").splitlines()
+        if len(english) != len(spanish):
+            continue
+        key = english_page.stem
+        for source, target in zip(english, spanish, strict=True):
+            source, target = _tldr_text(source), _tldr_text(target)
+            if source and target:
+                pairs.append(DomainPair(source, target, key))
+    return pairs
+
+
+def _tldr_text(line: str) -> str:
+    if line.startswith(("> ", "- ")):
+        return line[2:].strip()
+    if line.startswith("`") and line.endswith("`") and len(line) > 1:
+        return line[1:-1].strip()
+    return ""
+
+
+def libreoffice(root: Path, *, tagged: bool = False) -> list[DomainPair]:
+    name = "tagged.tsv" if tagged else "pairs.tsv"
+    with open(root / "libreoffice-help" / name, encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return [DomainPair(english, spanish, page) for english, spanish, page in rows]
+
+
+def news(root: Path) -> list[DomainPair]:
+    english = (root / "news" / "news-dev.en").read_text(encoding="utf-8").split("\n")
+    spanish = (root / "news" / "news-dev.es").read_text(encoding="utf-8").split("\n")
+    pairs = []
+    for name, first, last in NEWS_SETS:
+        for index in range(first - 1, last):
+            pairs.append(DomainPair(english[index].strip(), spanish[index].strip(), name))
+    return pairs
+
+
+def split_domain(domain: str, root: Path) -> tuple[list[DomainPair], list[DomainPair]]:
+    """(train, test) pairs of one domain."""
+    if domain == "news":
+        pairs = news(root)
+        test = [pair for pair in pairs if pair.document == NEWS_TEST_SET]
+        return [pair for pair in pairs if pair.document != NEWS_TEST_SET], test
+    pairs = {"python-docs": python_docs, "tldr": tldr, "libreoffice": libreoffice}[domain](root)
+    train = [pair for pair in pairs if not is_test(pair.document)]
+    test = [pair for pair in pairs if is_test(pair.document)]
+    if domain == "libreoffice":
+        train += [pair for pair in libreoffice(root, tagged=True) if not is_test(pair.document)]
+    return train, test
+
+
+def write_pairs(path: Path, pairs: list[DomainPair]) -> None:
+    """english<TAB>spanish lines; a pair holding a tab or a line break inside is left out."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        for pair in pairs:
+            fields = (pair.english, pair.spanish)
+            if not any(mark in field for field in fields for mark in "\t\n\r"):
+                handle.write(f"{pair.english}\t{pair.spanish}\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    if not args.domains.is_dir():
+        raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
+    for domain in DOMAINS:
+        train, test = split_domain(domain, args.domains)
+        write_pairs(args.out / "train" / f"{domain}.tsv", train)
+        write_pairs(args.out / "test" / f"{domain}.tsv", test)
+        documents = len({pair.document for pair in train}), len({pair.document for pair in test})
+        print(
+            f"{domain}: train {len(train)} pairs in {documents[0]} documents, "
+            f"test {len(test)} pairs in {documents[1]} documents"
+        )
+
+
+if __name__ == "__main__":
+    main()
