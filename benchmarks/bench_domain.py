@@ -1,0 +1,121 @@
+"""`make bench-domain`: how well runs translate each domain of the shared development data.
+
+    python benchmarks/bench_domain.py --run base=bench/run --run tuned-30m=runs/tuned \
+        --tatoeba bench/data [--domains ../shared/data/domains] [--limit 500] [--beam 1]
+
+Each run translates the test part of our own by-document split (benchmarks/domain_split.py: test
+documents were never trained on) of Python docs, tldr, LibreOffice help and news, a seeded sample
+of at most --limit pairs per domain, and the same sample of the Tatoeba test part of --tatoeba.
+Entries are translated as `mt translate` does (cut into sentences, joined back). It prints BLEU
+and chrF (sacrebleu, detokenized) per domain, the run's training minutes and steps (from its
+metrics.csv), and the machine; --json writes the same figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import time
+from pathlib import Path
+
+import torch
+from domain_split import DOMAINS, split_domain
+from machine import describe, load_average
+from rich.console import Console
+from rich.table import Table
+
+from mt.config import DecodeConfig
+from mt.data.prepared_dir import read_pairs
+from mt.decode.scores import corpus_scores
+from mt.decode.translator import open_translator
+
+
+def samples(domains: Path, tatoeba: Path, limit: int, seed: int) -> dict[str, list[tuple]]:
+    """(english, spanish) test pairs per domain, and "tatoeba", seeded and at most `limit`."""
+    parts = {}
+    for domain in DOMAINS:
+        _, test = split_domain(domain, domains)
+        parts[domain] = [(pair.english, pair.spanish) for pair in test]
+    parts["tatoeba"] = read_pairs(tatoeba / "test.tsv")
+    chosen = {}
+    for name, pairs in parts.items():
+        order = random.Random(f"{seed}:{name}").sample(range(len(pairs)), min(limit, len(pairs)))
+        chosen[name] = [pairs[index] for index in sorted(order)]
+    return chosen
+
+
+def training_figures(run: Path) -> dict[str, float]:
+    """Minutes and steps of the run's training, from the last row of its metrics.csv."""
+    path = run / "metrics.csv"
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows:
+        return {}
+    last = rows[-1]
+    return {"minutes": float(last["elapsed"]) / 60, "steps": int(float(last["step"]))}
+
+
+def score_run(run: Path, parts: dict[str, list[tuple]], beam: int) -> dict[str, dict]:
+    translator = open_translator(run, DecodeConfig(beam_size=beam, batch_size=64))
+    scores = {}
+    for name, pairs in parts.items():
+        started = time.perf_counter()
+        outputs = [t.text for t in translator.translate([english for english, _ in pairs])]
+        figures = corpus_scores(outputs, [[spanish] for _, spanish in pairs])
+        scores[name] = {
+            "bleu": figures.bleu,
+            "chrf": figures.chrf,
+            "pairs": len(pairs),
+            "seconds": time.perf_counter() - started,
+        }
+    return scores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", action="append", required=True, help="LABEL=RUN_DIR, repeatable")
+    parser.add_argument("--tatoeba", type=Path, required=True, help="the base's prepared data")
+    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
+    parser.add_argument("--limit", type=int, default=500)
+    parser.add_argument("--beam", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if not args.domains.is_dir():
+        raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
+    console = Console()
+    console.print(describe(torch.get_num_threads()), f"load average {load_average()}")
+    torch.manual_seed(args.seed)
+    parts = samples(args.domains, args.tatoeba, args.limit, args.seed)
+    results = {}
+    for spec in args.run:
+        label, _, path = spec.partition("=")
+        run = Path(path)
+        results[label] = {"run": str(run), **training_figures(run)}
+        results[label]["scores"] = score_run(run, parts, args.beam)
+        seconds = sum(score["seconds"] for score in results[label]["scores"].values())
+        console.print(f"{label}: scored in {seconds:.0f} s")
+    table = Table(title=f"BLEU / chrF, {'greedy' if args.beam == 1 else f'beam {args.beam}'}")
+    table.add_column("run")
+    for name in (*DOMAINS, "tatoeba"):
+        table.add_column(f"{name} ({len(parts[name])})", justify="right")
+    table.add_column("minutes", justify="right")
+    table.add_column("steps", justify="right")
+    for label, result in results.items():
+        cells = [f"{s['bleu']:.1f} / {s['chrf']:.1f}" for s in result["scores"].values()]
+        minutes, steps = result.get("minutes"), result.get("steps")
+        table.add_row(
+            label, *cells, f"{minutes:.1f}" if minutes else "", str(steps) if steps else ""
+        )
+    console.print(table)
+    if args.json:
+        machine = describe(torch.get_num_threads())
+        args.json.write_text(json.dumps({"machine": machine, "runs": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
