@@ -166,16 +166,20 @@ def translate(
             translations = translator.translate_batches(live_batches(fd, "<stdin>"))
         else:
             translations = translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
-        if style in ("scores", "json") and not translator.calibration.calibrated:
-            console.print(
-                f"[yellow]warning:[/] {run} has no calibration.json: confidence is the "
-                f"uncalibrated mean token probability; run `mt calibrate {run}`",
-                highlight=False,
-                soft_wrap=True,
-            )
+        _warn_uncalibrated(translator, run, style)
         write_translations(translations, output_file, style=style)
 
     run_or_exit(action)
+
+
+def _warn_uncalibrated(translator, run: Path, style: str) -> None:
+    if style in ("scores", "json") and not translator.calibration.calibrated:
+        console.print(
+            f"[yellow]warning:[/] {run} has no calibration.json: confidence is the "
+            f"uncalibrated mean token probability; run `mt calibrate {run}`",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _output_style(scores: bool, json_lines: bool, n_best: int, document) -> str:
