@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-serve bench-export bench-scale model corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-serve bench-export bench-scale bench-trust model corpus clean
 
 setup: $(STAMP)
 
@@ -91,6 +91,16 @@ bench-arch: corpus
 TEXT_RUN ?= runs/demo
 TEXT_DATA ?= runs/demo-data
 NOISY_RUN ?= runs/demo-noise
+# Confidence and flags (docs/trust.md): Spearman with sentence chrF, bad share in the least
+# confident 10%, copy-flag recall, on the test part and the domain test parts. TRUST_RUN is
+# written into (calibration.json, if it has none): give a copy of a run.
+TRUST_RUN ?= runs/demo
+TRUST_DATA ?= runs/demo-data
+TRUST_DOMAINS ?= /work/bd/domains/test
+bench-trust: $(STAMP)
+	@test -f $(TRUST_RUN)/best.safetensors || { echo "bench-trust needs a trained run in $(TRUST_RUN): run 'make demo' first or give TRUST_RUN=RUN TRUST_DATA=PREPARED" >&2; exit 1; }
+	$(BIN)/python benchmarks/bench_trust.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(TRUST_DOMAINS)
+
 bench-text: $(STAMP)
 	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \

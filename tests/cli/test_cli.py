@@ -106,6 +106,45 @@ def test_translate_arguments_and_n_best(trained_run: Path) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:
+    sentences = ["I am here.", "Ich möchte heute Abend ins Kino gehen."]
+    result = invoke("translate", str(trained_run), *sentences, "--json")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.strip().split("\n")]
+    assert [r["source"] for r in records] == sentences
+    assert all(0.0 <= r["confidence"] <= 1.0 for r in records)
+    assert "not_english" in records[1]["flags"]
+    assert records[0]["hypotheses"][0]["translation"] == records[0]["translation"]
+    assert "no calibration.json" in result.stderr  # the tiny run is not calibrated
+    scored = invoke("translate", str(trained_run), *sentences, "--scores")
+    rows = [line.split("\t") for line in scored.stdout.strip().split("\n")]
+    assert [row[0] for row in rows] == [r["translation"] for r in records]
+    for row, record in zip(rows, records, strict=True):
+        assert abs(float(row[1]) - record["confidence"]) <= 0.001
+    assert rows[1][2] == ",".join(records[1]["flags"])
+    both = invoke("translate", str(trained_run), "Hi.", "--json", "--scores")
+    assert both.exit_code != 0 and "--scores or --json" in both.output
+
+
+def test_calibrate_writes_a_calibration_that_translate_uses(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    result = invoke("calibrate", str(run), "--sentences", "60", "--beam-size", "1")
+    assert result.exit_code == 0, result.output
+    data = json.loads((run / "calibration.json").read_text())
+    assert data["fitted"]["sentences"] > 20
+    scored = invoke("translate", str(run), "I am here.", "--json")
+    assert "no calibration.json" not in scored.stderr
+    (run / "calibration.json").write_text('{"format_version": 1, "features": []}')
+    broken = invoke("translate", str(run), "I am here.", "--json")
+    assert broken.exit_code != 0 and "calibration.json: features" in broken.output
+    assert "Traceback" not in broken.output
+
+
 def test_translate_attention_heatmap(trained_run: Path, tmp_path: Path) -> None:
     image = tmp_path / "attention.png"
     result = invoke("translate", str(trained_run), "We are tired.", "--attention", str(image))

@@ -28,13 +28,13 @@ def test_an_output_file_gets_the_permissions_of_the_umask(tmp_path: Path) -> Non
     translations = [Translation("Hi.", (("Hola.", -0.5), ("Buenas.", -1.25)))]
     previous = os.umask(0o022)
     try:
-        write_translations(translations, out, n_best=True)
+        write_translations(translations, out, style="nbest")
     finally:
         os.umask(previous)
     assert out.read_text(encoding="utf-8") == "0\t-0.5000\tHola.\n0\t-1.2500\tBuenas.\n"
     assert stat.S_IMODE(out.stat().st_mode) == 0o644, "a service account must be able to read it"
     with pytest.raises(MtError, match="is a directory"):
-        write_translations(translations, tmp_path, n_best=False)
+        write_translations(translations, tmp_path, style="text")
 
 
 def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -> None:

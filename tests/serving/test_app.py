@@ -50,7 +50,25 @@ def test_translate_a_string_gives_what_mt_translate_gives(client, direct) -> Non
         "/translate", json={"q": "Where is the museum, Nadia?", "source": "en", "target": "es"}
     )
     assert response.status_code == 200, response.text
-    assert response.json() == {"translatedText": direct(["Where is the museum, Nadia?"])[0]}
+    body = response.json()
+    assert body["translatedText"] == direct(["Where is the museum, Nadia?"])[0]
+    assert set(body) == {"translatedText", "confidence", "flags"}
+    assert 0.0 <= body["confidence"] <= 1.0 and body["flags"] == []
+
+
+def test_a_text_has_its_least_confident_line_confidence_and_all_flags(
+    client, trained_run: Path
+) -> None:
+    translator = open_translator(trained_run, DECODE, device="cpu")
+    lines = ["Where is the museum, Nadia?", "Je voudrais un café, s'il vous plaît."]
+    judged = list(translator.translate(lines))
+    response = client.post("/translate", json={"q": ["\n".join(lines), lines[0]]})
+    body = response.json()
+    assert body["confidence"] == [
+        round(min(t.confidence for t in judged), 4),
+        round(judged[0].confidence, 4),
+    ]
+    assert "not_english" in body["flags"][0] and "not_english" not in body["flags"][1]
 
 
 def test_array_keeps_order_lines_and_empty_texts(client, direct) -> None:
@@ -168,6 +186,8 @@ def test_api_key_is_required_and_checked(tmp_path) -> None:
         assert form.json() == {
             "translatedText": "A",
             "detectedLanguage": {"confidence": 100.0, "language": "en"},
+            "confidence": None,  # the scripted translator judges nothing
+            "flags": [],
         }
         assert client.get("/model").json()["api_key_required"] is True
 

@@ -133,7 +133,9 @@ def browser(tmp_path: Path) -> Iterator[DevTools]:
 def test_page_types_translates_and_shows_errors(browser: DevTools, trained_run: Path) -> None:
     direct = open_translator(trained_run, DECODE, device="cpu")
     first, second = "Where is the harbour, Bruno?", "I have 4 keys."
-    expected = [t.text for t in direct.translate([first, second])]
+    translations = list(direct.translate([first, second]))
+    expected = [t.text for t in translations]
+    percent = round(translations[0].confidence * 100)
     app = model_app(trained_run, Limits(max_chars=60))
     with threaded_server(app) as (url, _):
         browser.send("Page.navigate", url=url + "/")
@@ -152,6 +154,9 @@ def test_page_types_translates_and_shows_errors(browser: DevTools, trained_run: 
             r"\d+ ms", browser.evaluate("document.getElementById('elapsed').textContent")
         )
         assert browser.evaluate("document.getElementById('copy').hidden") is False
+        confidence = browser.text("confidence")
+        assert confidence.startswith(f"confidence {percent}%")
+        assert browser.evaluate("document.getElementById('confidence').hidden") is False
 
         browser.evaluate("document.getElementById('source').select()")
         browser.type_text(second)

@@ -1,9 +1,9 @@
 """The `mt` command line: the Typer app and its commands, one module a stage.
 
 Each command parses its options, calls one library function and prints with rich
-(cli_data: download, prepare; cli_train: train; cli_decode: translate, evaluate; cli_service:
-export, serve; cli_common: the console and the one-line errors). No torch import at module
-level, so `mt --help` and `mt prepare` start fast.
+(cli_data: download, prepare; cli_train: train; cli_decode: translate, evaluate; cli_calibrate:
+calibrate; cli_service: export, serve; cli_common: the console and the one-line errors). No
+torch import at module level, so `mt --help` and `mt prepare` start fast.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mt import __version__
+from mt.cli.calibrate import calibrate
 from mt.cli.common import state
 from mt.cli.data import download, prepare
 from mt.cli.decode import evaluate, translate
@@ -21,7 +22,9 @@ from mt.cli.service import export, serve
 from mt.cli.train import train
 from mt.config import recipe_values
 
-PIPELINE = ("download", "prepare", "train", "translate", "evaluate", "export", "serve")
+PIPELINE = (
+    "download", "prepare", "train", "translate", "evaluate", "calibrate", "export", "serve"
+)  # fmt: skip
 
 
 class _PipelineOrder(TyperGroup):
@@ -71,5 +74,5 @@ def main(
 
 
 # The commands, in the order of the pipeline (PIPELINE orders `mt --help` the same way).
-for command in (download, prepare, train, translate, evaluate, export, serve):
+for command in (download, prepare, train, translate, evaluate, calibrate, export, serve):
     app.command()(command)

@@ -95,6 +95,14 @@ def translate(
     overwrite: Annotated[
         bool, Opt("--overwrite", help="With --format po: retranslate translated entries too.")
     ] = False,
+    scores: Annotated[
+        bool,
+        Opt("--scores", help="Print translation<TAB>confidence<TAB>flags (docs/trust.md)."),
+    ] = False,
+    json_lines: Annotated[
+        bool,
+        Opt("--json", help="Print one JSON object a line: translation, confidence, flags, ..."),
+    ] = False,
 ) -> None:
     """Translate English text to Spanish line by line, in order; a line holding several
     sentences is split, translated and joined back with its spacing. From a pipe, each line is
@@ -117,6 +125,7 @@ def translate(
         if attention is not None and len(text or []) != 1:
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
+        style = _output_style(scores, json_lines, n_best, document)
         translator = open_translator(
             run,
             config,
@@ -157,9 +166,33 @@ def translate(
             translations = translator.translate_batches(live_batches(fd, "<stdin>"))
         else:
             translations = translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
-        write_translations(translations, output_file, n_best=n_best > 1)
+        _warn_uncalibrated(translator, run, style)
+        write_translations(translations, output_file, style=style)
 
     run_or_exit(action)
+
+
+def _warn_uncalibrated(translator, run: Path, style: str) -> None:
+    if style in ("scores", "json") and not translator.calibration.calibrated:
+        console.print(
+            f"[yellow]warning:[/] {run} has no calibration.json: confidence is the "
+            f"uncalibrated mean token probability; run `mt calibrate {run}`",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _output_style(scores: bool, json_lines: bool, n_best: int, document) -> str:
+    """text, nbest, scores or json (mt.cli.textio.write_translations)."""
+    if scores and json_lines:
+        raise MtError("give --scores or --json, not both")
+    if (scores or json_lines) and document is not None:
+        raise MtError("--scores and --json are for text; a document is written back as itself")
+    if json_lines:
+        return "json"
+    if scores and n_best > 1:
+        raise MtError("--scores prints the best translation's confidence; with --n-best use --json")
+    return "scores" if scores else "nbest" if n_best > 1 else "text"
 
 
 def _document(format_name, input_file, text, n_best, attention, overwrite):

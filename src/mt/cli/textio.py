@@ -10,6 +10,7 @@ the first byte), so a lone line is translated at once and a burst is still batch
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import stat
@@ -102,17 +103,15 @@ def file_lines(path: Path) -> Iterator[str]:
 
 
 def write_translations(
-    translations: Iterable[Translation], output_file: Path | None, *, n_best: bool
+    translations: Iterable[Translation], output_file: Path | None, *, style: str = "text"
 ) -> None:
-    """Stream to stdout, or to a temporary file renamed into place when complete."""
+    """Stream to stdout, or to a temporary file renamed into place when complete. `style`: text
+    (the best translation), nbest (index, score, text of each hypothesis), scores (text,
+    confidence, flags) or json (one object a line)."""
 
     def emit(stream: TextIO) -> None:
         for index, translation in enumerate(translations):
-            if n_best:
-                for hypothesis, score in translation.hypotheses:
-                    stream.write(f"{index}\t{score:.4f}\t{hypothesis}\n")
-            else:
-                stream.write(translation.text + "\n")
+            stream.write(format_translation(index, translation, style))
             if stream is sys.stdout:
                 stream.flush()  # a pipe sees each translation as soon as it exists
 
@@ -123,3 +122,29 @@ def write_translations(
         raise MtError(f"--output {output_file} is a directory; give a file name")
     with atomic_output(output_file, text=True) as stream:
         emit(stream)
+
+
+def format_translation(index: int, translation: Translation, style: str) -> str:
+    """The lines written for one translation, newline included."""
+    if style == "nbest":
+        return "".join(f"{index}\t{score:.4f}\t{text}\n" for text, score in translation.hypotheses)
+    if style == "scores":
+        confidence = translation.confidence or 0.0
+        return f"{translation.text}\t{confidence:.3f}\t{','.join(translation.flags)}\n"
+    if style == "json":
+        return json.dumps(translation_record(translation), ensure_ascii=False) + "\n"
+    return translation.text + "\n"
+
+
+def translation_record(translation: Translation) -> dict:
+    """What --json prints of a translation."""
+    return {
+        "source": translation.source,
+        "translation": translation.text,
+        "confidence": None if translation.confidence is None else round(translation.confidence, 4),
+        "flags": list(translation.flags),
+        "hypotheses": [
+            {"translation": text, "score": round(score, 4)}
+            for text, score in translation.hypotheses
+        ],
+    }

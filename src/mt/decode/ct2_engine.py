@@ -34,7 +34,6 @@ How mt's search maps onto CTranslate2's (read mt.decode.search first):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -46,7 +45,7 @@ from mt.checksums import verify_checksums
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
 from mt.data.batching import EncodedPairs
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
-from mt.decode.search import Hypothesis, gnmt_penalty
+from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.rundir import read_model_config
@@ -134,8 +133,7 @@ class Ct2Engine:
 
     def _limit(self, source_length: int, config: DecodeConfig) -> int:
         """mt.decode.search.max_lengths for one sentence: labels it may emit before [EOS]."""
-        limit = math.floor(config.max_len_a * source_length + config.max_len_b)
-        return max(min(limit, self.max_positions - 1), 0)
+        return length_limit(source_length, config.max_len_a, config.max_len_b, self.max_positions)
 
     def _source_tokens(self, ids: np.ndarray) -> list[str]:
         return [self.source_pieces[i] for i in ids.tolist()]

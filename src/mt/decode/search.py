@@ -76,10 +76,17 @@ def max_lengths(model: Seq2Seq, src_mask: Tensor, max_len_a: float, max_len_b: i
     With `max_positions` P the cap is P - 1, because the decoder also reads BOS.
     """
     positions = getattr(model, "max_positions", None)
-    limits = [math.floor(max_len_a * n + max_len_b) for n in src_mask.sum(1).tolist()]
-    if positions is not None:
-        limits = [min(limit, positions - 1) for limit in limits]
-    return [max(limit, 0) for limit in limits]
+    return [length_limit(n, max_len_a, max_len_b, positions) for n in src_mask.sum(1).tolist()]
+
+
+def length_limit(
+    source_length: int, max_len_a: float, max_len_b: int, max_positions: int | None
+) -> int:
+    """max_lengths for one sentence of `source_length` tokens ([EOS] included)."""
+    limit = math.floor(max_len_a * source_length + max_len_b)
+    if max_positions is not None:
+        limit = min(limit, max_positions - 1)
+    return max(limit, 0)
 
 
 def _log_probs(logits: Tensor, force_eos: Tensor | None) -> Tensor:

@@ -7,16 +7,19 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from mt.config import DecodeConfig
 from mt.data.batching import encode_sources
 from mt.data.textclean import clean_text
-from mt.data.tokenization import BOS, EOS, PAD
+from mt.data.tokenization import BOS, EOS, PAD, UNK
+from mt.decode.confidence import Evidence, add_evidence, read_calibration
 from mt.decode.engine import engine_for
+from mt.decode.flags import flags_for
 from mt.decode.names import NameRule, lexicon_for
 from mt.decode.placeholders import Protectable, Slots, protect, restore
-from mt.decode.search import Hypothesis
+from mt.decode.search import Hypothesis, length_limit
 from mt.decode.segment import join_alternatives, segment
 from mt.errors import MtError
 from mt.model.rundir import LoadedRun
@@ -31,6 +34,9 @@ class Translation:
     source: str
     hypotheses: tuple[tuple[str, float], ...]  # (detokenized text, score), best first
     pieces: int = 1  # sentences (and parts of too-long ones) translated for this line
+    evidence: Evidence | None = None  # what the search saw of the best translation
+    confidence: float | None = None  # in [0, 1] (mt.decode.confidence); None: not computed
+    flags: tuple[str, ...] = ()  # mt.decode.flags: copy, repetition, cut, not_english
 
     @property
     def text(self) -> str:
@@ -67,6 +73,8 @@ class Translator:
         self.protectable = protectable or NameRule(
             one_piece=self.one_piece, lexicon=lexicon_for(run.directory)
         )
+        # calibration.json from `mt calibrate`, else the uncalibrated fallback (it says so)
+        self.calibration = read_calibration(run.directory)
 
     @property
     def precision_reason(self) -> str:
@@ -101,12 +109,28 @@ class Translator:
         translated = iter(zip(done, masked, strict=True))
         results = []
         for line, cut in zip(lines, segmented, strict=True):
-            parts = []
+            parts, evidence = [], []
             for _ in cut.pieces:
                 translation, (_, slots) = next(translated)
                 parts.append(tuple((restore(t, slots), s) for t, s in translation.hypotheses))
-            results.append(Translation(line, join_alternatives(cut, parts), len(cut.pieces)))
+                if translation.evidence is not None:
+                    evidence.append(translation.evidence)
+            hypotheses = join_alternatives(cut, parts)
+            results.append(self._judged(line, hypotheses, len(cut.pieces), add_evidence(evidence)))
         return results
+
+    def _judged(self, line: str, hypotheses, pieces: int, evidence: Evidence | None) -> Translation:
+        """A line's Translation with its confidence and flags."""
+        text = hypotheses[0][0] if hypotheses else ""
+        cut = evidence is not None and evidence.cut
+        return Translation(
+            line,
+            hypotheses,
+            pieces,
+            evidence=evidence,
+            confidence=self.calibration.confidence(evidence),
+            flags=flags_for(line, text, cut=cut),
+        )
 
     def _protect(self, piece: str) -> tuple[str, Slots]:
         if not self.placeholders:
@@ -121,13 +145,30 @@ class Translator:
         cleaned = [clean_text(line) for line in lines]
         ids = self.run.source.encode_batch(cleaned)
         sources = encode_sources(ids, self.max_src_len)
-        results: list[tuple[tuple[str, float], ...]] = [()] * len(lines)
+        results = [Translation(line, ()) for line in lines]
         order = sorted((i for i, text in enumerate(cleaned) if text), key=lambda i: len(sources[i]))
         for start in range(0, len(order), self.config.batch_size):
             rows = order[start : start + self.config.batch_size]
             for row, hyps in zip(rows, self._search([sources[i] for i in rows]), strict=True):
-                results[row] = tuple((self.run.target.decode(h.tokens), h.score) for h in hyps)
-        return [Translation(line, hyps) for line, hyps in zip(lines, results, strict=True)]
+                results[row] = Translation(
+                    lines[row],
+                    tuple((self.run.target.decode(h.tokens), h.score) for h in hyps),
+                    evidence=self._evidence(sources[row], hyps[0]) if hyps else None,
+                )
+        return results
+
+    def _evidence(self, source: np.ndarray, best: Hypothesis) -> Evidence:
+        """`source` ends in [EOS]; the limit is the search's, so reaching it means a cut."""
+        limit = length_limit(
+            len(source), self.config.max_len_a, self.config.max_len_b, self.run.config.max_positions
+        )
+        return Evidence(
+            log_prob=best.log_prob,
+            target_labels=len(best.tokens) + 1,
+            source_pieces=len(source) - 1,
+            unknown_pieces=int((source == UNK).sum()),
+            cut=len(best.tokens) >= limit,
+        )
 
     def _search(self, sources: list) -> list[list[Hypothesis]]:
         hypotheses = self.engine.search(sources, self.config)

@@ -5,6 +5,7 @@ DIR/model.json          "format": "mt-ctranslate2", the model config, mt's defau
 DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data and length limits
 DIR/source-tokenizer.json, DIR/target-tokenizer.json
 DIR/lexicon.tsv         the run's, where it has one: which capitalised words are names
+DIR/calibration.json    the run's, where `mt calibrate` wrote one: its confidence (docs/trust.md)
 DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
 DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
 
@@ -35,6 +36,7 @@ from mt.data.tokenization import WordPieceCodec
 from mt.decode.ct2_engine import require_ctranslate2
 from mt.errors import MtError
 from mt.files import (
+    CALIBRATION_JSON,
     CT2_MODEL,
     EXPORT_FORMAT,
     LEXICON,
@@ -109,6 +111,7 @@ def export_run(
         ).convert(str(tmp / CT2_MODEL), quantization=quantization)
         copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON]
         copied += [LEXICON] if (run_dir / LEXICON).is_file() else []  # older runs have none
+        copied += [CALIBRATION_JSON] if (run_dir / CALIBRATION_JSON).is_file() else []
         for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}

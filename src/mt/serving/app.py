@@ -307,6 +307,7 @@ def _answer(
 ) -> dict[str, Any]:
     texts: list[str] = []
     alternatives: list[list[str]] = []
+    trust: list[tuple[float | None, list[str]]] = []
     start = 0
     for text_lines in lines_per_text:
         parts = translations[start : start + len(text_lines)]
@@ -314,13 +315,28 @@ def _answer(
         best = "\n".join(part.text for part in parts)
         texts.append(best)
         alternatives.append(_alternatives(parts, best, checked.alternatives))
+        trust.append(_trust(parts))
     answer: dict[str, Any] = {"translatedText": texts if checked.is_list else texts[0]}
     if checked.alternatives > 0:
         answer["alternatives"] = alternatives if checked.is_list else alternatives[0]
+    confidences = [confidence for confidence, _ in trust]
+    flags = [found for _, found in trust]
+    answer["confidence"] = confidences if checked.is_list else confidences[0]
+    answer["flags"] = flags if checked.is_list else flags[0]
     if checked.detect:
         detected = {"confidence": 100.0, "language": "en"}
         answer["detectedLanguage"] = [detected] * len(texts) if checked.is_list else detected
     return answer
+
+
+def _trust(parts: list[Any]) -> tuple[float | None, list[str]]:
+    """A text's confidence is its least confident line's (the one to check); its flags are
+    all its lines' flags; None for a text without words. Extra fields: LibreTranslate clients
+    ignore them."""
+    judged = [part for part in parts if part.confidence is not None and part.source.strip()]
+    confidence = min((part.confidence for part in judged), default=None)
+    flags = sorted({flag for part in judged for flag in part.flags})
+    return (None if confidence is None else round(confidence, 4)), flags
 
 
 def _alternatives(parts: list[Any], best: str, wanted: int) -> list[str]:

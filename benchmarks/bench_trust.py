@@ -1,0 +1,177 @@
+"""`make bench-trust`: can the user tell which translations to check?
+
+    python benchmarks/bench_trust.py --run RUN --data PREPARED [--domains DIR] [--sentences N]
+
+RUN must hold calibration.json (`mt calibrate RUN`); without it the benchmark calibrates RUN first
+(so give it a copy of a run you may write into). On a seeded sample of the test part and of each
+domain test part (DIR/*.tsv, english<TAB>spanish; default /work/bd/domains/test)
+it prints, per set:
+- Spearman's rank correlation between confidence and sentence chrF (sacrebleu);
+- the share of bad translations (chrF < 30) among the least confident 10% and among the rest, and
+  their ratio;
+- the copy flag's recall on outputs that copy the source, where "copies the source" is measured
+  independently of the flag: the source has a lowercase English word of 3+ letters, the
+  output's chrF against the source itself is >= 70 and the references' is below 70 (where the
+  reference copies too, a URL or a command, copying is right); and the flag's rate on the others;
+- the copy flag's recall on echoes (each source given back as its own output).
+Decoding is greedy (beam 1) unless --beam-size says otherwise. Other figures (glossary terms,
+protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
+`print_figures` are the pieces to call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from machine import describe, load_average
+
+from mt.config import DecodeConfig
+from mt.data.prepared_dir import read_pairs
+from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
+from mt.decode.flags import COPY, copies_source
+from mt.decode.translator import Translator, open_translator
+
+BAD_CHRF = 30.0
+LEAST_CONFIDENT = 0.10
+COPY_CHRF = 70.0
+DOMAINS = Path("/work/bd/domains/test")
+
+
+@dataclass(frozen=True)
+class Row:
+    confidence: float
+    chrf: float
+    flags: tuple[str, ...]
+    copies: bool  # the output copies the source (COPY_CHRF), whatever the flag says
+
+
+def sample(references: dict[str, list[str]], size: int, seed: int) -> list[str]:
+    sources = sorted(references)
+    random.Random(seed).shuffle(sources)
+    return sources[:size]
+
+
+def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list[Row]:
+    """Translate every source of `references` and score confidence, chrF and the copy check."""
+    sources = list(references)
+    translations = list(translator.translate(sources))
+    outputs = [t.text for t in translations]
+    chrf = sentence_chrf(outputs, [references[s] for s in sources])
+    against_source = sentence_chrf(outputs, [[s] for s in sources])
+    # The best reference's own likeness to the source: where even it copies (a URL, a command),
+    # copying is right, and such lines do not count as copies.
+    reference_likeness = sentence_chrf([s for s in sources], [references[s] for s in sources])
+    return [
+        Row(
+            t.confidence if t.confidence is not None else 0.0,
+            score,
+            t.flags,
+            copies_english(source) and own >= COPY_CHRF and like < COPY_CHRF,
+        )
+        for source, t, score, own, like in zip(
+            sources, translations, chrf, against_source, reference_likeness, strict=True
+        )
+    ]
+
+
+def copies_english(source: str) -> bool:
+    """The source has words to translate (the flag's own condition on the source)."""
+    return copies_source(source, source)
+
+
+def ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks with ties given their average rank, as Spearman's correlation needs."""
+    order = values.argsort(kind="stable")
+    ranked = np.empty(len(values))
+    ranked[order] = np.arange(len(values), dtype=float)
+    for value in np.unique(values):
+        tied = values == value
+        ranked[tied] = ranked[tied].mean()
+    return ranked
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
+
+
+def trust_figures(rows: list[Row]) -> dict[str, float]:
+    confidence = np.asarray([row.confidence for row in rows])
+    chrf = np.asarray([row.chrf for row in rows])
+    bad = chrf < BAD_CHRF
+    least = np.zeros(len(rows), dtype=bool)
+    least[confidence.argsort(kind="stable")[: max(1, round(LEAST_CONFIDENT * len(rows)))]] = True
+    copies = np.asarray([row.copies for row in rows])
+    flagged = np.asarray([COPY in row.flags for row in rows])
+    bad_least, bad_rest = float(bad[least].mean()), float(bad[~least].mean())
+    return {
+        "sentences": len(rows),
+        "spearman": spearman(confidence, chrf),
+        "bad_least": bad_least,
+        "bad_rest": bad_rest,
+        "bad_ratio": bad_least / bad_rest if bad_rest else float("inf"),
+        "copies": int(copies.sum()),
+        "copy_recall": float(flagged[copies].mean()) if copies.any() else float("nan"),
+        "copy_false": float(flagged[~copies].mean()) if (~copies).any() else float("nan"),
+    }
+
+
+def echo_recall(sources: list[str]) -> tuple[int, float]:
+    """Each source with English words given back as its translation: the share flagged."""
+    english = [s for s in sources if copies_english(s)]
+    return len(english), sum(copies_source(s, s) for s in english) / max(len(english), 1)
+
+
+def print_figures(name: str, figures: dict[str, float], echo: tuple[int, float]) -> None:
+    print(
+        f"{name:<14} {figures['sentences']:>5}  spearman {figures['spearman']:.3f}  "
+        f"bad(chrF<30) least-10% {figures['bad_least']:.1%} rest {figures['bad_rest']:.1%} "
+        f"ratio {figures['bad_ratio']:.1f}x  copy recall {figures['copy_recall']:.1%} "
+        f"(of {figures['copies']}), on others {figures['copy_false']:.1%}  "
+        f"echo recall {echo[1]:.1%} (of {echo[0]})"
+    )
+
+
+def sets(data: Path, domains: Path, size: int, domain_size: int, seed: int):
+    """(name, references) for the test part and each domain test part, sampled with `seed`."""
+    test = grouped_references(read_pairs(data / "test.tsv"))
+    yield "test", {s: test[s] for s in sample(test, size, seed)}
+    for path in sorted(domains.glob("*.tsv")) if domains.is_dir() else []:
+        pairs = [tuple(line.split("\t")[:2]) for line in path.read_text("utf-8").splitlines()]
+        found = grouped_references([p for p in pairs if len(p) == 2 and p[0].strip()])
+        yield path.stem, {s: found[s] for s in sample(found, domain_size, seed)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--domains", type=Path, default=DOMAINS)
+    parser.add_argument("--sentences", type=int, default=1000, help="test part sample")
+    parser.add_argument("--domain-sentences", type=int, default=300)
+    parser.add_argument("--beam-size", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    config = DecodeConfig(beam_size=args.beam_size, n_best=1)
+    translator = open_translator(args.run, config, device="cpu", threads=args.threads)
+    if not translator.calibration.calibrated:
+        print(f"{args.run} has no calibration.json: calibrating on its selection part first")
+        calibrate_run(translator, args.data / "selection.tsv")
+    print(f"machine: {describe(args.threads)}; load {load_average()}")
+    print(f"run {args.run}, beam {args.beam_size}, calibration {translator.calibration.fitted}")
+    if not args.domains.is_dir():
+        print(f"{args.domains} is absent: the domain test parts are skipped", file=sys.stderr)
+    for name, references in sets(
+        args.data, args.domains, args.sentences, args.domain_sentences, args.seed
+    ):
+        rows = trust_rows(translator, references)
+        print_figures(name, trust_figures(rows), echo_recall(list(references)))
+
+
+if __name__ == "__main__":
+    main()

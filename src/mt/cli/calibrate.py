@@ -1,0 +1,49 @@
+"""`mt calibrate`: fit the confidence of `mt translate --scores` and `mt serve` for a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.decode import BeamSize, Device, Threads
+from mt.config import DECODE, DecodeConfig
+
+
+def calibrate(
+    run: Annotated[Path, typer.Argument(help="Run or `mt export` directory.")],
+    data: Annotated[
+        Path | None,
+        Opt(help="Prepared directory whose selection part to use; default: the run's own."),
+    ] = None,
+    sentences: Annotated[int, Opt(help="Selection sentences translated (seeded sample).")] = 2000,
+    seed: Annotated[int, Opt(help="Seed of the sample.")] = 0,
+    beam_size: BeamSize = DECODE.beam_size,
+    device: Device = "auto",
+    threads: Threads = None,
+) -> None:
+    """Translate a sample of the selection part, score each output with sentence chrF and fit
+    the confidence on it: calibration.json in RUN (docs/trust.md).
+
+    Example: mt calibrate runs/base --sentences 2000
+    """
+
+    def action() -> None:
+        from mt.decode.calibrate import calibrate_run, selection_part
+        from mt.decode.translator import open_translator
+
+        config = DecodeConfig(beam_size=beam_size, n_best=1)
+        selection = selection_part(run, data)
+        translator = open_translator(run, config, device=device, threads=threads)
+        calibration, path = calibrate_run(
+            translator, selection, size=sentences, seed=seed, progress=console.print
+        )
+        fitted = calibration.fitted
+        console.print(
+            f"{path} written: {fitted['sentences']} sentences, "
+            f"{fitted['good_share']:.1%} good ({fitted['good']})"
+        )
+
+    run_or_exit(action)
