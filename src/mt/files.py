@@ -34,6 +34,7 @@ PREPARED_FORMAT = 2
 SOURCE_TOKENIZER = "source-tokenizer.json"
 TARGET_TOKENIZER = "target-tokenizer.json"
 LEXICON = "lexicon.tsv"
+WORD_STATS = "words.tsv"
 PREPARE_JSON = "prepare.json"
 MODEL_JSON = "model.json"
 TRAIN_JSON = "train.json"

@@ -5,6 +5,7 @@ DIR/model.json          "format": "mt-ctranslate2", the model config, mt's defau
 DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data and length limits
 DIR/source-tokenizer.json, DIR/target-tokenizer.json
 DIR/lexicon.tsv         the run's, where it has one: which capitalised words are names
+DIR/words.tsv           the run's, where it has one: how the training English spells (normalising)
 DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
 DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
 
@@ -43,6 +44,7 @@ from mt.files import (
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
     TRAIN_JSON,
+    WORD_STATS,
     is_export,
     write_json,
 )
@@ -108,7 +110,7 @@ def export_run(
             target_vocabulary=_vocabulary(target),
         ).convert(str(tmp / CT2_MODEL), quantization=quantization)
         copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON]
-        copied += [LEXICON] if (run_dir / LEXICON).is_file() else []  # older runs have none
+        copied += [n for n in (LEXICON, WORD_STATS) if (run_dir / n).is_file()]  # older runs: none
         for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}
