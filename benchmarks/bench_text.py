@@ -6,8 +6,12 @@ On a seeded sample of the test part (--limit pairs, beam 5) it prints BLEU and c
 - the clean sentences, one per line;
 - paragraphs: 4 test sentences joined on one line, scored against the 4 references joined, with
   sentence splitting (the default) and with --no-split;
-- the casual variant (English lowercased, final punctuation removed), as translated and with the
-  output's first letter capitalised and its final punctuation (and ¿ ¡) added;
+- casual typing (first, in a table of its own, on --casual-part): the seeded casual variant of
+  mt.data.casual (lower case, no final punctuation, no apostrophes, a few typos) against the clean
+  sentences, each translated as typed, with each step of the input normalisation
+  (mt.decode.normalize) alone, with all of them, with the default steps, with all and the output's
+  form restored; and the clean sentences that normalising leaves unchanged; greedy (--casual-beam)
+  on --limit pairs; the run's --source-noise is printed;
 - with --noisy-run, the same for a model trained with --source-noise;
 - names and numbers: test sentences whose name or number also stands in the reference, with it
   replaced by a name or number that never occurs in the training data; the share of outputs
@@ -20,6 +24,7 @@ Nothing is written to disk; the machine and its load average are printed, as it 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -28,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,8 +43,9 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
-from mt.data.noise import casual
+from mt.data.casual import casual_variants
 from mt.data.prepared_dir import read_pairs
+from mt.decode.normalize import STEPS, Normalizer, word_stats_for
 from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator, open_translator
 
@@ -83,8 +90,36 @@ def score(outputs: list[str], rate: float, refs: list[str]) -> dict:
     return {"bleu": scores.bleu, "chrf": scores.chrf, "lines/s": rate}
 
 
-def casual_variant(text: str) -> str:
-    return casual(text, lower=True, punctuation="")
+def casual_rows(
+    translator: Translator, sources: list[str], refs: list[str], seed: int
+) -> Iterator[tuple[str, dict]]:
+    """(input, scores) for the clean sentences and their casual variant, as typed and normalised
+    step by step, the most telling first; the translator's own normalizer is left as it was."""
+    stats = word_stats_for(translator.run.directory)
+    own = translator.normalizer
+    casual_sources = casual_variants(sources, seed)
+    default = Normalizer.from_stats(stats)
+    everything = Normalizer.from_stats(stats, frozenset(STEPS))
+    unchanged = sum(everything(s) == s for s in sources)
+    yield f"clean sentences all four steps leave unchanged: {unchanged} of {len(sources)}", {}
+    unchanged = sum(default(s) == s for s in sources)
+    yield f"clean sentences the default leaves unchanged: {unchanged} of {len(sources)}", {}
+    settings = [("clean", None, sources), ("casual", None, casual_sources)]
+    settings += [("casual, default (all but typos)", default, casual_sources)]
+    settings += [("clean, default (all but typos)", default, sources)]
+    settings += [("casual, all four steps", everything, casual_sources)]
+    settings += [
+        (f"casual + {step} only", Normalizer.from_stats(stats, frozenset([step])), casual_sources)
+        for step in STEPS
+    ]
+    for name, normalizer, texts in settings:
+        translator.normalizer = normalizer
+        outputs, rate = translated(translator, texts)
+        yield name, score(outputs, rate, refs)
+        if name == "casual, all four steps":
+            restored = [restore_form(s, o) for s, o in zip(texts, outputs, strict=True)]
+            yield "casual, all four + output form", score(restored, rate, refs)
+    translator.normalizer = own
 
 
 def check_set(
@@ -157,6 +192,27 @@ def round_trips(run: Path, lines: list[str], threads: int) -> list[float]:
     return times
 
 
+def casual_table(console: Console, model: str, run: Path, args: argparse.Namespace) -> None:
+    """The casual-typing table of one run on --limit pairs of --casual-part (seed 0)."""
+    pairs = read_pairs(args.data / f"{args.casual_part}.tsv")
+    rng = np.random.default_rng(0)
+    sample = [pairs[i] for i in sorted(rng.permutation(len(pairs))[: args.limit])]
+    translator = open_translator(run, DecodeConfig(beam_size=args.casual_beam), device="cpu")
+    stored = json.loads((run / "train.json").read_text())["train"]
+    kinds = stored.get("source_noise_kinds", "lower,punctuation")
+    noise = f"{stored.get('source_noise', 0.0)} ({kinds})"
+    console.print(
+        f"{model}: {len(sample)} {args.casual_part} pairs, beam {args.casual_beam}, "
+        f"casual seed {args.casual_seed}, --source-noise {noise}"
+    )
+    rows = casual_rows(
+        translator, [en for en, _ in sample], [es for _, es in sample], args.casual_seed
+    )
+    for name, result in rows:  # printed as they come: the whole table takes a while
+        figures = f"BLEU {result['bleu']:6.2f}  chrF {result['chrf']:6.2f}" if result else ""
+        console.print(f"  {name:<38} {figures}", highlight=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, default=Path("bench/model"))
@@ -166,6 +222,12 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=200, help="check-set size per kind")
     parser.add_argument("--trips", type=int, default=21, help="co-process round trips")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--casual-part", choices=("selection", "test"), default="selection")
+    parser.add_argument("--casual-beam", type=int, default=1, help="beam of the casual table")
+    parser.add_argument("--casual-seed", type=int, default=0, help="seed of the casual variant")
+    parser.add_argument(
+        "--casual-only", action="store_true", help="print the casual table and stop"
+    )
     args = parser.parse_args()
     console = Console()
     torch.set_num_threads(args.threads)
@@ -173,6 +235,11 @@ def main() -> None:
     for path in (args.run / "best.safetensors", args.data / "test.tsv"):
         if not path.exists():
             raise SystemExit(f"{path} is missing (see the Makefile's bench target)")
+    runs = [("bench", args.run)] + ([("noisy", args.noisy_run)] if args.noisy_run else [])
+    for model, run in runs:
+        casual_table(console, model, run, args)
+    if args.casual_only:
+        return
     rng = np.random.default_rng(0)
     test = read_pairs(args.data / "test.tsv")
     sample = [test[i] for i in sorted(rng.permutation(len(test))[: args.limit])]
@@ -192,18 +259,12 @@ def main() -> None:
             f"{result['lines/s']:.1f}",
         )
 
-    runs = [("bench", args.run)] + ([("noisy", args.noisy_run)] if args.noisy_run else [])
-    casual_sources = [casual_variant(s) for s in sources]
     cut = len(sample) // PARAGRAPH * PARAGRAPH
     paragraphs = [" ".join(sources[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     joined_refs = [" ".join(refs[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     for model, run in runs:
         translator = open_translator(run, config, device="cpu")
         row(model, "clean, one a line", score(*translated(translator, sources), refs=refs))
-        outputs, rate = translated(translator, casual_sources)
-        row(model, "casual", score(outputs, rate, refs))
-        restored = [restore_form(s, o) for s, o in zip(casual_sources, outputs, strict=True)]
-        row(model, "casual + restored form", score(restored, rate, refs))
         if model == "bench":
             translator.placeholders = False
             row(model, "clean, no placeholders", score(*translated(translator, sources), refs=refs))

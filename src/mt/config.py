@@ -110,6 +110,10 @@ PRESETS: dict[str, ModelShape] = {
 }
 
 
+NOISE_KINDS = ("lower", "punctuation", "apostrophes", "typos")
+"""What --source-noise may do to a chosen source (mt.data.noise says how)."""
+
+
 @dataclass(frozen=True)
 class TrainConfig(_DictMixin):
     """How to train; defaults follow the thesis where it is explicit."""
@@ -139,6 +143,7 @@ class TrainConfig(_DictMixin):
     average_last: int = 0  # average this many last evaluation snapshots into the final weights
     skip_nonfinite: int = 0
     source_noise: float = 0.0  # share of sources made casual each epoch (mt.data.noise)
+    source_noise_kinds: str = "lower,punctuation"  # how: mt.data.noise.KINDS, comma-separated
     seed: int = 0
 
     @property
@@ -195,6 +200,12 @@ class TrainConfig(_DictMixin):
         _check(
             0 <= self.source_noise <= 1,
             f"--source-noise must be in [0, 1], got {self.source_noise}",
+        )
+        kinds = {kind.strip() for kind in self.source_noise_kinds.split(",")} - {""}
+        _check(
+            bool(kinds) and kinds <= set(NOISE_KINDS),
+            f"--source-noise-kinds must be some of {', '.join(NOISE_KINDS)}, comma-separated;"
+            f" got {self.source_noise_kinds!r}",
         )
 
 
@@ -390,6 +401,11 @@ def finetune_run_config(
 
 def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any]:
     return {name: value for name, value in changes.items() if name in names}
+
+
+NORMALIZE_INPUT = True
+"""Whether `translate`, `evaluate` and `serve` normalise casual input before translating it
+(mt.decode.normalize; docs/text.md has the measurements that chose it)."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ SOURCE_TOKENIZER = "source-tokenizer.json"
 TARGET_TOKENIZER = "target-tokenizer.json"
 LEXICON = "lexicon.tsv"
 CALIBRATION_JSON = "calibration.json"  # `mt calibrate`: evidence -> confidence
+WORD_STATS = "words.tsv"
 PREPARE_JSON = "prepare.json"
 MODEL_JSON = "model.json"
 TRAIN_JSON = "train.json"

@@ -68,3 +68,36 @@ def test_training_pairs_get_noisy_sources_each_epoch_and_keep_their_targets() ->
 def test_a_rate_outside_zero_to_one_is_refused() -> None:
     with pytest.raises(ConfigError, match="--source-noise"):
         TrainConfig(source_noise=1.5)
+
+
+def test_the_default_kinds_draw_what_source_noise_drew_before_kinds() -> None:
+    # Pinned from the code before --source-noise-kinds: a run made then resumes identically.
+    noisy = noisy_sources(SOURCES, rate=0.5, seed=3, epoch=2)
+    changed = [(i, text) for i, text in enumerate(noisy) if text != SOURCES[i]][:4]
+    assert changed == [
+        (0, "ilse likes bread."),
+        (2, "ilse likes cheese."),
+        (3, "Does Ilse want cheese"),
+        (4, "Ilse likes soup"),
+    ]
+    assert noisy_sources(SOURCES, rate=0.5, seed=3, epoch=2, kinds="punctuation,lower") == noisy
+
+
+def test_the_casual_kinds_drop_apostrophes_and_make_typos_reproducibly() -> None:
+    sources = ["I don't think that Tom's brother remembers anything about yesterday."] * 200
+    noisy = noisy_sources(sources, rate=1.0, seed=0, epoch=0, kinds="apostrophes,typos")
+    assert any("dont" in text and "Toms" in text for text in noisy)
+    assert any("don't" in text for text in noisy)  # half keep their apostrophes
+    words = set(sources[0].replace("'", "").split()) | set(sources[0].split())
+    assert any(set(text.split()) - words for text in noisy)  # a slip somewhere
+    assert all(text[0] == "I" for text in noisy)  # neither lowercased ...
+    assert all(text.endswith(".") for text in noisy)  # ... nor unpunctuated: not asked for
+    again = noisy_sources(sources, rate=1.0, seed=0, epoch=0, kinds="apostrophes,typos")
+    assert again == noisy
+    assert noisy_sources(sources, rate=1.0, seed=0, epoch=1, kinds="apostrophes,typos") != noisy
+
+
+def test_an_unknown_noise_kind_is_refused() -> None:
+    with pytest.raises(ConfigError, match="--source-noise-kinds"):
+        TrainConfig(source_noise=0.1, source_noise_kinds="lower,shouting")
+    assert TrainConfig(source_noise_kinds="typos, apostrophes").source_noise_kinds

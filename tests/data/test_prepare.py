@@ -49,6 +49,7 @@ def test_prepare_writes_a_complete_directory(corpus_file: Path, tmp_path: Path) 
         "train.es.ids",
         "train.es.offsets",
         "train.tsv",
+        "words.tsv",
     ]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     info = json.loads((out / "prepare.json").read_text(encoding="utf-8"))

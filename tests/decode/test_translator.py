@@ -52,3 +52,18 @@ def test_a_run_brings_the_lexicon_of_its_training_part(trained_run: Path) -> Non
     assert lexicon.copied_share("Ilse") == 1.0 and lexicon.copied_share("Where") == 0.0
     assert translator.protectable("Kowalski", initial=False) is True
     assert translator.protectable("Thursday", initial=False) is False
+
+
+def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None:
+    from mt.data.wordstats import read_word_stats
+
+    assert read_word_stats(trained_run / "words.tsv").sentences > 100  # copied from prepare
+    config = DecodeConfig(beam_size=1)
+    on = open_translator(trained_run, config, device="cpu")
+    off = open_translator(trained_run, config, device="cpu", normalize=False)
+    assert on.normalizer is not None and off.normalizer is None
+    seen: list[str] = []
+    on.normalizer = lambda text: seen.append(text) or text.capitalize() + "."
+    casual, clean = next(on.translate(["hello there"])), next(off.translate(["Hello there."]))
+    assert seen == ["hello there"] and casual.source == "hello there"
+    assert casual.text == clean.text  # the model was given the normalised sentence

@@ -211,7 +211,7 @@ def _figure(report: str, metric: str) -> float:
 def test_export_directory_is_complete_and_checked(float32_export: Path, tmp_path: Path) -> None:
     names = {p.relative_to(float32_export).as_posix() for p in float32_export.rglob("*")}
     for name in ("model.json", "train.json", "source-tokenizer.json", "target-tokenizer.json",
-                 "lexicon.tsv", "ctranslate2/model.bin", CHECKSUMS):  # fmt: skip
+                 "lexicon.tsv", "words.tsv", "ctranslate2/model.bin", CHECKSUMS):  # fmt: skip
         assert name in names
     broken = tmp_path / "broken"
     shutil.copytree(float32_export, broken)

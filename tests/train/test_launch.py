@@ -23,6 +23,7 @@ from mt.files import (
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
     TRAIN_JSON,
+    WORD_STATS,
 )
 from mt.model.rundir import read_model_config, read_train_config
 from mt.train.launch import dry_run, train_run
@@ -51,6 +52,7 @@ def test_a_library_call_trains_a_complete_run_directory(prepared: Path, tmp_path
         SOURCE_TOKENIZER,
         TARGET_TOKENIZER,
         LEXICON,
+        WORD_STATS,
         BEST_WEIGHTS,
         LAST_WEIGHTS,
         CHECKPOINTS,
@@ -58,6 +60,7 @@ def test_a_library_call_trains_a_complete_run_directory(prepared: Path, tmp_path
         CURVES_PNG,
     }
     assert (run / LEXICON).read_bytes() == (prepared / LEXICON).read_bytes()
+    assert (run / WORD_STATS).read_bytes() == (prepared / WORD_STATS).read_bytes()
     assert read_model_config(run).layers == 2
     train, prepared_dir = read_train_config(run)
     assert (train.max_steps, train.batch_tokens, prepared_dir) == (3, 0, prepared.resolve())

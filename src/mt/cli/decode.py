@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from mt.cli.common import Opt, console, run_or_exit
-from mt.config import DECODE, DecodeConfig
+from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
 from mt.errors import MtError
 
 
@@ -35,6 +35,14 @@ def decode_config(
 
 
 """Where the search options take their defaults: each is spelled once, in DecodeConfig."""
+Normalize = Annotated[
+    bool,
+    Opt(
+        "--normalize/--no-normalize",
+        help="Make casual input look like the training English first: capitals, apostrophes, "
+        "final punctuation (docs/text.md).",
+    ),
+]
 BeamSize = Annotated[int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.")]
 LengthPenalty = Annotated[float, Opt(help="GNMT length penalty α (0 = none).")]
 MaxLenA = Annotated[float, Opt("--max-len-a", help="Output length limit a·source_length + b.")]
@@ -103,6 +111,7 @@ def translate(
         bool,
         Opt("--json", help="Print one JSON object a line: translation, confidence, flags, ..."),
     ] = False,
+    normalize: Normalize = NORMALIZE_INPUT,
 ) -> None:
     """Translate English text to Spanish line by line, in order; a line holding several
     sentences is split, translated and joined back with its spacing. From a pipe, each line is
@@ -137,6 +146,7 @@ def translate(
             split=not no_split,
             threads=threads,
             compute_type=compute_type,
+            normalize=normalize,
         )
         if document is not None:
             _write_document(document, translator, output_file)
@@ -280,6 +290,7 @@ def evaluate(
     hyps_file: Annotated[
         Path | None, Opt("--hyps", help="Write the translations, one a line, for sacrebleu.")
     ] = None,
+    normalize: Normalize = NORMALIZE_INPUT,
 ) -> None:
     """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -302,6 +313,7 @@ def evaluate(
             checkpoint=checkpoint,
             threads=threads,
             compute_type=compute_type,
+            normalize=normalize,
         )
         test_set = evaluation_set(
             run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad

@@ -107,7 +107,11 @@ def train(
     ] = None,
     source_noise: Annotated[
         float | None,
-        Opt(help="Share of sources lowercased / without final punctuation each epoch."),
+        Opt(help="Share of sources made casual each epoch (see --source-noise-kinds)."),
+    ] = None,
+    source_noise_kinds: Annotated[
+        str | None,
+        Opt(help="What the noise does: lower, punctuation, apostrophes, typos, comma-separated."),
     ] = None,
     seed: Annotated[int | None, Opt(help="Seed for weights, batches and dropout.")] = None,
     device: Annotated[str, Opt(help="auto, cpu or cuda.")] = "auto",

@@ -138,7 +138,13 @@ def with_source_noise(
     """Each epoch's noisy training pairs (--source-noise); `sources` are the English texts."""
 
     def noisy(epoch: int) -> EncodedPairs:
-        texts = noisy_sources(sources, rate=config.source_noise, seed=config.seed, epoch=epoch)
+        texts = noisy_sources(
+            sources,
+            rate=config.source_noise,
+            seed=config.seed,
+            epoch=epoch,
+            kinds=config.source_noise_kinds,
+        )
         return train.with_source(TokenColumn.from_lists(codec.encode_batch(texts)))
 
     return noisy

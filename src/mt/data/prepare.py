@@ -15,7 +15,9 @@ training part:
    selection parts are written as the token arrays that `mt train` reads row by row
    (tokenarrays.py);
 5. the capitalised words of the training part are counted into lexicon.tsv (lexicon.py), so that
-   translation can tell names, which it copies, from ordinary words.
+   translation can tell names, which it copies, from ordinary words; and how the training English
+   spells its words and starts its questions into words.tsv (wordstats.py), so that translation
+   can normalise casual input (mt.decode.normalize).
 
 The directory is built under a temporary sibling name and renamed into place, so an interrupted run
 never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how `train`,
@@ -58,8 +60,9 @@ from mt.data.prepared_dir import PART_FILES
 from mt.data.stages import NoStages, Stages
 from mt.data.translator_files import is_translator_input
 from mt.data.vocabularies import choose_tokenizers, vocabulary_info
+from mt.data.wordstats import word_stats_of_part, write_word_stats
 from mt.errors import MtError
-from mt.files import LEXICON, PREPARE_JSON, PREPARED_FORMAT, write_json
+from mt.files import LEXICON, PREPARE_JSON, PREPARED_FORMAT, WORD_STATS, write_json
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
 
@@ -174,6 +177,7 @@ def _build(
     stages.start("lexicon", parts["train"]["pairs"])
     lexicon = lexicon_of_part(tmp / PART_FILES["train"], advance=stages.advance)
     write_lexicon(tmp / LEXICON, lexicon)
+    write_word_stats(tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"]))
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
     info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
     info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)

@@ -84,7 +84,7 @@ def lexicon_for(model_dir: Path) -> Lexicon:
     own = model_dir / LEXICON
     if own.is_file():
         return read_lexicon(own)
-    prepared = _prepared_dir(model_dir)
+    prepared = prepared_dir_of(model_dir)
     if prepared is None:
         return NO_LEXICON
     if (prepared / LEXICON).is_file():
@@ -92,7 +92,7 @@ def lexicon_for(model_dir: Path) -> Lexicon:
     return lexicon_of_part(prepared / PART_FILES["train"])
 
 
-def _prepared_dir(model_dir: Path) -> Path | None:
+def prepared_dir_of(model_dir: Path) -> Path | None:
     """Where the run's training data was, if train.json says and the part file is still there."""
     try:
         prepared = read_train_config(model_dir)[1]

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from mt.config import DecodeConfig
+from mt.config import NORMALIZE_INPUT, DecodeConfig
 from mt.data.batching import encode_sources
 from mt.data.textclean import clean_text
 from mt.data.tokenization import BOS, EOS, PAD, UNK
@@ -18,6 +18,7 @@ from mt.decode.confidence import Evidence, add_evidence, read_calibration
 from mt.decode.engine import engine_for
 from mt.decode.flags import flags_for
 from mt.decode.names import NameRule, lexicon_for
+from mt.decode.normalize import normalizer_for
 from mt.decode.placeholders import Protectable, Slots, protect, restore
 from mt.decode.search import Hypothesis, length_limit
 from mt.decode.segment import join_alternatives, segment
@@ -56,6 +57,7 @@ class Translator:
         trained_src_len: int | None = None,
         placeholders: bool = True,
         protectable: Protectable | None = None,
+        normalize: bool = False,
     ) -> None:
         self.run = run
         self.config = config
@@ -75,6 +77,10 @@ class Translator:
         )
         # calibration.json from `mt calibrate`, else the uncalibrated fallback (it says so)
         self.calibration = read_calibration(run.directory)
+        # --normalize: casual input made to look like the training English (mt.decode.normalize)
+        self.normalizer: Callable[[str], str] | None = (
+            normalizer_for(run.directory) if normalize else None
+        )
 
     @property
     def precision_reason(self) -> str:
@@ -104,6 +110,8 @@ class Translator:
 
         segmented = [segment(line, split=self.split, fits=fits) for line in lines]
         pieces = [piece for line in segmented for piece in line.pieces]
+        if self.normalizer is not None:
+            pieces = [self.normalizer(piece) for piece in pieces]
         masked = [self._protect(piece) for piece in pieces]
         done = self._translate_chunk([text for text, _ in masked])
         translated = iter(zip(done, masked, strict=True))
@@ -199,6 +207,7 @@ def open_translator(
     split: bool = True,
     threads: int | None = None,
     compute_type: str = "default",
+    normalize: bool = NORMALIZE_INPUT,
 ) -> Translator:
     """The one way callers (CLI, server, benchmarks) open a model directory for translation:
     a run directory, or an `mt export` directory (searched with CTranslate2, whose
@@ -214,7 +223,7 @@ def open_translator(
         threads=threads,
         compute_type=compute_type,
     )
-    return translator_for(run, config, torch_device, warn=warn, split=split)
+    return translator_for(run, config, torch_device, warn=warn, split=split, normalize=normalize)
 
 
 def translator_for(
@@ -224,11 +233,14 @@ def translator_for(
     *,
     warn: Callable[[str], None] = lambda message: None,
     split: bool = True,
+    normalize: bool = False,
 ) -> Translator:
     """A Translator for a loaded run, cutting pieces at the length it was trained on: what
     `mt translate`, `mt evaluate`, the server and the benchmarks all use."""
     trained = _trained_src_len(run.directory)
-    return Translator(run, config, device, warn, split=split, trained_src_len=trained)
+    return Translator(
+        run, config, device, warn, split=split, trained_src_len=trained, normalize=normalize
+    )
 
 
 def _trained_src_len(model_dir: Path) -> int | None:

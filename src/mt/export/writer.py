@@ -6,6 +6,7 @@ DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data 
 DIR/source-tokenizer.json, DIR/target-tokenizer.json
 DIR/lexicon.tsv         the run's, where it has one: which capitalised words are names
 DIR/calibration.json    the run's, where `mt calibrate` wrote one: its confidence (docs/trust.md)
+DIR/words.tsv           the run's, where it has one: how the training English spells (normalising)
 DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
 DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
 
@@ -45,6 +46,7 @@ from mt.files import (
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
     TRAIN_JSON,
+    WORD_STATS,
     is_export,
     write_json,
 )
@@ -110,8 +112,8 @@ def export_run(
             target_vocabulary=_vocabulary(target),
         ).convert(str(tmp / CT2_MODEL), quantization=quantization)
         copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON]
-        copied += [LEXICON] if (run_dir / LEXICON).is_file() else []  # older runs have none
-        copied += [CALIBRATION_JSON] if (run_dir / CALIBRATION_JSON).is_file() else []
+        optional = (LEXICON, WORD_STATS, CALIBRATION_JSON)
+        copied += [n for n in optional if (run_dir / n).is_file()]  # older runs: none
         for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}

@@ -30,7 +30,14 @@ from mt.data.batching import TrainData, with_source_noise
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.data.rehearsal import Mix
 from mt.errors import MtError
-from mt.files import CURVES_PNG, LEXICON, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.files import (
+    CURVES_PNG,
+    LEXICON,
+    MODEL_JSON,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    WORD_STATS,
+)
 from mt.model.devices import resolve_device
 from mt.model.precision import ProbeResult, resolve_precision
 from mt.model.probes import probe_training
@@ -167,11 +174,12 @@ def start_training(
 
 
 def _copy_lexicon(prepared_dir: Path, run_dir: Path) -> None:
-    """The prepared directory's lexicon goes with the run, which must translate without it; a
-    directory prepared before lexicons has none, and the run then does without."""
-    source = prepared_dir / LEXICON
-    if source.is_file():
-        atomic_write_bytes(run_dir / LEXICON, source.read_bytes())
+    """The prepared directory's lexicon and word statistics go with the run, which must translate
+    without it; a directory prepared before them has none, and the run then does without (or
+    counts them from the prepared data while it is there: mt.decode.names, mt.decode.normalize)."""
+    for name in (LEXICON, WORD_STATS):
+        if (prepared_dir / name).is_file():
+            atomic_write_bytes(run_dir / name, (prepared_dir / name).read_bytes())
 
 
 def resume_training(

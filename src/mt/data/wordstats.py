@@ -1,0 +1,174 @@
+"""How the training English writes its words, for normalising casual input (mt.decode.normalize).
+
+Casual input ("im sure tom knows where it is") differs from the training English in ways the
+training English itself can undo: it writes "Tom" capitalised and "I'm" with an apostrophe nearly
+every time, "its" and "it's" both often (so "its" must stay), and sentences that begin "where is"
+end in a question mark. `mt prepare` counts this once over the training part and writes it as
+words.tsv, two tables a person can read:
+
+    # training sentences: 71367
+    word    first   later
+    I'm     812     95
+    Tom     3010    1500
+    tom     0       0
+    <blank line>
+    start   sentences   questions
+    where is    120     118
+
+`first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
+MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from mt.atomic import atomic_output
+from mt.errors import MtError
+
+WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+"""A word as the counts see it: letters, with apostrophes inside (after ’ is made ')."""
+MIN_COUNT = 2
+"""Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
+_SENTENCES = "# training sentences: "
+_WORD_HEADER = "word\tfirst\tlater"
+_START_HEADER = "start\tsentences\tquestions"
+_CHUNK = 100_000
+
+
+@dataclass(frozen=True)
+class Spelling:
+    first: int  # as a sentence's first word
+    later: int  # anywhere else
+
+
+@dataclass(frozen=True)
+class Start:
+    sentences: int
+    questions: int  # of those, ending in "?"
+
+
+@dataclass(frozen=True)
+class WordStats:
+    """Counts by spelling and by sentence start, and how many sentences they were counted on."""
+
+    spellings: Mapping[str, Spelling]
+    starts: Mapping[str, Start]
+    sentences: int
+
+
+NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
+"""What a run has whose training data is gone: normalising then changes nothing."""
+
+
+def words_of(text: str) -> list[str]:
+    return WORD.findall(text.replace("’", "'"))
+
+
+def start_keys(words: list[str]) -> list[str]:
+    """The starts a sentence of `words` is counted under: its first word, its first two."""
+    lower = [word.lower() for word in words[:2]]
+    return [" ".join(lower[:n]) for n in range(1, len(lower) + 1)]
+
+
+def build_word_stats(sentences: Iterable[str]) -> WordStats:
+    """Count the spellings and starts of English `sentences`."""
+    first: Counter[str] = Counter()
+    later: Counter[str] = Counter()
+    starts: Counter[str] = Counter()
+    questions: Counter[str] = Counter()
+    total = 0
+    for sentence in sentences:
+        total += 1
+        words = words_of(sentence)
+        if not words:
+            continue
+        first[words[0]] += 1
+        later.update(words[1:])
+        keys = start_keys(words)
+        starts.update(keys)
+        if sentence.rstrip().endswith("?"):
+            questions.update(keys)
+    kept = {w for w in first.keys() | later.keys() if first[w] + later[w] >= MIN_COUNT}
+    return WordStats(
+        spellings={w: Spelling(first[w], later[w]) for w in sorted(kept)},
+        starts={s: Start(n, questions[s]) for s, n in sorted(starts.items()) if n >= MIN_COUNT},
+        sentences=total,
+    )
+
+
+def word_stats_of_part(
+    path: Path, *, advance: Callable[[int], None] = lambda pairs: None
+) -> WordStats:
+    """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed."""
+    try:
+        with path.open(encoding="utf-8", newline="\n") as file:
+            return build_word_stats(_english(file, advance))
+    except FileNotFoundError:
+        raise MtError(f"{path} is missing; run `mt prepare` again") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise MtError(f"cannot read {path}: {error}") from None
+
+
+def _english(lines: Iterable[str], advance: Callable[[int], None]) -> Iterator[str]:
+    number = 0
+    for number, line in enumerate(lines, start=1):
+        yield line.partition("\t")[0]
+        if number % _CHUNK == 0:
+            advance(_CHUNK)
+    advance(number % _CHUNK)
+
+
+def write_word_stats(path: Path, stats: WordStats) -> None:
+    """words.tsv, written atomically: the sentence count, the spellings, a blank line, the
+    starts."""
+    with atomic_output(path, text=True) as stream:
+        stream.write(f"{_SENTENCES}{stats.sentences}\n{_WORD_HEADER}\n")
+        for word, spelling in sorted(stats.spellings.items()):
+            stream.write(f"{word}\t{spelling.first}\t{spelling.later}\n")
+        stream.write(f"\n{_START_HEADER}\n")
+        for start, counts in sorted(stats.starts.items()):
+            stream.write(f"{start}\t{counts.sentences}\t{counts.questions}\n")
+
+
+def read_word_stats(path: Path) -> WordStats:
+    """words.tsv read back; anything unexpected is one MtError naming the file and line."""
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except FileNotFoundError:
+        raise MtError(f"{path} is missing") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise MtError(f"cannot read {path}: {error}") from None
+    if len(lines) < 2 or not lines[0].startswith(_SENTENCES) or lines[1] != _WORD_HEADER:
+        raise MtError(f"{path}: not word statistics written by `mt prepare`; run it again")
+    blank = lines.index("", 2) if "" in lines[2:] else len(lines)
+    if lines[blank + 1 : blank + 2] != [_START_HEADER]:
+        raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
+    spellings = dict(_rows(path, lines, 2, blank))
+    starts = dict(_rows(path, lines, blank + 2, len(lines)))
+    return WordStats(
+        spellings={word: Spelling(*counts) for word, counts in spellings.items()},
+        starts={start: Start(*counts) for start, counts in starts.items()},
+        sentences=_count(path, 1, lines[0].removeprefix(_SENTENCES)),
+    )
+
+
+def _rows(path: Path, lines: list[str], begin: int, end: int) -> Iterator[tuple[str, list[int]]]:
+    for index in range(begin, end):
+        if not lines[index]:
+            continue
+        fields = lines[index].split("\t")
+        if len(fields) != 3 or not fields[0]:
+            raise MtError(f"{path} line {index + 1}: expected text<TAB>count<TAB>count")
+        yield fields[0], [_count(path, index + 1, field) for field in fields[1:]]
+
+
+def _count(path: Path, number: int, text: str) -> int:
+    if not text.isascii() or not text.isdigit():
+        raise MtError(f"{path} line {number}: {text!r} is not a count")
+    return int(text)

@@ -1,0 +1,195 @@
+"""Casual input made to look like the training English before it is translated.
+
+"im sure tom knows where it is" reaches a model trained on "I'm sure Tom knows where it is." as
+input it has rarely seen. What is lost can mostly be put back from the training English alone
+(mt.data.wordstats counts it at `mt prepare`), in four steps, each cheap and each a no-op on text
+written with care:
+
+- apostrophes: a word typed without one, whose apostrophe spelling is at least CONTRACTED of the
+  training uses ("dont", "im", "toms"); never a word that exists without one (REAL_WORDS: "its",
+  "were", "well", "ill", "hell", ...);
+- typos (not by default: DEFAULT_STEPS): an all-lower-case word the training English never
+  uses, one edit (a letter changed, dropped, added, or two swapped) from a word it uses
+  TYPO_TARGET times or more, becomes the most frequent such word;
+- case: an all-lower-case word the training English writes capitalised in most of its uses after
+  the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
+- punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
+  start like it (first two words, else the first) mostly end in one, else ".".
+
+Words the writer capitalised or gave an apostrophe are never touched, so clean text comes out as
+it went in (docs/text.md has the measurements).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from mt.data.prepared_dir import PART_FILES
+from mt.data.wordstats import (
+    NO_WORD_STATS,
+    WordStats,
+    read_word_stats,
+    start_keys,
+    word_stats_of_part,
+    words_of,
+)
+from mt.decode.names import prepared_dir_of
+from mt.files import WORD_STATS
+
+STEPS = ("apostrophes", "typos", "case", "punctuation")
+DEFAULT_STEPS = frozenset(("apostrophes", "case", "punctuation"))
+"""What --normalize does: typos are off, as this corpus is too small to tell a rare word from a
+slip (on clean selection sentences, the typo step changed 28 of 2,000, "heed" -> "need")."""
+CONTRACTED = 0.99
+"""Share of a word's training uses that must carry the apostrophe for it to be restored: "its"
+(95% "it's") and "ill" (95% "I'll") stay as typed."""
+MIN_CONTRACTED = 5
+"""Training uses an apostrophe spelling needs before it is restored."""
+REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "wed", "shed", "ones"))
+"""Words that exist without the apostrophe; a small corpus may never use them, so they are named."""
+TYPO_TARGET = 10
+"""Training uses a word needs before an unknown word one edit away is taken for a slip of it."""
+MIN_TYPO_LENGTH = 4
+"""Shorter unknown words are left alone: too many words lie one edit from a three-letter one."""
+CAPITALISED = 0.5
+MIN_CASED = 3
+"""Share of a word's later (not first) training uses that must be capitalised to capitalise it."""
+QUESTION = 0.5
+MIN_START = 3
+"""Training sentences a start needs before its share of questions is trusted."""
+
+_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+_CLOSERS = "\"'”’»)]"
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """Undo casual typing with tables from the training English; `steps` picks which steps run
+    (DEFAULT_STEPS unless told; the benchmark turns them on one at a time)."""
+
+    cased: Mapping[str, str]  # lower-case word -> its usual capitalised spelling
+    contracted: Mapping[str, str]  # lower-case word without apostrophe -> with it
+    known: Mapping[str, int]  # lower-case word -> training uses
+    questions: Mapping[str, bool]  # start -> whether such sentences are mostly questions
+    steps: frozenset[str] = DEFAULT_STEPS
+
+    @classmethod
+    def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
+        uses: dict[str, int] = defaultdict(int)
+        later: dict[str, dict[str, int]] = defaultdict(dict)
+        for word, spelling in stats.spellings.items():
+            uses[word.lower()] += spelling.first + spelling.later
+            later[word.lower()][word] = spelling.later
+        cased = {}
+        for lower, spellings in later.items():
+            best = max(spellings, key=lambda w: (spellings[w], w))
+            total = sum(spellings.values())
+            if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
+                cased[lower] = best
+        contracted = {}
+        for word, count in uses.items():
+            plain = word.replace("'", "")
+            if plain == word or plain in REAL_WORDS or count < MIN_CONTRACTED:
+                continue
+            if count >= CONTRACTED * (count + uses.get(plain, 0)):
+                contracted[plain] = word
+        questions = {
+            start: counts.questions >= QUESTION * counts.sentences
+            for start, counts in stats.starts.items()
+            if counts.sentences >= MIN_START
+        }
+        return cls(cased, contracted, dict(uses), questions, frozenset(steps))
+
+    def __call__(self, sentence: str) -> str:
+        # A writer who used an apostrophe or a capital (after the first letter) knows them: the
+        # words of such a sentence are left alone ("fathers" stays, "Islands" is not made).
+        cased = any(c.isupper() for c in sentence.lstrip()[1:])
+        steps = self.steps - ({"case", "typos"} if cased else set())
+        steps -= {"apostrophes"} if "'" in sentence or "’" in sentence else set()
+        text = _WORD.sub(lambda match: self._word(match.group(), steps), sentence)
+        if "case" in self.steps:
+            text = _capitalise_first(text)
+        if "punctuation" in self.steps:
+            text = self._punctuated(text)
+        return text
+
+    def _word(self, typed: str, steps: frozenset[str]) -> str:
+        if not typed.islower():
+            return typed
+        word = typed.replace("’", "'")
+        if "apostrophes" in steps and word in self.contracted:
+            word = self.contracted[word]
+        elif "typos" in steps and self._unknown(word):
+            word = self._corrected(word)
+        if "case" in steps:
+            word = self.cased.get(word, word)
+        return word if word != typed.replace("’", "'") else typed
+
+    def _unknown(self, word: str) -> bool:
+        return (
+            len(word) >= MIN_TYPO_LENGTH
+            and "'" not in word
+            and word not in self.known
+            and word not in self.contracted
+            and word not in REAL_WORDS
+        )
+
+    def _corrected(self, word: str) -> str:
+        """The most used training word one edit from `word` (a contraction typed without its
+        apostrophe counts as its contraction); `word` when none is used TYPO_TARGET times."""
+        best, best_uses = word, TYPO_TARGET - 1
+        for candidate in sorted(_one_edit(word)):
+            spelled = self.contracted.get(candidate, candidate)
+            uses = self.known.get(spelled, 0)
+            if uses > best_uses:
+                best, best_uses = spelled, uses
+        return best
+
+    def _punctuated(self, text: str) -> str:
+        stripped = text.rstrip()
+        if not stripped or not stripped[-1].isalnum():
+            return text
+        keys = start_keys(words_of(stripped))
+        question = next((self.questions[k] for k in reversed(keys) if k in self.questions), False)
+        return stripped + ("?" if question else ".") + text[len(stripped) :]
+
+
+def _capitalise_first(text: str) -> str:
+    match = _WORD.search(text)
+    if match is None or not match.group()[0].islower():
+        return text
+    return text[: match.start()] + text[match.start()].upper() + text[match.start() + 1 :]
+
+
+def _one_edit(word: str) -> set[str]:
+    letters = string.ascii_lowercase
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    changes = {a + c + b[1:] for a, b in splits if b for c in letters}
+    inserts = {a + c + b for a, b in splits for c in letters}
+    return (deletes | swaps | changes | inserts) - {word}
+
+
+def word_stats_for(model_dir: Path) -> WordStats:
+    """The word statistics of a run or export directory: its own words.tsv; for one made before
+    there were any, those of the prepared directory its train.json names (counted from its
+    training part if it has none); nothing when that directory is gone."""
+    own = model_dir / WORD_STATS
+    if own.is_file():
+        return read_word_stats(own)
+    prepared = prepared_dir_of(model_dir)
+    if prepared is None:
+        return NO_WORD_STATS
+    if (prepared / WORD_STATS).is_file():
+        return read_word_stats(prepared / WORD_STATS)
+    return word_stats_of_part(prepared / PART_FILES["train"])
+
+
+def normalizer_for(model_dir: Path) -> Normalizer:
+    return Normalizer.from_stats(word_stats_for(model_dir))

@@ -1,0 +1,113 @@
+"""Normalising casual input: each step puts back what casual typing lost, clean text is left as
+it is, and the statistics behind it round-trip through words.tsv or are counted for an old run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mt.data.wordstats import (
+    NO_WORD_STATS,
+    build_word_stats,
+    read_word_stats,
+    word_stats_of_part,
+    write_word_stats,
+)
+from mt.decode.normalize import STEPS, Normalizer, word_stats_for
+from mt.errors import MtError
+
+LEGACY = Path(__file__).parents[1] / "fixtures" / "legacy"
+TRAINING = [
+    *(["I don't know where Tom is.", "I'm sure Tom's car is red.", "Where is Mary?"] * 10),
+    *(["Where are you going?", "Do you know Tom?", "It's late.", "Its color is red."] * 5),
+    *(["We're late.", "They were late.", "We were happy.", "Mary's house is big."] * 3),
+    *(["Do it now.", "The weather is nice today.", "I'll tell you."] * 4),
+    *(["Tom is ill.", "Tom was ill.", "He was ill.", "Tom went home yesterday."] * 3),
+]
+STATS = build_word_stats(TRAINING)
+ALL = Normalizer.from_stats(STATS, frozenset(STEPS))
+DEFAULT = Normalizer.from_stats(STATS)
+
+
+def only(step: str) -> Normalizer:
+    return Normalizer.from_stats(STATS, frozenset([step]))
+
+
+def test_apostrophes_come_back_where_the_training_english_always_writes_them() -> None:
+    assert only("apostrophes")("i dont know") == "i don't know"
+    assert only("apostrophes")("im sure toms car is red") == "i'm sure tom's car is red"
+    assert only("apostrophes")("its late") == "its late"  # "its" is a word too
+    assert only("apostrophes")("were late") == "were late"
+    assert only("apostrophes")("ill tell you") == "ill tell you"
+
+
+def test_names_i_and_the_first_word_get_their_capitals() -> None:
+    assert only("case")("where is tom") == "Where is Tom"
+    assert only("case")("i know tom and mary") == "I know Tom and Mary"
+    assert only("case")("i'm here") == "I'm here"
+
+
+def test_final_punctuation_is_a_question_mark_when_the_sentence_starts_like_one() -> None:
+    assert only("punctuation")("where are you going") == "where are you going?"
+    assert only("punctuation")("do you know him") == "do you know him?"
+    assert only("punctuation")("do it now") == "do it now."
+    assert only("punctuation")("the weather is nice  ") == "the weather is nice.  "
+    assert only("punctuation")('He said "no"') == 'He said "no"'
+
+
+def test_a_typo_of_a_frequent_word_is_corrected_and_an_unknown_word_kept() -> None:
+    assert only("typos")("whree is tom") == "where is tom"
+    assert only("typos")("i dnot know") == "i don't know"  # a slip of a contraction
+    assert only("typos")("xylophone") == "xylophone"
+
+
+def test_all_steps_together_undo_the_casual_variant() -> None:
+    assert DEFAULT("im sure toms car is red") == "I'm sure Tom's car is red."
+    assert DEFAULT("where is mary") == "Where is Mary?"
+    assert ALL("i dont know whree tom is") == "I don't know where Tom is."
+
+
+def test_clean_sentences_come_out_unchanged() -> None:
+    clean = [*set(TRAINING), "Mary and Tom were ill.", 'He said "Go home."', "Thank you!"]
+    clean += ["Its owner is Tom.", "I asked Tom where he was.", "Xylophones are loud."]
+    for normalizer in (DEFAULT, ALL):
+        assert [normalizer(text) for text in clean] == clean
+
+
+def test_the_statistics_round_trip_through_words_tsv(tmp_path: Path) -> None:
+    write_word_stats(tmp_path / "words.tsv", STATS)
+    assert read_word_stats(tmp_path / "words.tsv") == STATS
+    assert word_stats_for(tmp_path) == STATS
+    assert STATS.spellings["Tom"].later > 0 and STATS.starts["where is"].questions == 10
+
+
+def test_an_old_run_counts_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
+    stats = word_stats_for(_old_run(tmp_path, prepared=LEGACY / "data"))
+    assert stats == word_stats_of_part(LEGACY / "data" / "train.tsv")
+    assert stats.sentences == 231 and "Ilse" in stats.spellings
+    assert word_stats_for(_old_run(tmp_path / "b", prepared=tmp_path / "gone")) is NO_WORD_STATS
+    assert Normalizer.from_stats(NO_WORD_STATS)("i dont know") == "I dont know."
+
+
+def test_a_damaged_statistics_file_is_one_clear_error(tmp_path: Path) -> None:
+    write_word_stats(tmp_path / "words.tsv", STATS)
+    text = (tmp_path / "words.tsv").read_text().replace("\t5\n", "\tfive\n", 1)
+    (tmp_path / "words.tsv").write_text(text)
+    with pytest.raises(MtError, match=r"words\.tsv line \d+: 'five' is not a count"):
+        word_stats_for(tmp_path)
+    (tmp_path / "words.tsv").write_text("word\tfirst\tlater\n")
+    with pytest.raises(MtError, match="not word statistics"):
+        word_stats_for(tmp_path)
+
+
+def _old_run(tmp_path: Path, *, prepared: Path) -> Path:
+    """The legacy run (no words.tsv) with train.json naming `prepared`."""
+    run = tmp_path / "run"
+    shutil.copytree(LEGACY / "run", run)
+    data = json.loads((run / "train.json").read_text())
+    data["prepared"] = str(prepared)
+    (run / "train.json").write_text(json.dumps(data))
+    return run
