@@ -151,3 +151,10 @@ def test_a_line_with_a_long_url_is_translated_and_the_file_written(tmp_path: Pat
     source.write_text(f"# tar\n\n{TLDR_LINE}\n", encoding="utf-8")
     run_cli("translate", LEGACY_RUN, "--device", "cpu", "-i", source, "-o", out)
     assert len(out.read_text(encoding="utf-8").split("\n")) == 4
+
+
+def test_a_lone_surrogate_is_translated_as_a_replacement_character(greedy) -> None:
+    # What a command line's undecodable byte becomes (surrogateescape): never a TypeError.
+    (translation,) = greedy.translate(["Tom \udcff runs."])
+    assert translation.source == "Tom \ufffd runs."
+    assert translation.text

@@ -33,6 +33,16 @@ STEPS: tuple[tuple[str, Callable[[str], str]], ...] = (
 """Named steps in order; the names are the counters of prepare's report."""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """Lone surrogates made U+FFFD. Text decoded from files never holds them, but a command
+    line's undecodable bytes arrive as surrogates (Python's surrogateescape), and the tokenizers
+    refuse a string holding one."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def clean_text(text: str) -> str:
     """No zero-width characters, NFC, one plain space for any run of whitespace or control
     characters, no outer spaces."""

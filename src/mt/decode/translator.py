@@ -12,7 +12,7 @@ import torch
 
 from mt.config import NORMALIZE_INPUT, DecodeConfig
 from mt.data.batching import encode_sources
-from mt.data.textclean import clean_text
+from mt.data.textclean import clean_text, without_surrogates
 from mt.data.tokenization import BOS, EOS, PAD, UNK
 from mt.decode.confidence import Evidence, add_evidence, read_calibration
 from mt.decode.engine import engine_for
@@ -104,6 +104,7 @@ class Translator:
         # Pieces fit the training length, or with --no-split what the model's positions allow;
         # cut_long sees to it, so no input is ever cut off.
         limit = self.piece_len if self.split else self.max_src_len
+        lines = [without_surrogates(line) for line in lines]
 
         def fits(text: str) -> bool:
             return len(self.run.source.encode(clean_text(text))) < limit
