@@ -466,6 +466,10 @@ class PrepareConfig(_DictMixin):
     paragraphs: Literal["auto", "all", "none"] = "auto"
     """Which corpora's pairs are cut into sentence pairs where both sides have as many sentences:
     auto, those of translator files (.po, TMX, XLIFF: documentation paragraphs); all; none."""
+    extend_vocab: bool = True
+    """With --tokenizers-from: append the placeholders and the characters the run's vocabulary
+    cannot spell (mt.data.vocab_growth); False copies the run's tokenizers byte for byte."""
+    min_char_count: int = 5  # a character is added when the training text has it this often
 
     def __post_init__(self) -> None:
         _check(
@@ -483,7 +487,12 @@ class PrepareConfig(_DictMixin):
             )
         _check(
             self.shared_vocab == 0 or self.shared_vocab > _RESERVED,
-            f"--shared-vocab must be more than {_RESERVED} (or 0 for none), got {self.shared_vocab}",
+            f"--shared-vocab must be more than {_RESERVED} (or 0 for none), "
+            f"got {self.shared_vocab}",
+        )
+        _check(
+            self.min_char_count > 0,
+            f"--min-char-count must be a positive number, got {self.min_char_count}",
         )
         for name, value in (("--max-selection", self.max_selection), ("--max-test", self.max_test)):
             _check(value > 0, f"{name} must be a positive number of pairs, got {value}")

@@ -142,7 +142,7 @@ def test_round_trip_on_generated_sentences(first: str, rest: list[tuple[str, str
         "Visit ｟1｠ today.",
         "｟16｠ is here",
         "Run ｟2｠｟3｠, then ｟4｠!",
-        "The file is \"｟5｠\" and x｟6｠y.",
+        'The file is "｟5｠" and x｟6｠y.',
         "¿Dónde está ｟1｠?",
     ],
 )
