@@ -139,6 +139,8 @@ class TrainConfig(_DictMixin):
     average_last: int = 0  # average this many last evaluation snapshots into the final weights
     skip_nonfinite: int = 0
     source_noise: float = 0.0  # share of sources made casual each epoch (mt.data.noise)
+    placeholders: float | None = None  # share of pairs with shared spans given placeholder
+    # tokens each epoch (mt.data.spans); None: PLACEHOLDER_RATE when the tokenizers have them
     seed: int = 0
 
     @property
@@ -195,6 +197,10 @@ class TrainConfig(_DictMixin):
         _check(
             0 <= self.source_noise <= 1,
             f"--source-noise must be in [0, 1], got {self.source_noise}",
+        )
+        _check(
+            self.placeholders is None or 0 <= self.placeholders <= 1,
+            f"--placeholders must be in [0, 1], got {self.placeholders}",
         )
 
 
@@ -382,6 +388,7 @@ def finetune_run_config(
         lr_decay="auto",
         max_steps=0,
         time_budget=0.0,
+        placeholders=None,  # decided again: the fine-tuning tokenizers may have gained them
     )
     if "batch_size" in changes and "batch_tokens" not in changes:
         train = dataclasses.replace(train, batch_tokens=0)
