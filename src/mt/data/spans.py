@@ -20,10 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from mt.data.lexicon import CAPITALISED
+from mt.errors import MtError
 
 _URL = (
     r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
@@ -96,6 +98,30 @@ def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
                 spans.append(Span(match.start(), match.end(), "name", match.group()))
         spans.sort(key=lambda span: span.start)
     return spans
+
+
+def read_keep(path: Path) -> tuple[str, ...]:
+    """The names of a --keep file: one a line, copied exactly wherever they occur whole; blank
+    lines and lines starting with "#" are skipped."""
+    try:
+        data = path.read_bytes()
+        lines = data.decode("utf-8").splitlines()
+    except FileNotFoundError:
+        raise MtError(f"--keep {path}: no such file") from None
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise MtError(f"--keep {path}, line {line}: not UTF-8 text") from None
+    except OSError as error:
+        raise MtError(f"--keep {path}: cannot be read ({error.strerror})") from None
+    names = []
+    for number, line in enumerate(lines, start=1):
+        name = line.strip()
+        if not name or name.startswith("#"):
+            continue
+        if "\t" in name:
+            raise MtError(f"--keep {path}, line {number}: a tab; give one name a line")
+        names.append(name)
+    return tuple(names)
 
 
 def shared_spans(english: str, spanish: str) -> list[Span]:
