@@ -445,6 +445,9 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
+_RESERVED = 20  # labels no text decides: [PAD] [UNK] [BOS] [EOS] and ｟1｠…｟16｠
+
+
 @dataclass(frozen=True)
 class PrepareConfig(_DictMixin):
     """`mt prepare`'s settings: the split, the tokenizers, and the filters (words and ratios on raw
@@ -470,6 +473,10 @@ class PrepareConfig(_DictMixin):
     paragraphs: Literal["auto", "all", "none"] = "auto"
     """Which corpora's pairs are cut into sentence pairs where both sides have as many sentences:
     auto, those of translator files (.po, TMX, XLIFF: documentation paragraphs); all; none."""
+    extend_vocab: bool = True
+    """With --tokenizers-from: append the placeholders and the characters the run's vocabulary
+    cannot spell (mt.data.vocab_growth); False copies the run's tokenizers byte for byte."""
+    min_char_count: int = 5  # a character is added when the training text has it this often
 
     def __post_init__(self) -> None:
         _check(
@@ -478,11 +485,21 @@ class PrepareConfig(_DictMixin):
             and abs(sum(self.split) - 1) < 1e-6,
             f"--split needs three positive fractions that sum to 1, got {self.split}",
         )
+        # 4 special labels and the 16 placeholders (mt.data.tokenization.RESERVED) are inside
+        # the size asked for, so a model's vocabulary is the number its user gave.
         for name, size in (("--src-vocab", self.src_vocab), ("--tgt-vocab", self.tgt_vocab)):
-            _check(size > 4 or bool(self.shared_vocab), f"{name} must be more than 4, got {size}")
+            _check(
+                size > _RESERVED or bool(self.shared_vocab),
+                f"{name} must be more than {_RESERVED}, got {size}",
+            )
         _check(
-            self.shared_vocab == 0 or self.shared_vocab > 4,
-            f"--shared-vocab must be more than 4 (or 0 for none), got {self.shared_vocab}",
+            self.shared_vocab == 0 or self.shared_vocab > _RESERVED,
+            f"--shared-vocab must be more than {_RESERVED} (or 0 for none), "
+            f"got {self.shared_vocab}",
+        )
+        _check(
+            self.min_char_count > 0,
+            f"--min-char-count must be a positive number, got {self.min_char_count}",
         )
         for name, value in (("--max-selection", self.max_selection), ("--max-test", self.max_test)):
             _check(value > 0, f"{name} must be a positive number of pairs, got {value}")

@@ -195,8 +195,8 @@ def test_explicit_selection_and_test_files(corpus_file: Path, tmp_path: Path) ->
     [
         (["--selection", "sel.tsv"], "give both --selection and --test"),
         (["--split", "0.5,0.5"], "--split must be three positive fractions"),
-        (["--shared-vocab", "3"], "--shared-vocab must be more than 4"),
-        (["--src-vocab", "2"], "--src-vocab must be more than 4"),
+        (["--shared-vocab", "3"], "--shared-vocab must be more than 20"),
+        (["--src-vocab", "2"], "--src-vocab must be more than 20"),
         (["--max-length", "-3"], "--max-length must be 0 (none) or a positive number of labels"),
     ],
 )

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import invented_pairs
-from mt.data.tokenization import EOS, PAD, SPECIAL_TOKENS, UNK, WordPieceCodec
+from mt.data.tokenization import EOS, PAD, PLACEHOLDERS, SPECIAL_TOKENS, UNK, WordPieceCodec
 from mt.errors import MtError
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZáéíóúüñÁÉÍÓÚÑ0123456789"
@@ -39,9 +39,9 @@ def test_tiny_text_gives_a_smaller_vocabulary_not_an_error() -> None:
     assert 4 < WordPieceCodec.train(["ab ab"], vocab_size=500).vocab_size < 500
 
 
-def test_vocabulary_of_four_or_less_is_refused() -> None:
-    with pytest.raises(MtError, match="more than 4"):
-        WordPieceCodec.train(["hola"], vocab_size=4)
+def test_vocabulary_of_twenty_or_less_is_refused() -> None:
+    with pytest.raises(MtError, match="more than 20"):
+        WordPieceCodec.train(["hola"], vocab_size=20)
 
 
 @pytest.mark.parametrize(
@@ -134,3 +134,68 @@ def test_round_trip_on_generated_sentences(first: str, rest: list[tuple[str, str
     ids = codec().encode(text)
     assert UNK not in ids
     assert codec().decode(ids) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Visit ｟1｠ today.",
+        "｟16｠ is here",
+        "Run ｟2｠｟3｠, then ｟4｠!",
+        'The file is "｟5｠" and x｟6｠y.',
+        "¿Dónde está ｟1｠?",
+    ],
+)
+def test_placeholders_are_whole_labels_and_decode_with_their_spacing(text: str) -> None:
+    ids = codec().encode(text)
+    assert codec().decode(ids) == text
+    for placeholder in PLACEHOLDERS:
+        if placeholder in text:
+            assert ids.count(codec().encode(placeholder)[0]) == text.count(placeholder)
+    pieces = codec().pieces(text)
+    assert all(p in pieces for p in PLACEHOLDERS if p in text), "never cut into pieces"
+
+
+def test_trained_vocabularies_hold_the_placeholders_in_the_size_asked() -> None:
+    last = [codec().id_to_piece(i) for i in range(300 - len(PLACEHOLDERS), 300)]
+    assert last == list(PLACEHOLDERS) and codec().vocab_size == 300
+    assert codec().encode("｟1｠") == [300 - len(PLACEHOLDERS)]
+
+
+def test_extension_appends_and_keeps_every_old_id() -> None:
+    old = codec()
+    grown = old.extended(pieces=["<", "##<", "|", "##|"], placeholders=[])
+    assert grown.vocab_size == old.vocab_size + 4
+    assert [grown.id_to_piece(i) for i in range(old.vocab_size)] == [
+        old.id_to_piece(i) for i in range(old.vocab_size)
+    ]
+    assert [grown.id_to_piece(i) for i in range(old.vocab_size, grown.vocab_size)] == [
+        "<", "##<", "|", "##|",
+    ]  # fmt: skip
+    for en, es in invented_pairs()[:50]:
+        assert grown.encode(en) == old.encode(en) and grown.encode(es) == old.encode(es)
+    text = "Use <b or a|b here <"
+    assert UNK in old.encode(text) and UNK not in grown.encode(text)
+    assert grown.decode(grown.encode(text)) == text
+
+
+def test_placeholders_added_to_an_old_vocabulary_round_trip(tmp_path: Path) -> None:
+    """A tokenizer saved before placeholders existed (prepend scheme "always") gets them."""
+    data = json.loads(codec()._tokenizer.to_str())
+    data["added_tokens"] = data["added_tokens"][: len(SPECIAL_TOKENS)]
+    vocab = data["model"]["vocab"]
+    data["model"]["vocab"] = {p: i for p, i in vocab.items() if p not in PLACEHOLDERS}
+    data["pre_tokenizer"]["pretokenizers"][0]["prepend_scheme"] = "always"
+    (tmp_path / "old.json").write_text(json.dumps(data), encoding="utf-8")
+    old = WordPieceCodec.load(tmp_path / "old.json")
+    assert old.vocab_size == 300 - len(PLACEHOLDERS) and not old.knows("｟1｠")
+    grown = old.extended(pieces=[], placeholders=PLACEHOLDERS)
+    grown.save(tmp_path / "grown.json")
+    grown = WordPieceCodec.load(tmp_path / "grown.json")
+    text = "Visit ｟1｠ today, ｟12｠."
+    assert grown.decode(grown.encode(text)) == text
+    assert grown.encode("｟12｠") == [old.vocab_size + 11]
+    for en, _ in invented_pairs()[:50]:
+        assert grown.encode(en) == old.encode(en)
+    with pytest.raises(MtError, match="'｟1｠' to the vocabulary: it is there already"):
+        grown.extended(pieces=[], placeholders=["｟1｠"])

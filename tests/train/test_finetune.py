@@ -36,10 +36,22 @@ DOMAIN = [
 
 @pytest.fixture(scope="module")
 def domain(trained_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Domain pairs prepared with the trained run's tokenizers."""
+    """Domain pairs prepared with the trained run's tokenizers as they are."""
     root = tmp_path_factory.mktemp("domain")
     corpus = root / "domain.tsv"
     corpus.write_text("".join(f"{en}\t{es}\n" for en, es in DOMAIN), encoding="utf-8")
+    config = PrepareConfig(extend_vocab=False)
+    prepare_corpus(corpus, out=root / "prepared", config=config, tokenizers_from=trained_run)
+    return root / "prepared"
+
+
+@pytest.fixture(scope="module")
+def grown(trained_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Domain pairs full of characters the trained run cannot spell: its vocabularies grow."""
+    root = tmp_path_factory.mktemp("grown")
+    corpus = root / "domain.tsv"
+    pairs = [(f"Type <b>{i}</b> | {{x}}.", f"Escribe <b>{i}</b> | {{x}}.") for i in range(40)]
+    corpus.write_text("".join(f"{en}\t{es}\n" for en, es in DOMAIN + pairs), encoding="utf-8")
     prepare_corpus(corpus, out=root / "prepared", tokenizers_from=trained_run)
     return root / "prepared"
 
@@ -103,6 +115,56 @@ def test_a_fine_tuned_run_records_its_lineage_trains_and_resumes(
     resumed = train_run(resume=run, changes={"max_steps": 6})
     assert resumed.steps == 6
     assert read_lineage(run)["init_from"]["run"] == str(trained_run.resolve())
+
+
+def test_a_grown_vocabulary_keeps_the_base_rows_and_trains(
+    trained_run: Path, grown: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prepared, base_run = load_prepared(grown), load_run(trained_run)
+    old = (base_run.config.src_vocab, base_run.config.tgt_vocab)
+    new = (prepared.source.vocab_size, prepared.target.vocab_size)
+    assert new[0] > old[0] and new[1] > old[1]
+    seen: dict[str, dict[str, torch.Tensor]] = {}
+
+    def stop_before_the_first_step(trainer: Trainer) -> str:
+        seen["weights"] = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+        return "stopped by the test"
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Trainer, "train", stop_before_the_first_step)
+        train_run(prepared=grown, out=tmp_path / "look", init_from=trained_run, changes=TINY)
+    weights, base = seen["weights"], base_run.model.state_dict()
+    rows = {
+        "src_embedding.tokens.weight": old[0],
+        "tgt_embedding.tokens.weight": old[1],
+        "projection.weight": old[1],
+        "projection.bias": old[1],
+    }
+    for name, tensor in base.items():
+        if name in rows:
+            assert weights[name].shape[0] == new[0 if name.startswith("src") else 1]
+            assert torch.equal(weights[name][: rows[name]], tensor), "old ids keep their rows"
+        else:
+            assert torch.equal(weights[name], tensor)
+    added = weights["src_embedding.tokens.weight"][old[0] :]
+    mean = base["src_embedding.tokens.weight"][4:].mean(dim=0)
+    assert torch.allclose(added, mean.expand_as(added))
+    bias = base["projection.bias"]
+    assert torch.all(weights["projection.bias"][old[1] :] == bias[4:].min())
+
+    run = tmp_path / "ft"
+    mix = Mix(base_prepared(trained_run), 0.25)
+    summary = train_run(prepared=grown, out=run, init_from=trained_run, changes=TINY, mix=mix)
+    assert summary.steps == 4
+    config = read_model_config(run)
+    assert (config.src_vocab, config.tgt_vocab) == new
+    lineage = read_lineage(run)["init_from"]
+    assert lineage["vocabulary"] == {"source": [old[0], new[0]], "target": [old[1], new[1]]}
+    assert lineage["sha256"] == file_sha256(trained_run / BEST_WEIGHTS)
+    trained = load_run(run, checkpoint="last")
+    text = "Type <b>7</b> | {x}."
+    assert trained.source.decode(trained.source.encode(text)) == text
+    assert train_run(resume=run, changes={"max_steps": 6}).steps == 6
 
 
 def test_the_command_line_fine_tunes_with_rehearsal(

@@ -117,6 +117,17 @@ def prepare(
             "report how well they cover the data.",
         ),
     ] = None,
+    extend: Annotated[
+        bool,
+        typer.Option(
+            "--extend/--no-extend",
+            help="With --tokenizers-from: append the placeholders and the characters the run's "
+            "vocabulary lacks (--no-extend: copy its tokenizers as they are).",
+        ),
+    ] = PREPARE.extend_vocab,
+    min_char_count: Annotated[
+        int, typer.Option(help="With --extend: add a character seen this often in the data.")
+    ] = PREPARE.min_char_count,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
     """Clean and split corpora by English sentence; train tokenizers; encode the training part.
@@ -151,6 +162,8 @@ def prepare(
             max_length=max_length,
             paragraphs=paragraphs,
             strict=strict,
+            extend_vocab=extend,
+            min_char_count=min_char_count,
         )
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
         with stages as shown:

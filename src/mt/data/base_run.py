@@ -69,23 +69,24 @@ def tokenizer_digests(directory: Path) -> dict[str, str]:
     return {name: file_sha256(directory / name) for name in TOKENIZER_FILES}
 
 
-def check_same_vocabulary(
+def check_extends_vocabulary(
     codecs: tuple[WordPieceCodec, WordPieceCodec],
     base: tuple[WordPieceCodec, WordPieceCodec],
     *,
     what: str,
     remedy: str,
 ) -> None:
-    """The same label for every id on both sides, else one MtError: `what` names the two
+    """Every id of the base has the same label on both sides (new labels may follow, as
+    `mt prepare --tokenizers-from` appends them), else one MtError: `what` names the two
     directories compared, `remedy` what to do. Compared by pieces, not file bytes, so a
     tokenizer saved again is still the same vocabulary."""
     for side, codec, other in zip(("source", "target"), codecs, base, strict=True):
-        if codec.vocab_size != other.vocab_size:
+        if codec.vocab_size < other.vocab_size:
             raise MtError(
                 f"{what}: the {side} vocabularies differ ({codec.vocab_size} labels, "
                 f"{other.vocab_size} in the base); {remedy}"
             )
-        for index in range(codec.vocab_size):
+        for index in range(other.vocab_size):
             if codec.id_to_piece(index) != other.id_to_piece(index):
                 raise MtError(
                     f"{what}: the {side} vocabularies differ at id {index} "

@@ -41,13 +41,24 @@ def coverage(
 ) -> dict[str, object]:
     """Both sides' figures on (a sample of) the new data, and on the base data where its
     training part can still be read (else None)."""
-    english, spanish = evenly(english), evenly(spanish)
-    new = {"source": side_coverage(english, source), "target": side_coverage(spanish, target)}
+    new = new_coverage(english, spanish, source=source, target=target)
     base = None
     if base_train is not None and base_train.is_file():
         base_en, base_es = _sample_pairs(base_train)
         base = {"source": side_coverage(base_en, source), "target": side_coverage(base_es, target)}
     return {"new": new, "base": base, "base_data": str(base_train) if base_train else None}
+
+
+def new_coverage(
+    english: Sequence[str],
+    spanish: Sequence[str],
+    *,
+    source: WordPieceCodec,
+    target: WordPieceCodec,
+) -> dict[str, dict[str, float]]:
+    """Both sides' figures on (a sample of) the new data."""
+    english, spanish = evenly(english), evenly(spanish)
+    return {"source": side_coverage(english, source), "target": side_coverage(spanish, target)}
 
 
 def evenly(items: Sequence[str], size: int = SAMPLE) -> list[str]:

@@ -145,9 +145,23 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
     shared = " (shared)" if vocab["shared_vocab"] else ""
     from_run = f", from {vocab['from_run']}" if vocab.get("from_run") else ""
     rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}{from_run}"))
+    if info.get("vocabulary_growth"):
+        rows.append(("vocabulary grown", growth_text(info["vocabulary_growth"])))
     if info.get("coverage"):
         rows.append(("coverage", coverage_text(info["coverage"])))
     return rows
+
+
+def growth_text(growth: dict[str, Any]) -> str:
+    """The labels `mt prepare --tokenizers-from` appended to each side."""
+    sides = []
+    for side, language in SIDES.items():
+        added = growth[side]
+        text = f"{language} +{added['added']}"
+        if added["added"]:
+            text += f" ({added['placeholders']} placeholders, characters {added['characters']!r})"
+        sides.append(text)
+    return " | ".join(sides)
 
 
 def _translator_rows(counts: dict[str, Any]) -> list[tuple[str, str]]:
@@ -179,6 +193,12 @@ def coverage_text(figures: dict[str, Any]) -> str:
         if figures.get("base"):
             text += f" (base {figures['base'][side]['pieces_per_word']:.2f})"
         text += f", {new['unknown_share']:.2%} unknown"
+        before = figures.get("new_before_growth")
+        if before:
+            text += (
+                f" (before growing {before[side]['pieces_per_word']:.2f}, "
+                f"{before[side]['unknown_share']:.2%})"
+            )
         sides.append(text)
     return " | ".join(sides)
 

@@ -4,10 +4,16 @@ Case and accents are kept (NFC only), so `decode(encode(s)) == s` for ordinary s
 start carries "▁" (a space, or the start of the sentence); punctuation, symbols and digit runs are
 their own pieces and keep the "▁" in front of them, so "¿Dónde" is "▁¿" + "Dónde". Decoding
 concatenates the pieces, drops the "##" continuation prefix and turns "▁" back into a space.
+
+The PLACEHOLDERS are added tokens: matched in the raw text before pre-tokenisation, never split,
+and the text after one gets no "▁" of its own ("first" prepend scheme), so a space next to a
+placeholder is a "▁" piece and "Visit ｟1｠ today." decodes to itself. Tokenizers trained here
+hold them inside the size asked for; `extended` appends them (and new pieces) to an older one.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -23,6 +29,7 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
 # from training pairs whose shared spans were replaced the same way (mt.data.spans); the white
 # brackets are OpenNMT's placeholder convention and never occur in ordinary text.
 PLACEHOLDERS = tuple(f"｟{number}｠" for number in range(1, 17))
+RESERVED = len(SPECIAL_TOKENS) + len(PLACEHOLDERS)  # labels of a vocabulary that no text decides
 
 SPACE = "▁"
 CONTINUE = "##"
@@ -36,7 +43,7 @@ def _base_tokenizer() -> Tokenizer:
     tokenizer.normalizer = normalizers.NFC()
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="always", split=True),
+            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="first", split=True),
             pre_tokenizers.Split(_ISOLATE, behavior="isolated"),
         ]
     )
@@ -75,18 +82,38 @@ class WordPieceCodec:
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int) -> WordPieceCodec:
-        """Learn `vocab_size` labels, specials included (fewer only if the text is tiny)."""
-        if vocab_size <= len(SPECIAL_TOKENS):
-            raise MtError(f"vocabulary size must be more than 4, got {vocab_size}")
+        """Learn `vocab_size` labels, specials and placeholders included (fewer only if the text
+        is tiny); the placeholders take the last 16 ids."""
+        if vocab_size <= RESERVED:
+            raise MtError(f"vocabulary size must be more than {RESERVED}, got {vocab_size}")
         tokenizer = _base_tokenizer()
         trainer = trainers.WordPieceTrainer(
-            vocab_size=vocab_size,
+            vocab_size=vocab_size - len(PLACEHOLDERS),
             special_tokens=list(SPECIAL_TOKENS),
             continuing_subword_prefix=CONTINUE,
             show_progress=False,
         )
         tokenizer.train_from_iterator(sentences, trainer)
-        return cls(tokenizer)
+        return cls(tokenizer).extended(pieces=(), placeholders=PLACEHOLDERS)
+
+    def extended(self, *, pieces: Sequence[str], placeholders: Sequence[str]) -> WordPieceCodec:
+        """A copy with `pieces` (word-pieces such as "<" or "##<") and then `placeholders` given
+        the next ids, so every old id keeps its meaning (fine-tuning grows a run's vocabulary)."""
+        new = [p for p in [*pieces, *placeholders] if self.knows(p)]
+        if new:
+            raise MtError(f"cannot add {new[0]!r} to the vocabulary: it is there already")
+        data = json.loads(self._tokenizer.to_str())
+        vocab = data["model"]["vocab"]
+        for piece in [*pieces, *placeholders]:
+            vocab[piece] = len(vocab)
+        for placeholder in placeholders:
+            data["added_tokens"].append(_added_token(vocab[placeholder], placeholder))
+        if placeholders:  # no "▁" after a placeholder: a space before the text says it
+            data["pre_tokenizer"]["pretokenizers"][0]["prepend_scheme"] = "first"
+        return WordPieceCodec(Tokenizer.from_str(json.dumps(data, ensure_ascii=False)))
+
+    def knows(self, piece: str) -> bool:
+        return self._tokenizer.token_to_id(piece) is not None
 
     @classmethod
     def load(cls, path: Path) -> WordPieceCodec:
@@ -141,6 +168,14 @@ class WordPieceCodec:
         if UNK in encoding.ids:
             encoding = self._fallback.encode(text, add_special_tokens=False)
         return encoding
+
+
+def _added_token(index: int, content: str) -> dict[str, object]:
+    """A token matched as it is in the raw text, before normalisation and pre-tokenisation."""
+    return {
+        "id": index, "content": content, "single_word": False, "lstrip": False,
+        "rstrip": False, "normalized": False, "special": False,
+    }  # fmt: skip
 
 
 def _surface(piece: str) -> str:

@@ -5,13 +5,15 @@ As Marian's --pretrained-model and fairseq's --restore-file --reset-optimizer: t
 model settings come from RUN, the optimizer and step count start afresh, and the training
 settings are RUN's with a schedule for fine-tuning (mt.config.finetune_run_config). Everything is
 checked before the run directory is claimed: the prepared data must use RUN's vocabulary (the
-same ids for the same pieces) and RUN's weights must fit its model.json. The run directory's
+same ids for the same pieces; labels appended after them by `mt prepare --tokenizers-from` get
+new rows, mt.train.vocab_rows) and RUN's weights must fit its model.json. The run directory's
 train.json records the lineage, base run and the SHA-256 of the weights it started from, so a
 fine-tuned model can always be traced to its base.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +23,7 @@ from torch import Tensor
 
 from mt.checksums import file_sha256
 from mt.config import RunConfig, TrainConfig, finetune_run_config
-from mt.data.base_run import check_same_vocabulary, read_base_run
+from mt.data.base_run import check_extends_vocabulary, read_base_run
 from mt.data.batching import EncodedPairs
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.data.rehearsal import Mix, mixed_pairs
@@ -31,6 +33,7 @@ from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits
 from mt.model.transformer import make_model
 from mt.run_configs import read_train_config
+from mt.train.vocab_rows import grow_vocabulary_rows
 
 Rehearsal = Callable[[EncodedPairs, int], EncodedPairs]
 
@@ -56,34 +59,42 @@ def fine_tuning(
     if preset:
         raise MtError(f"{option} takes its model and training settings from that run; no --preset")
     base = read_base_run(init_from, option="--init-from")
-    check_same_vocabulary(
+    check_extends_vocabulary(
         (prepared.source, prepared.target),
         (base.source, base.target),
         what=f"{option} and prepared data {prepared.root}",
         remedy=f"prepare the data with `mt prepare ... --tokenizers-from {init_from}`",
     )
     base_train, _ = read_train_config(init_from)
-    config = finetune_run_config(base_model=base.model, base_train=base_train, changes=changes)
+    sizes = {"source": prepared.source.vocab_size, "target": prepared.target.vocab_size}
+    model = dataclasses.replace(base.model, src_vocab=sizes["source"], tgt_vocab=sizes["target"])
+    config = finetune_run_config(base_model=model, base_train=base_train, changes=changes)
     path = init_from / BEST_WEIGHTS
     if not path.is_file():
         raise MtError(f"{option}: the run has no {BEST_WEIGHTS} yet (no evaluation finished)")
     weights, _ = load_tensors(path)
-    check_fits(path, weights, make_model(config.model).state_dict())
-    lineage = {
+    expected = make_model(config.model).state_dict()
+    old = {"source": base.model.src_vocab, "target": base.model.tgt_vocab}
+    growth = {(old[side], sizes[side]) for side in old if sizes[side] != old[side]}
+    weights = grow_vocabulary_rows(weights, expected, growth=growth)
+    check_fits(path, weights, expected)
+    lineage: dict[str, Any] = {
         "init_from": {
             "run": str(init_from.resolve()),
             "weights": BEST_WEIGHTS,
             "sha256": file_sha256(path),
         }
     }
+    if growth:  # the labels after the base's are new, their rows made by mt.train.vocab_rows
+        lineage["init_from"]["vocabulary"] = {side: [old[side], sizes[side]] for side in old}
     return FineTuning(config=config, weights=weights, lineage=lineage)
 
 
 def rehearsal(prepared: Prepared, mix: Mix, config: TrainConfig) -> Rehearsal:
     """Each epoch's training pairs with `mix.fraction` of base pairs (mt.data.rehearsal); the
-    base data must share the prepared data's vocabulary."""
+    base data's vocabulary must be the prepared data's or its first ids."""
     base = load_prepared(mix.prepared)
-    check_same_vocabulary(
+    check_extends_vocabulary(
         (prepared.source, prepared.target),
         (base.source, base.target),
         what=f"--mix {mix.prepared} and prepared data {prepared.root}",
