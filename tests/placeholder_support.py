@@ -1,33 +1,23 @@
-"""A tiny tokenizer that has the placeholder tokens, for tests of what uses them.
+"""Tokenizers with and without the placeholder tokens, for tests of what uses them.
 
-Each token is one piece, with and without the word-start mark, and the pre-tokenizer keeps it
-whole; `mt prepare` builds its own such tokenizers, this one is only for tests that need one
-without preparing a corpus.
+Every tokenizer `mt prepare` trains has them (mt.data.tokenization); one written before that (the
+legacy fixture's) has none, and a run that has it must keep its stand-ins.
 """
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 
-from tokenizers import Regex, Tokenizer, pre_tokenizers
+from mt.data.tokenization import WordPieceCodec
 
-from mt.data.tokenization import PLACEHOLDERS, SPACE, WordPieceCodec
+LEGACY_TOKENIZER = Path(__file__).parent / "fixtures" / "legacy" / "run" / "source-tokenizer.json"
 
 
 def placeholder_codec(sentences: list[str], vocab_size: int = 200) -> WordPieceCodec:
-    """A WordPieceCodec trained on `sentences` with PLACEHOLDERS added as whole pieces."""
-    trained = WordPieceCodec.train(sentences, vocab_size)._tokenizer
-    spec = json.loads(trained.to_str())
-    vocab = spec["model"]["vocab"]
-    for token in PLACEHOLDERS:
-        for piece in (SPACE + token, token):
-            vocab.setdefault(piece, len(vocab))
-    tokenizer = Tokenizer.from_str(json.dumps(spec))
-    isolate = Regex(rf"{SPACE}?｟\d+｠|{SPACE}?[\p{{P}}\p{{S}}&&[^{SPACE}]]|{SPACE}?\d+")
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Metaspace(replacement=SPACE, prepend_scheme="always", split=True),
-            pre_tokenizers.Split(isolate, behavior="isolated"),
-        ]
-    )
-    return WordPieceCodec(tokenizer)
+    """A WordPieceCodec trained on `sentences`; the placeholder tokens come with it."""
+    return WordPieceCodec.train(sentences, vocab_size)
+
+
+def legacy_codec() -> WordPieceCodec:
+    """A tokenizer from before the placeholder tokens."""
+    return WordPieceCodec.load(LEGACY_TOKENIZER)

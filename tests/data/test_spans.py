@@ -12,7 +12,7 @@ from mt.data.batching import encode_parts
 from mt.data.spans import candidate_rows, find_spans, placeheld, placeheld_pairs, shared_spans
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
 from mt.errors import MtError
-from placeholder_support import placeholder_codec
+from placeholder_support import legacy_codec, placeholder_codec
 
 P = PLACEHOLDERS
 
@@ -174,9 +174,8 @@ def test_training_pairs_get_placeholders_on_both_sides_each_epoch() -> None:
 
 
 def test_the_rate_is_decided_by_the_tokenizers() -> None:
-    sentences = [en for en, _ in invented_pairs()]
-    plain = WordPieceCodec.train(sentences, 200)
-    carried = placeholder_codec(sentences)
+    plain = legacy_codec()
+    carried = placeholder_codec([en for en, _ in invented_pairs()])
     assert has_placeholders(carried) and not has_placeholders(plain)
     assert placeholder_rate(TrainConfig(), (carried, carried), "d") == PLACEHOLDER_RATE
     assert placeholder_rate(TrainConfig(), (plain, carried), "d") == 0.0

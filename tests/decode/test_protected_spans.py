@@ -22,6 +22,8 @@ from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from placeholder_support import placeholder_codec
 
+LEGACY_RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+
 
 def echo_translator(trained_run: Path, keep: tuple[str, ...] = ()) -> tuple[Translator, list]:
     """A Translator whose model has placeholder tokens and copies its source; the list gets
@@ -62,17 +64,17 @@ def test_a_span_the_model_loses_is_put_back_and_counted(trained_run: Path) -> No
     assert translator.lost_spans == 1
 
 
-def test_a_model_without_tokens_keeps_its_stand_ins_and_refuses_keep(trained_run: Path) -> None:
-    translator = open_translator(trained_run, DecodeConfig(beam_size=1), device="cpu")
+def test_a_model_without_tokens_keeps_its_stand_ins_and_refuses_keep() -> None:
+    translator = open_translator(LEGACY_RUN, DecodeConfig(beam_size=1), device="cpu")
     assert not translator.span_tokens
     assert translator._protect("Zbigniew likes 4817 cats.")[0] == "Tom likes Mary cats."
     with pytest.raises(MtError, match="--keep needs a model whose tokenizers have placeholder"):
-        open_translator(trained_run, DecodeConfig(), device="cpu", keep=("Ilse",))
+        open_translator(LEGACY_RUN, DecodeConfig(), device="cpu", keep=("Ilse",))
 
 
 def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) -> None:
-    def error(keep: Path) -> str:
-        result = run_cli("translate", trained_run, "Hi.", "--device", "cpu", "--keep", keep, code=2)
+    def error(keep: Path, run: Path = trained_run) -> str:
+        result = run_cli("translate", run, "Hi.", "--device", "cpu", "--keep", keep, code=2)
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), result.output
         return lines[0]
@@ -83,4 +85,8 @@ def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) 
     (tmp_path / "tab.txt").write_text("# names\n\nIlse\nIlse\tBerg\n", encoding="utf-8")
     assert "tab.txt, line 4: a tab; give one name a line" in error(tmp_path / "tab.txt")
     (tmp_path / "good.txt").write_text("Ilse\n", encoding="utf-8")
-    assert "--keep needs a model whose tokenizers" in error(tmp_path / "good.txt")
+    assert "--keep needs a model whose tokenizers" in error(tmp_path / "good.txt", LEGACY_RUN)
+    output = run_cli(
+        "translate", trained_run, "Ilse.", "--device", "cpu", "--keep", tmp_path / "good.txt"
+    )
+    assert output.stdout.strip()
