@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import invented_pairs
-from mt.config import TrainConfig
+from mt.config import ConfigError, TrainConfig
 from mt.data.augment import PLACEHOLDER_RATE, has_placeholders, placeholder_rate
 from mt.data.batching import encode_parts
 from mt.data.spans import candidate_rows, find_spans, placeheld, placeheld_pairs, shared_spans
@@ -187,3 +187,8 @@ def test_the_rate_is_decided_by_the_tokenizers() -> None:
 
 def test_candidates_of_no_pairs_are_empty() -> None:
     assert candidate_rows([]).dtype == np.int64 and len(candidate_rows([])) == 0
+
+
+def test_a_rate_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(ConfigError, match="--placeholders must be in"):
+        TrainConfig(placeholders=1.5)

@@ -14,12 +14,14 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import invented_pairs, run_cli
+from conftest import invented_pairs, run_cli, write_corpus
 from mt.config import DecodeConfig
+from mt.data.augment import PLACEHOLDER_RATE
 from mt.data.tokenization import EOS, PLACEHOLDERS
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
+from mt.model.rundir import read_train_config
 from placeholder_support import placeholder_codec
 
 LEGACY_RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
@@ -84,9 +86,42 @@ def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) 
     assert "bad.txt, line 2: not UTF-8 text" in error(tmp_path / "bad.txt")
     (tmp_path / "tab.txt").write_text("# names\n\nIlse\nIlse\tBerg\n", encoding="utf-8")
     assert "tab.txt, line 4: a tab; give one name a line" in error(tmp_path / "tab.txt")
+    served = run_cli("serve", trained_run, "--keep", tmp_path / "none.txt", code=2)
+    assert "--keep" in served.stderr and "no such file" in served.stderr  # before listening
     (tmp_path / "good.txt").write_text("Ilse\n", encoding="utf-8")
     assert "--keep needs a model whose tokenizers" in error(tmp_path / "good.txt", LEGACY_RUN)
     output = run_cli(
         "translate", trained_run, "Ilse.", "--device", "cpu", "--keep", tmp_path / "good.txt"
     )
     assert output.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def placeholder_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The invented corpus (names and numbers its pairs copy), prepared, and a thesis-small run
+    trained 120 steps with the default --placeholders 0.5."""
+    root = tmp_path_factory.mktemp("placeholders")
+    corpus = write_corpus(root / "corpus.tsv")
+    data, run = root / "data", root / "run"
+    run_cli("prepare", corpus, "--out", data, "--src-vocab", "150", "--tgt-vocab", "180")
+    run_cli(
+        "train", data, "--out", run, "--preset", "thesis-small", "--lr", "0.05",
+        "--warmup", "30", "--batch-size", "32", "--max-steps", "120", "--eval-every", "40",
+        "--threads", "1", "--device", "cpu",
+    )  # fmt: skip
+    return run
+
+
+def test_a_model_trained_with_placeholders_copies_unseen_numbers_and_names(
+    placeholder_run: Path,
+) -> None:
+    assert read_train_config(placeholder_run)[0].placeholders == PLACEHOLDER_RATE
+    translator = open_translator(placeholder_run, DecodeConfig(beam_size=1), device="cpu")
+    lines = ["I have 4817 books.", "It's 10:45 already.", "Where is the museum, Zbigniew?"]
+    spans = ["4817", "10:45", "Zbigniew"]
+    protected = [t.text for t in translator.translate(lines)]
+    assert all(span in text for span, text in zip(spans, protected, strict=True)), protected
+    assert translator.lost_spans == 0
+    translator.placeholders = False  # the same model without them mangles what it never saw
+    plain = [t.text for t in translator.translate(lines)]
+    assert not any(span in text for span, text in zip(spans, plain, strict=True)), plain
