@@ -144,6 +144,8 @@ class TrainConfig(_DictMixin):
     skip_nonfinite: int = 0
     source_noise: float = 0.0  # share of sources made casual each epoch (mt.data.noise)
     source_noise_kinds: str = "lower,punctuation"  # how: mt.data.noise.KINDS, comma-separated
+    placeholders: float | None = None  # share of pairs with shared spans given placeholder
+    # tokens each epoch (mt.data.spans); None: PLACEHOLDER_RATE when the tokenizers have them
     seed: int = 0
 
     @property
@@ -206,6 +208,10 @@ class TrainConfig(_DictMixin):
             bool(kinds) and kinds <= set(NOISE_KINDS),
             f"--source-noise-kinds must be some of {', '.join(NOISE_KINDS)}, comma-separated;"
             f" got {self.source_noise_kinds!r}",
+        )
+        _check(
+            self.placeholders is None or 0 <= self.placeholders <= 1,
+            f"--placeholders must be in [0, 1], got {self.placeholders}",
         )
 
 
@@ -393,6 +399,7 @@ def finetune_run_config(
         lr_decay="auto",
         max_steps=0,
         time_budget=0.0,
+        placeholders=None,  # decided again: the fine-tuning tokenizers may have gained them
     )
     if "batch_size" in changes and "batch_tokens" not in changes:
         train = dataclasses.replace(train, batch_tokens=0)

@@ -48,8 +48,8 @@ def test_training_pairs_get_noisy_sources_each_epoch_and_keep_their_targets() ->
     target = WordPieceCodec.train([es for _, es in pairs], vocab_size=200)
     config = TrainConfig(source_noise=0.5, max_src_len=64, max_tgt_len=64)
     data = encode_parts(pairs, pairs[:5], source, target, config)
-    assert data.noisy is not None
-    epoch0, epoch1 = data.noisy(0), data.noisy(1)
+    assert data.augmented is not None
+    epoch0, epoch1 = data.augmented(0), data.augmented(1)
     clean = encode_pairs(
         source.encode_batch(SOURCES),
         target.encode_batch([es for _, es in pairs]),
@@ -60,9 +60,9 @@ def test_training_pairs_get_noisy_sources_each_epoch_and_keep_their_targets() ->
     changed = [i for i in range(len(pairs)) if list(epoch0.src[i]) != list(clean.src[i])]
     assert 0.3 * len(pairs) < len(changed) < 0.7 * len(pairs)
     assert any(list(a) != list(b) for a, b in zip(epoch0.src, epoch1.src, strict=True))
-    again = encode_parts(pairs, pairs[:5], source, target, config).noisy(0)
+    again = encode_parts(pairs, pairs[:5], source, target, config).augmented(0)
     assert all(list(a) == list(b) for a, b in zip(again.src, epoch0.src, strict=True))
-    assert encode_parts(pairs, [], source, target, TrainConfig()).noisy is None
+    assert encode_parts(pairs, [], source, target, TrainConfig()).augmented is None
 
 
 def test_a_rate_outside_zero_to_one_is_refused() -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from mt.decode.placeholders import protect, restore
+from mt.data.tokenization import PLACEHOLDERS as P
+from mt.decode.placeholders import Restored, protect, protect_spans, restore, restore_spans
 
 VOCABULARY = {"Tom", "Mary", "Where", "I", "It", "30", "3", "Boston"}
 
@@ -94,3 +95,38 @@ def test_a_word_judged_ordinary_is_left_wherever_it_comes_again() -> None:
     assert protected == "Hope is here. I like Hope and Tom. Tom is late."
     assert slots == (("Tom", "Kowalski"),)
     assert asked == [("Hope", True), ("Kowalski", False)], "each word asked once"
+
+
+# Placeholder tokens: models trained with --placeholders.
+
+
+def test_every_protected_span_gets_a_token_and_comes_back() -> None:
+    source = "Zbigniew: visit www.cisco.com at 10:30, edit /etc/hosts, print %s and {0}; Zbigniew!"
+    text, slots = protect_spans(source, unknown)
+    assert text == f"{P[0]}: visit {P[1]} at {P[2]}, edit {P[3]}, print {P[4]} and {P[5]}; {P[0]}!"
+    spanish = f"{P[0]}: visita {P[1]} a las {P[2]}, edita {P[3]}, imprime {P[4]} y {P[5]}; ¡{P[0]}!"
+    assert restore_spans(spanish, slots) == Restored(
+        "Zbigniew: visita www.cisco.com a las 10:30, edita /etc/hosts, imprime %s y {0}; "
+        "¡Zbigniew!",
+        0,
+    )
+
+
+def test_known_words_keep_their_place_and_keep_names_are_protected() -> None:
+    text, slots = protect_spans("Tom met New York staff in Boston.", unknown, ["New York"])
+    assert text == f"Tom met {P[0]} staff in Boston."
+    assert slots == ((P[0], "New York"),)
+
+
+def test_there_is_no_limit_of_three_but_sixteen_tokens() -> None:
+    source = " ".join(f"{n}0" for n in range(1, 21))
+    text, slots = protect_spans(source, unknown)
+    assert text.split() == [*P, "170", "180", "190", "200"]
+    assert restore_spans(text, slots).text == source
+
+
+def test_a_lost_span_goes_back_at_the_end_and_a_stray_token_is_dropped() -> None:
+    _, slots = protect_spans("Where is www.x.org at 10:30?", unknown)
+    restored = restore_spans(f"¿Dónde está {P[1]} {P[7]} hoy?", slots)
+    assert restored == Restored("¿Dónde está 10:30 hoy www.x.org?", 1)
+    assert restore_spans("¿Qué?", slots) == Restored("¿Qué www.x.org 10:30?", 2)

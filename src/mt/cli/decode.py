@@ -55,6 +55,14 @@ Precision = Annotated[
     Opt(help="PyTorch search: auto (bf16 where a probe finds it faster here), fp32 or bf16."),
 ]
 Threads = Annotated[int | None, Opt(help="CPU threads (torch, or CTranslate2 for an export).")]
+Keep = Annotated[
+    Path | None,
+    Opt(
+        "--keep",
+        help="File of names (one a line) copied exactly, like URLs, code and numbers; needs a "
+        "model trained with placeholder tokens.",
+    ),
+]
 ComputeType = Annotated[
     str,
     Opt(help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32."),
@@ -85,6 +93,7 @@ def translate(
     threads: Threads = None,
     compute_type: ComputeType = "default",
     precision: Precision = DECODE.precision,
+    keep: Keep = None,
     attention: Annotated[
         Path | None,
         Opt("--attention", help="With one sentence: save a cross-attention heatmap PNG."),
@@ -147,6 +156,7 @@ def translate(
             threads=threads,
             compute_type=compute_type,
             normalize=normalize,
+            keep=keep_names(keep),
         )
         if document is not None:
             _write_document(document, translator, output_file)
@@ -241,6 +251,13 @@ def _write_document(document, translator, output_file: Path | None) -> None:
         atomic_write_text(output_file, translated)
 
 
+def keep_names(path: Path | None) -> tuple[str, ...]:
+    """The names of a --keep file (none without one)."""
+    from mt.data.spans import read_keep
+
+    return () if path is None else read_keep(path)
+
+
 def _interactive(translator) -> None:
     console.print("Type an English sentence and press Enter; Ctrl-D to leave.")
     while True:
@@ -284,6 +301,7 @@ def evaluate(
     threads: Threads = None,
     compute_type: ComputeType = "default",
     precision: Precision = DECODE.precision,
+    keep: Keep = None,
     json_file: Annotated[
         Path | None, Opt("--json", help="Write all figures to this JSON file.")
     ] = None,
@@ -314,6 +332,7 @@ def evaluate(
             threads=threads,
             compute_type=compute_type,
             normalize=normalize,
+            keep=keep_names(keep),
         )
         test_set = evaluation_set(
             run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad

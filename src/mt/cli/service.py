@@ -13,11 +13,13 @@ from mt.cli.decode import (
     BeamSize,
     Checkpoint,
     Device,
+    Keep,
     LengthPenalty,
     MaxLenA,
     MaxLenB,
     Precision,
     decode_config,
+    keep_names,
 )
 from mt.config import DECODE
 from mt.errors import MtError
@@ -66,6 +68,7 @@ def serve(
         int | None,
         Opt(help="Alternatives a request may get (default beam size - 1; 0 is faster on exports)."),
     ] = None,
+    keep: Keep = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -91,6 +94,7 @@ def serve(
         )
         if batch_wait_ms < 0:
             raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
+        names = keep_names(keep)  # read at start: a bad file stops here, before listening
         run_server(
             run,
             host=host,
@@ -104,6 +108,7 @@ def serve(
             cors_origins=cors_origin or (),
             batch_wait=batch_wait_ms / 1000,
             log_text=log_text,
+            keep=names,
             say=lambda message: console.print(message, highlight=False, soft_wrap=True),
             warn=lambda message: console.print(
                 f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True

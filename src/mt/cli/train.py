@@ -113,6 +113,14 @@ def train(
         str | None,
         Opt(help="What the noise does: lower, punctuation, apostrophes, typos, comma-separated."),
     ] = None,
+    placeholders: Annotated[
+        float | None,
+        Opt(
+            help="Share of the pairs with spans both sides copy (URLs, code, numbers, names) "
+            "given placeholder tokens each epoch, so the model learns to copy them. Default 0.5 "
+            "when the prepared tokenizers have the tokens, else 0 (and no other value)."
+        ),
+    ] = None,
     seed: Annotated[int | None, Opt(help="Seed for weights, batches and dropout.")] = None,
     device: Annotated[str, Opt(help="auto, cpu or cuda.")] = "auto",
     threads: Annotated[int | None, Opt(help="CPU threads for torch.")] = None,

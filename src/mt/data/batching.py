@@ -19,7 +19,7 @@ import torch
 from torch import Tensor
 
 from mt.config import TrainConfig
-from mt.data.noise import noisy_sources
+from mt.data.augment import augmentation
 from mt.data.tokenarrays import TokenColumn
 from mt.data.tokenization import BOS, EOS, PAD, WordPieceCodec
 
@@ -121,33 +121,16 @@ def encode_pairs(
 class TrainData:
     train: EncodedPairs
     selection: EncodedPairs
-    noisy: Callable[[int], EncodedPairs] | None = None  # epoch -> training pairs (--source-noise)
+    augmented: Callable[[int], EncodedPairs] | None = None
+    """epoch -> training pairs with that epoch's placeholders and source noise."""
     rehearsal: Callable[[EncodedPairs, int], EncodedPairs] | None = None
     """(training pairs, epoch) -> those pairs and the epoch's draw of base pairs (--mix)."""
 
     def epoch_train(self, epoch: int) -> EncodedPairs:
-        """The training pairs of one epoch: with source noise or rehearsal, each epoch's own
-        draw."""
-        pairs = self.train if self.noisy is None else self.noisy(epoch)
+        """The training pairs of one epoch: with placeholders, source noise or rehearsal, each
+        epoch's own draw."""
+        pairs = self.train if self.augmented is None else self.augmented(epoch)
         return pairs if self.rehearsal is None else self.rehearsal(pairs, epoch)
-
-
-def with_source_noise(
-    train: EncodedPairs, sources: Sequence[str], codec: WordPieceCodec, config: TrainConfig
-) -> Callable[[int], EncodedPairs]:
-    """Each epoch's noisy training pairs (--source-noise); `sources` are the English texts."""
-
-    def noisy(epoch: int) -> EncodedPairs:
-        texts = noisy_sources(
-            sources,
-            rate=config.source_noise,
-            seed=config.seed,
-            epoch=epoch,
-            kinds=config.source_noise_kinds,
-        )
-        return train.with_source(TokenColumn.from_lists(codec.encode_batch(texts)))
-
-    return noisy
 
 
 def encode_parts(
@@ -168,10 +151,22 @@ def encode_parts(
         )
 
     train = encode(train_pairs)
-    noisy = None
-    if config.source_noise:
-        noisy = with_source_noise(train, [en for en, _ in train_pairs], source_codec, config)
-    return TrainData(train=train, selection=encode(selection_pairs), noisy=noisy)
+    augmented = with_augmentation(train, train_pairs, (source_codec, target_codec), config)
+    return TrainData(train=train, selection=encode(selection_pairs), augmented=augmented)
+
+
+def with_augmentation(
+    train: EncodedPairs,
+    pairs: Sequence[tuple[str, str]],
+    codecs: tuple[WordPieceCodec, WordPieceCodec],
+    config: TrainConfig,
+) -> Callable[[int], EncodedPairs] | None:
+    """Each epoch's training pairs with placeholders and source noise (mt.data.augment), or
+    None when the config asks for neither; `pairs` are the texts of `train`."""
+    columns = augmentation(train.source, train.target, pairs, codecs, config)
+    if columns is None:
+        return None
+    return lambda epoch: EncodedPairs(*columns(epoch), train.max_src_len, train.max_tgt_len)
 
 
 def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[np.ndarray]:

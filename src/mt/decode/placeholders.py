@@ -11,14 +11,25 @@ Stand-ins already in the sentence are not used; when all are taken, a word is le
 Which words are names is not decided here: `protect` asks the `Protectable` it is given about
 every capitalised word and number (mt.decode.names is the one the Translator gives), so that the
 swapping can be tested apart from the judgement.
+
+A model whose tokenizers have the placeholder tokens (trained with `--placeholders`) needs no
+stand-ins: `protect_spans` replaces every protected span (mt.data.spans: URLs, code, paths,
+format placeholders, numbers, --keep names) and every name the `Protectable` picks by a token,
+｟1｠ to ｟16｠ in order of appearance, and `restore_spans` puts them back. A span whose token the
+translation lost is put back at the end of the sentence (before its final mark): a URL out of
+place reads better than a URL gone, and `Restored.lost` counts them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from mt.data.lexicon import CAPITALISED
+from mt.data.spans import Span, find_spans
+from mt.data.tokenization import PLACEHOLDERS
 
 STAND_INS = ("Tom", "Mary", "John")
 _NAME_OR_NUMBER = re.compile(
@@ -65,3 +76,57 @@ def restore(text: str, slots: Slots) -> str:
     for stand_in, original in slots:
         text = re.sub(rf"\b{stand_in}\b", lambda _, o=original: o, text)
     return text
+
+
+def protect_spans(
+    text: str, protectable: Protectable, names: Sequence[str] = ()
+) -> tuple[str, Slots]:
+    """`text` with its protected spans, `names` (a --keep list) and the capitalised words that
+    are `protectable` replaced by placeholder tokens, the same token for the same text; the
+    (token, original) pairs. Past the sixteenth distinct span the rest stay as they are."""
+    spans = find_spans(text, names)
+    taken = [(span.start, span.end) for span in spans]
+    for match in re.finditer(CAPITALISED, text):
+        if any(match.start() < end and start < match.end() for start, end in taken):
+            continue
+        initial = _SENTENCE_START.search(text, 0, match.start()) is not None
+        if protectable(match.group(), initial=initial):
+            spans.append(Span(match.start(), match.end(), "name", match.group()))
+    tokens: dict[str, str] = {}
+    out, position = [], 0
+    for span in sorted(spans, key=lambda span: span.start):
+        if span.text not in tokens and len(tokens) < len(PLACEHOLDERS):
+            tokens[span.text] = PLACEHOLDERS[len(tokens)]
+        if span.text in tokens:
+            out += [text[position : span.start], tokens[span.text]]
+            position = span.end
+    masked = "".join(out) + text[position:]
+    return masked, tuple((token, original) for original, token in tokens.items())
+
+
+@dataclass(frozen=True)
+class Restored:
+    text: str
+    lost: int  # spans whose token the translation left out, put back at the end
+
+
+_FINAL_MARKS = re.compile(r"[.!?…:;]*[\"'”’»)\]]*$")
+_TOKEN = re.compile("( ?)(" + "|".join(map(re.escape, PLACEHOLDERS[::-1])) + ")")  # ｟16｠ first
+
+
+def restore_spans(translation: str, slots: Slots) -> Restored:
+    """The translation with each token put back to its span; a lost span goes at the end,
+    before the final marks; a token that stood for nothing is dropped with its space."""
+    originals = dict(slots)
+    lost = [original for token, original in slots if token not in translation]
+
+    def put_back(match: re.Match) -> str:
+        original = originals.get(match.group(2))
+        return "" if original is None else match.group(1) + original
+
+    text = _TOKEN.sub(put_back, translation)
+    if lost:
+        end = _FINAL_MARKS.search(text)
+        cut = end.start() if end else len(text)
+        text = " ".join([text[:cut].rstrip(), *lost]).strip() + text[cut:]
+    return Restored(text, len(lost))

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from mt.config import NORMALIZE_INPUT, DecodeConfig
+from mt.data.augment import has_placeholders
 from mt.data.batching import encode_sources
 from mt.data.textclean import clean_text, without_surrogates
 from mt.data.tokenization import BOS, EOS, PAD, UNK
@@ -19,7 +20,14 @@ from mt.decode.engine import engine_for
 from mt.decode.flags import flags_for
 from mt.decode.names import NameRule, lexicon_for
 from mt.decode.normalize import normalizer_for
-from mt.decode.placeholders import Protectable, Slots, protect, restore
+from mt.decode.placeholders import (
+    Protectable,
+    Slots,
+    protect,
+    protect_spans,
+    restore,
+    restore_spans,
+)
 from mt.decode.search import Hypothesis, length_limit
 from mt.decode.segment import join_alternatives, segment
 from mt.errors import MtError
@@ -58,6 +66,7 @@ class Translator:
         placeholders: bool = True,
         protectable: Protectable | None = None,
         normalize: bool = False,
+        keep: Sequence[str] = (),
     ) -> None:
         self.run = run
         self.config = config
@@ -70,7 +79,17 @@ class Translator:
         self.split = split  # False (--no-split): a line is one piece unless the model can't take it
         # Split pieces fit the length the model was trained on (it has seen nothing longer).
         self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
-        self.placeholders = placeholders  # unseen names and numbers through stand-ins
+        self.placeholders = placeholders  # protected spans, or unseen names through stand-ins
+        # A model trained with --placeholders copies placeholder tokens: every protected span
+        # goes through one. Older models keep the stand-ins (names and numbers, three at most).
+        self.span_tokens = has_placeholders(run.source) and has_placeholders(run.target)
+        if keep and not self.span_tokens:
+            raise MtError(
+                "--keep needs a model whose tokenizers have placeholder tokens (prepared and "
+                "trained with them); this one has none"
+            )
+        self.keep = tuple(keep)
+        self.lost_spans = 0  # protected spans whose token a translation lost (put back at the end)
         # Which words those are: by default the run's lexicon decides, read once here.
         self.protectable = protectable or NameRule(
             one_piece=self.one_piece, lexicon=lexicon_for(run.directory)
@@ -121,7 +140,7 @@ class Translator:
             parts, evidence = [], []
             for _ in cut.pieces:
                 translation, (_, slots) = next(translated)
-                parts.append(tuple((restore(t, slots), s) for t, s in translation.hypotheses))
+                parts.append(self._restore(translation.hypotheses, slots))
                 if translation.evidence is not None:
                     evidence.append(translation.evidence)
             hypotheses = join_alternatives(cut, parts)
@@ -144,7 +163,18 @@ class Translator:
     def _protect(self, piece: str) -> tuple[str, Slots]:
         if not self.placeholders:
             return piece, ()
+        if self.span_tokens:
+            return protect_spans(piece, self.protectable, self.keep)
         return protect(piece, self.protectable)
+
+    def _restore(
+        self, hypotheses: tuple[tuple[str, float], ...], slots: Slots
+    ) -> tuple[tuple[str, float], ...]:
+        if not self.span_tokens:
+            return tuple((restore(text, slots), score) for text, score in hypotheses)
+        restored = [(restore_spans(text, slots), score) for text, score in hypotheses]
+        self.lost_spans += restored[0][0].lost if restored else 0
+        return tuple((r.text, score) for r, score in restored)
 
     def one_piece(self, word: str) -> bool:
         """Whether `word` is one piece of the source vocabulary, a word the model has learned."""
@@ -209,10 +239,12 @@ def open_translator(
     threads: int | None = None,
     compute_type: str = "default",
     normalize: bool = NORMALIZE_INPUT,
+    keep: Sequence[str] = (),
 ) -> Translator:
     """The one way callers (CLI, server, benchmarks) open a model directory for translation:
     a run directory, or an `mt export` directory (searched with CTranslate2, whose
-    `compute_type` applies; `threads` sets the CPU threads of either engine)."""
+    `compute_type` applies; `threads` sets the CPU threads of either engine); `keep` names
+    are protected spans (--keep)."""
     from mt.decode.engine import open_run
     from mt.model.devices import resolve_device
 
@@ -224,7 +256,9 @@ def open_translator(
         threads=threads,
         compute_type=compute_type,
     )
-    return translator_for(run, config, torch_device, warn=warn, split=split, normalize=normalize)
+    return translator_for(
+        run, config, torch_device, warn=warn, split=split, normalize=normalize, keep=keep
+    )
 
 
 def translator_for(
@@ -235,12 +269,20 @@ def translator_for(
     warn: Callable[[str], None] = lambda message: None,
     split: bool = True,
     normalize: bool = False,
+    keep: Sequence[str] = (),
 ) -> Translator:
     """A Translator for a loaded run, cutting pieces at the length it was trained on: what
     `mt translate`, `mt evaluate`, the server and the benchmarks all use."""
     trained = _trained_src_len(run.directory)
     return Translator(
-        run, config, device, warn, split=split, trained_src_len=trained, normalize=normalize
+        run,
+        config,
+        device,
+        warn,
+        split=split,
+        trained_src_len=trained,
+        normalize=normalize,
+        keep=keep,
     )
 
 

@@ -74,6 +74,7 @@ def serve(
     cors_origins: Sequence[str] = (),
     batch_wait: float = 0.005,
     log_text: bool = False,
+    keep: Sequence[str] = (),
     say: Callable[[str], None] = print,
     warn: Callable[[str], None] = print,
 ) -> None:
@@ -104,7 +105,7 @@ def serve(
 
     app = create_app(
         lambda: open_translator(
-            model_dir, decode, device=device, checkpoint=checkpoint, threads=threads
+            model_dir, decode, device=device, checkpoint=checkpoint, threads=threads, keep=keep
         ),
         limits,
         model_dir=model_dir,

@@ -26,7 +26,8 @@ from mt.config import (
     new_run_config,
     resumed_train_config,
 )
-from mt.data.batching import TrainData, with_source_noise
+from mt.data.augment import placeholder_rate
+from mt.data.batching import TrainData, with_augmentation
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.data.rehearsal import Mix
 from mt.errors import MtError
@@ -144,6 +145,9 @@ def start_training(
     if init_from is not None:
         start = fine_tuning(prepared, init_from=init_from, preset=preset, changes=changes or {})
     config = start.config if start else _new_config(prepared, preset, changes)
+    # train.json records the rate decided from the tokenizers, not "auto"
+    rate = placeholder_rate(config.train, (prepared.source, prepared.target), prepared_dir)
+    config = dataclasses.replace(config, train=dataclasses.replace(config.train, placeholders=rate))
     lineage = dict(start.lineage) if start else {}
     rehearse = None
     if mix is not None:
@@ -322,16 +326,18 @@ def _rehearsed(data: TrainData) -> str:
 def train_data(
     prepared: Prepared, config: TrainConfig, rehearse: Rehearsal | None = None
 ) -> TrainData:
-    """The prepared token arrays, read from their files; with --source-noise the English texts
-    too (the noise rewrites text, so it needs it in memory); with --mix the base pairs."""
+    """The prepared token arrays, read from their files; with --placeholders or --source-noise
+    the texts too (both rewrite text, so they need it in memory); with --mix the base pairs."""
     limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
     train = prepared.encoded("train", **limits)
-    noisy = None
-    if config.source_noise:
-        sources = [en for en, _ in prepared.read_part("train")]
-        noisy = with_source_noise(train, sources, prepared.source, config)
+    codecs = (prepared.source, prepared.target)
+    # a run from before --placeholders has none stored: decided as a new run would
+    config = dataclasses.replace(config, placeholders=placeholder_rate(config, codecs, "the run"))
+    augmented = None
+    if config.placeholders or config.source_noise:
+        augmented = with_augmentation(train, prepared.read_part("train"), codecs, config)
     selection = prepared.encoded("selection", **limits)
-    return TrainData(train=train, selection=selection, noisy=noisy, rehearsal=rehearse)
+    return TrainData(train=train, selection=selection, augmented=augmented, rehearsal=rehearse)
 
 
 def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:
