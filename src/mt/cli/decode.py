@@ -47,6 +47,13 @@ Precision = Annotated[
     Opt(help="PyTorch search: auto (bf16 where a probe finds it faster here), fp32 or bf16."),
 ]
 Threads = Annotated[int | None, Opt(help="CPU threads (torch, or CTranslate2 for an export).")]
+GlossaryFile = Annotated[
+    Path | None,
+    Opt(
+        "--glossary",
+        help="TSV of english<TAB>spanish terms the output must use (docs/text.md#glossaries).",
+    ),
+]
 ComputeType = Annotated[
     str,
     Opt(help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32."),
@@ -95,6 +102,7 @@ def translate(
     overwrite: Annotated[
         bool, Opt("--overwrite", help="With --format po: retranslate translated entries too.")
     ] = False,
+    glossary: GlossaryFile = None,
 ) -> None:
     """Translate English text to Spanish line by line, in order; a line holding several
     sentences is split, translated and joined back with its spacing. From a pipe, each line is
@@ -117,6 +125,7 @@ def translate(
         if attention is not None and len(text or []) != 1:
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
+        terms = _glossary(glossary)
         translator = open_translator(
             run,
             config,
@@ -129,6 +138,7 @@ def translate(
             threads=threads,
             compute_type=compute_type,
         )
+        translator.glossary = terms
         if document is not None:
             _write_document(document, translator, output_file)
             return
@@ -160,6 +170,15 @@ def translate(
         write_translations(translations, output_file, n_best=n_best > 1)
 
     run_or_exit(action)
+
+
+def _glossary(path: Path | None):
+    """The --glossary file, read (and checked) before the model loads."""
+    if path is None:
+        return None
+    from mt.decode.glossary import read_glossary
+
+    return read_glossary(path)
 
 
 def _document(format_name, input_file, text, n_best, attention, overwrite):
@@ -247,6 +266,7 @@ def evaluate(
     hyps_file: Annotated[
         Path | None, Opt("--hyps", help="Write the translations, one a line, for sacrebleu.")
     ] = None,
+    glossary: GlossaryFile = None,
 ) -> None:
     """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -262,6 +282,7 @@ def evaluate(
         config = decode_config(
             beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
+        terms = _glossary(glossary)
         translator = open_translator(
             run,
             config,
@@ -270,6 +291,7 @@ def evaluate(
             threads=threads,
             compute_type=compute_type,
         )
+        translator.glossary = terms
         test_set = evaluation_set(
             run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)
