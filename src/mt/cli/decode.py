@@ -304,6 +304,8 @@ def evaluate(
             )
         report = evaluate_set(translator, test_set, multi_ref=multi_ref)
         _print_report(report, test_set.name)
+        if terms is not None:
+            _print_terms(translator.terms, terms.name)
         if json_file is not None:
             from mt.files import write_json
 
@@ -314,6 +316,16 @@ def evaluate(
             atomic_write_text(hyps_file, "".join(h + "\n" for h in report.hypotheses))
 
     run_or_exit(action)
+
+
+def _print_terms(counts, name: str) -> None:
+    console.print(
+        f"glossary {name}: {counts.found:,} terms found; {counts.searched_again:,} sentences "
+        f"searched again and {counts.translated_around:,} translated around their terms to keep "
+        "them (docs/text.md#glossaries)",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _print_report(report, name: str) -> None:
