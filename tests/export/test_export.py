@@ -189,6 +189,20 @@ def test_cli_translate_and_evaluate_read_an_export(trained: Path, float32_export
     assert _figure(export_report, "BLEU") == _figure(run_report, "BLEU")
 
 
+def test_a_glossary_reaches_the_output_through_an_export(
+    trained: Path, float32_export: Path, tmp_path: Path
+) -> None:
+    terms = tmp_path / "terms.tsv"
+    terms.write_text("museum\tpinacoteca\nbread\tbaguette\n", encoding="utf-8")
+    sentences = ["Where is the museum, Bruno?", "Ilse likes bread.", "I have 7 cats."]
+    glossary = ("--glossary", terms, "--beam-size", "1")
+    from_run = run_cli("translate", trained, *sentences, *glossary).stdout
+    from_export = run_cli("translate", float32_export, *sentences, *glossary, "--threads", "1")
+    assert from_export.stdout == from_run
+    lines = from_run.splitlines()
+    assert "pinacoteca" in lines[0] and "baguette" in lines[1]
+
+
 def _nbest_rows(output: str, *, approx: bool = False) -> list[tuple[object, ...]]:
     """Output lines with any n-best score as a number: printed to 4 decimals, two engines'
     scores within SCORE_TOLERANCE may still round to different last digits."""

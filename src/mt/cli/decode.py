@@ -63,6 +63,13 @@ Keep = Annotated[
         "model trained with placeholder tokens.",
     ),
 ]
+GlossaryFile = Annotated[
+    Path | None,
+    Opt(
+        "--glossary",
+        help="TSV of english<TAB>spanish terms the output must use (docs/text.md#glossaries).",
+    ),
+]
 ComputeType = Annotated[
     str,
     Opt(help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32."),
@@ -121,6 +128,7 @@ def translate(
         Opt("--json", help="Print one JSON object a line: translation, confidence, flags, ..."),
     ] = False,
     normalize: Normalize = NORMALIZE_INPUT,
+    glossary: GlossaryFile = None,
 ) -> None:
     """Translate English text to Spanish line by line, in order; a line holding several
     sentences is split, translated and joined back with its spacing. From a pipe, each line is
@@ -144,6 +152,7 @@ def translate(
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
         style = _output_style(scores, json_lines, n_best, document)
+        terms = _glossary(glossary)
         translator = open_translator(
             run,
             config,
@@ -158,6 +167,7 @@ def translate(
             normalize=normalize,
             keep=keep_names(keep),
         )
+        translator.glossary = terms
         if document is not None:
             _write_document(document, translator, output_file)
             return
@@ -213,6 +223,15 @@ def _output_style(scores: bool, json_lines: bool, n_best: int, document) -> str:
     if scores and n_best > 1:
         raise MtError("--scores prints the best translation's confidence; with --n-best use --json")
     return "scores" if scores else "nbest" if n_best > 1 else "text"
+
+
+def _glossary(path: Path | None):
+    """The --glossary file, read (and checked) before the model loads."""
+    if path is None:
+        return None
+    from mt.decode.glossary import read_glossary
+
+    return read_glossary(path)
 
 
 def _document(format_name, input_file, text, n_best, attention, overwrite):
@@ -309,6 +328,7 @@ def evaluate(
         Path | None, Opt("--hyps", help="Write the translations, one a line, for sacrebleu.")
     ] = None,
     normalize: Normalize = NORMALIZE_INPUT,
+    glossary: GlossaryFile = None,
 ) -> None:
     """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -324,6 +344,7 @@ def evaluate(
         config = decode_config(
             beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
+        terms = _glossary(glossary)
         translator = open_translator(
             run,
             config,
@@ -334,6 +355,7 @@ def evaluate(
             normalize=normalize,
             keep=keep_names(keep),
         )
+        translator.glossary = terms
         test_set = evaluation_set(
             run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)
@@ -346,6 +368,8 @@ def evaluate(
             )
         report = evaluate_set(translator, test_set, multi_ref=multi_ref)
         _print_report(report, test_set.name)
+        if terms is not None:
+            _print_terms(translator.terms, terms.name)
         if json_file is not None:
             from mt.files import write_json
 
@@ -356,6 +380,16 @@ def evaluate(
             atomic_write_text(hyps_file, "".join(h + "\n" for h in report.hypotheses))
 
     run_or_exit(action)
+
+
+def _print_terms(counts, name: str) -> None:
+    console.print(
+        f"glossary {name}: {counts.found:,} terms found; {counts.searched_again:,} sentences "
+        f"searched again and {counts.translated_around:,} translated around their terms to keep "
+        "them (docs/text.md#glossaries)",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _print_report(report, name: str) -> None:

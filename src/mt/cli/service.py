@@ -69,6 +69,14 @@ def serve(
         Opt(help="Alternatives a request may get (default beam size - 1; 0 is faster on exports)."),
     ] = None,
     keep: Keep = None,
+    glossary: Annotated[
+        list[str] | None,
+        Opt(
+            "--glossary",
+            help="NAME=FILE: a TSV glossary requests name in their glossary field; a FILE "
+            "without NAME applies to every request that names none. Repeat for more.",
+        ),
+    ] = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -95,6 +103,7 @@ def serve(
         if batch_wait_ms < 0:
             raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
         names = keep_names(keep)  # read at start: a bad file stops here, before listening
+        glossaries = _named_glossaries(glossary or [])
         run_server(
             run,
             host=host,
@@ -109,6 +118,7 @@ def serve(
             batch_wait=batch_wait_ms / 1000,
             log_text=log_text,
             keep=names,
+            glossaries=glossaries,
             say=lambda message: console.print(message, highlight=False, soft_wrap=True),
             warn=lambda message: console.print(
                 f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True
@@ -116,6 +126,19 @@ def serve(
         )
 
     run_or_exit(action)
+
+
+def _named_glossaries(specs: list[str]) -> dict:
+    """--glossary NAME=FILE (or FILE, named ""), each file read and checked before serving."""
+    from mt.decode.glossary import read_glossary
+
+    glossaries = {}
+    for spec in specs:
+        name, _, path = spec.rpartition("=") if "=" in spec else ("", "", spec)
+        if name in glossaries:
+            raise MtError(f"--glossary {spec}: the name {name!r} is given twice")
+        glossaries[name] = read_glossary(Path(path), name or None)
+    return glossaries
 
 
 def export(

@@ -84,8 +84,15 @@ def protect_spans(
     """`text` with its protected spans, `names` (a --keep list) and the capitalised words that
     are `protectable` replaced by placeholder tokens, the same token for the same text; the
     (token, original) pairs. Past the sixteenth distinct span the rest stay as they are."""
-    spans = find_spans(text, names)
-    taken = [(span.start, span.end) for span in spans]
+    # Tokens already in the text (a glossary's terms took them) are neither spans nor free.
+    present = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    free = [token for token in PLACEHOLDERS if token not in text]
+    spans = [
+        span
+        for span in find_spans(text, names)
+        if not any(span.start < end and start < span.end for start, end in present)
+    ]
+    taken = [(span.start, span.end) for span in spans] + present
     for match in re.finditer(CAPITALISED, text):
         if any(match.start() < end and start < match.end() for start, end in taken):
             continue
@@ -95,8 +102,8 @@ def protect_spans(
     tokens: dict[str, str] = {}
     out, position = [], 0
     for span in sorted(spans, key=lambda span: span.start):
-        if span.text not in tokens and len(tokens) < len(PLACEHOLDERS):
-            tokens[span.text] = PLACEHOLDERS[len(tokens)]
+        if span.text not in tokens and len(tokens) < len(free):
+            tokens[span.text] = free[len(tokens)]
         if span.text in tokens:
             out += [text[position : span.start], tokens[span.text]]
             position = span.end

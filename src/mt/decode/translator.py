@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +18,18 @@ from mt.data.tokenization import BOS, EOS, PAD, UNK
 from mt.decode.confidence import Evidence, add_evidence, read_calibration
 from mt.decode.engine import engine_for
 from mt.decode.flags import flags_for
+from mt.decode.glossary import (
+    Glossary,
+    holds_all,
+    inner,
+    join_around,
+    needs_translation,
+    place,
+    split_at_terms,
+    stand_ins_for,
+)
+from mt.decode.glossary import Slots as TermSlots
+from mt.decode.glossary import restore as restore_terms
 from mt.decode.names import NameRule, lexicon_for
 from mt.decode.normalize import normalizer_for
 from mt.decode.placeholders import (
@@ -36,6 +48,29 @@ from mt.model.rundir import LoadedRun
 CHUNK_LINES = 2000
 """Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
 on what is held in memory however long the input is."""
+
+
+@dataclass
+class TermCounts:
+    """Glossary terms found in the sources, those that found no free stand-in (more terms in one
+    sentence than stand-ins), and the pieces that needed more than one search to keep them."""
+
+    found: int = 0
+    unplaced: int = 0
+    searched_again: int = 0  # pieces whose best hypothesis lost a stand-in
+    translated_around: int = 0  # pieces translated stretch by stretch around their terms
+
+
+@dataclass(frozen=True)
+class _Masked:
+    """A piece as the model sees it: its stand-ins for names (`slots`) and glossary terms."""
+
+    text: str
+    slots: Slots
+    terms: TermSlots
+    unplaced: bool  # a glossary term found no free stand-in
+    original: str
+    glossary: Glossary | None
 
 
 @dataclass(frozen=True)
@@ -100,6 +135,9 @@ class Translator:
         self.normalizer: Callable[[str], str] | None = (
             normalizer_for(run.directory) if normalize else None
         )
+        self.glossary: Glossary | None = None  # terms for translate(); translate_each() per line
+        self.term_stand_ins = stand_ins_for(self.one_piece_both)
+        self.terms = TermCounts()
 
     @property
     def precision_reason(self) -> str:
@@ -117,9 +155,17 @@ class Translator:
         """Like translate(), but each batch is decoded as soon as it arrives: a live pipe's lines
         (mt.cli.textio) are not held back waiting for more."""
         for batch in batches:
-            yield from self._translate_lines(list(batch))
+            yield from self._translate_lines(list(batch), [self.glossary] * len(batch))
 
-    def _translate_lines(self, lines: list[str]) -> list[Translation]:
+    def translate_each(
+        self, lines: Sequence[str], glossaries: Sequence[Glossary | None]
+    ) -> list[Translation]:
+        """The lines, each with its own glossary (the server's requests, batched together)."""
+        return self._translate_lines(list(lines), list(glossaries))
+
+    def _translate_lines(
+        self, lines: list[str], glossaries: list[Glossary | None]
+    ) -> list[Translation]:
         # Pieces fit the training length, or with --no-split what the model's positions allow;
         # cut_long sees to it, so no input is ever cut off.
         limit = self.piece_len if self.split else self.max_src_len
@@ -129,18 +175,23 @@ class Translator:
             return len(self.run.source.encode(clean_text(text))) < limit
 
         segmented = [segment(line, split=self.split, fits=fits) for line in lines]
-        pieces = [piece for line in segmented for piece in line.pieces]
+        pieces = [
+            (piece, glossary)
+            for line, glossary in zip(segmented, glossaries, strict=True)
+            for piece in line.pieces
+        ]
         if self.normalizer is not None:
-            pieces = [self.normalizer(piece) for piece in pieces]
-        masked = [self._protect(piece) for piece in pieces]
-        done = self._translate_chunk([text for text, _ in masked])
+            pieces = [(self.normalizer(piece), glossary) for piece, glossary in pieces]
+        masked = [self._protect(piece, glossary) for piece, glossary in pieces]
+        done = self._translate_chunk([m.text for m in masked])
+        done = self._keep_terms(done, masked)
         translated = iter(zip(done, masked, strict=True))
         results = []
         for line, cut in zip(lines, segmented, strict=True):
             parts, evidence = [], []
             for _ in cut.pieces:
-                translation, (_, slots) = next(translated)
-                parts.append(self._restore(translation.hypotheses, slots))
+                translation, m = next(translated)
+                parts.append(self._restore(translation.hypotheses, m))
                 if translation.evidence is not None:
                     evidence.append(translation.evidence)
             hypotheses = join_alternatives(cut, parts)
@@ -160,46 +211,115 @@ class Translator:
             flags=flags_for(line, text, cut=cut),
         )
 
-    def _protect(self, piece: str) -> tuple[str, Slots]:
-        if not self.placeholders:
-            return piece, ()
-        if self.span_tokens:
-            return protect_spans(piece, self.protectable, self.keep)
-        return protect(piece, self.protectable)
+    def _protect(self, piece: str, glossary: Glossary | None) -> _Masked:
+        """Glossary terms first (their stand-ins are then taken), then protected spans (with
+        placeholder tokens still free) or unseen names."""
+        text, terms, unplaced = piece, (), 0
+        if glossary is not None:
+            text, terms, unplaced = place(piece, glossary, self.term_stand_ins)
+            self.terms.found += len(terms) + unplaced
+            self.terms.unplaced += unplaced
+        slots: Slots = ()
+        if self.placeholders and self.span_tokens:
+            text, slots = protect_spans(text, self.protectable, self.keep)
+        elif self.placeholders:
+            text, slots = protect(text, self.protectable)
+        return _Masked(text, slots, terms, unplaced > 0, piece, glossary)
+
+    def _keep_terms(self, done: list[Translation], masked: list[_Masked]) -> list[Translation]:
+        """Every term in the output. Where the best hypothesis lost a stand-in, the best one that
+        holds them all, among the n-best or those of a beam search at least 5 wide; where none
+        does, or a term had no stand-in, the text around the terms translated stretch by
+        stretch (mt.decode.glossary.split_at_terms)."""
+        done = list(done)
+        again = [
+            i for i, m in enumerate(masked) if m.terms and not holds_all(done[i].text, m.terms)
+        ]
+        if again:
+            wide = max(self.config.beam_size, 5)
+            config = replace(self.config, beam_size=wide, n_best=wide)
+            retried = self._translate_chunk([done[i].source for i in again], config)
+            self.terms.searched_again += len(again)
+            for i, extra in zip(again, retried, strict=True):
+                hyps = done[i].hypotheses
+                keep = [h for h in hyps + extra.hypotheses if holds_all(h[0], masked[i].terms)]
+                if keep:
+                    done[i] = replace(done[i], hypotheses=(keep[0], *hyps[1:]))
+        around = [
+            i
+            for i, m in enumerate(masked)
+            if m.unplaced or (m.terms and not holds_all(done[i].text, m.terms))
+        ]
+        for i, text in zip(
+            around, self._translate_around([masked[i] for i in around]), strict=True
+        ):
+            self.terms.translated_around += 1
+            # already whole: its stretches were protected and restored on their own
+            done[i] = replace(done[i], hypotheses=((text, done[i].hypotheses[0][1]),))
+            masked[i] = replace(masked[i], text=text, slots=(), terms=())
+        return done
+
+    def _translate_around(self, masked: list[_Masked]) -> list[str]:
+        """Each piece's stretches between its terms translated alone, the terms between them."""
+        if not masked:
+            return []
+        plans = [split_at_terms(m.original, m.glossary) for m in masked]  # type: ignore[arg-type]
+        wanted = [inner(s) for stretches, _ in plans for s in stretches if needs_translation(s)]
+        done = iter(t.text for t in self._translate_lines(wanted, [None] * len(wanted)))
+        joined = []
+        for stretches, spanish in plans:
+            texts = [next(done) for s in stretches if needs_translation(s)]
+            joined.append(join_around(stretches, texts, spanish))
+        return joined
 
     def _restore(
-        self, hypotheses: tuple[tuple[str, float], ...], slots: Slots
+        self, hypotheses: tuple[tuple[str, float], ...], masked: _Masked
     ) -> tuple[tuple[str, float], ...]:
+        """Glossary terms put back first, then protected spans (or stand-ins)."""
+        texts = [restore_terms(text, masked.terms)[0] for text, _ in hypotheses]
+        scores = [score for _, score in hypotheses]
         if not self.span_tokens:
-            return tuple((restore(text, slots), score) for text, score in hypotheses)
-        restored = [(restore_spans(text, slots), score) for text, score in hypotheses]
-        self.lost_spans += restored[0][0].lost if restored else 0
-        return tuple((r.text, score) for r, score in restored)
+            return tuple(zip((restore(t, masked.slots) for t in texts), scores, strict=True))
+        restored = [restore_spans(text, masked.slots) for text in texts]
+        self.lost_spans += restored[0].lost if restored else 0
+        return tuple(zip((r.text for r in restored), scores, strict=True))
 
     def one_piece(self, word: str) -> bool:
         """Whether `word` is one piece of the source vocabulary, a word the model has learned."""
         return len(self.run.source.encode(word)) == 1
 
-    def _translate_chunk(self, lines: list[str]) -> list[Translation]:
+    def one_piece_both(self, token: str) -> bool:
+        """Whether both vocabularies hold `token` as a known piece of its own."""
+        codecs = (self.run.source, self.run.target)
+        return all(
+            codec.encode(token) not in ([], [UNK]) and len(codec.encode(token)) == 1
+            for codec in codecs
+        )
+
+    def _translate_chunk(
+        self, lines: list[str], config: DecodeConfig | None = None
+    ) -> list[Translation]:
+        config = config or self.config
         cleaned = [clean_text(line) for line in lines]
         ids = self.run.source.encode_batch(cleaned)
         sources = encode_sources(ids, self.max_src_len)
         results = [Translation(line, ()) for line in lines]
         order = sorted((i for i, text in enumerate(cleaned) if text), key=lambda i: len(sources[i]))
-        for start in range(0, len(order), self.config.batch_size):
-            rows = order[start : start + self.config.batch_size]
-            for row, hyps in zip(rows, self._search([sources[i] for i in rows]), strict=True):
+        for start in range(0, len(order), config.batch_size):
+            rows = order[start : start + config.batch_size]
+            found = self._search([sources[i] for i in rows], config)
+            for row, hyps in zip(rows, found, strict=True):
                 results[row] = Translation(
                     lines[row],
                     tuple((self.run.target.decode(h.tokens), h.score) for h in hyps),
-                    evidence=self._evidence(sources[row], hyps[0]) if hyps else None,
+                    evidence=self._evidence(sources[row], hyps[0], config) if hyps else None,
                 )
         return results
 
-    def _evidence(self, source: np.ndarray, best: Hypothesis) -> Evidence:
+    def _evidence(self, source: np.ndarray, best: Hypothesis, config: DecodeConfig) -> Evidence:
         """`source` ends in [EOS]; the limit is the search's, so reaching it means a cut."""
         limit = length_limit(
-            len(source), self.config.max_len_a, self.config.max_len_b, self.run.config.max_positions
+            len(source), config.max_len_a, config.max_len_b, self.run.config.max_positions
         )
         return Evidence(
             log_prob=best.log_prob,
@@ -209,8 +329,8 @@ class Translator:
             cut=len(best.tokens) >= limit,
         )
 
-    def _search(self, sources: list) -> list[list[Hypothesis]]:
-        hypotheses = self.engine.search(sources, self.config)
+    def _search(self, sources: list, config: DecodeConfig | None = None) -> list[list[Hypothesis]]:
+        hypotheses = self.engine.search(sources, config or self.config)
         self.decoded_tokens += sum(len(h[0].tokens) + 1 for h in hypotheses if h)
         return hypotheses
 

@@ -12,7 +12,7 @@ import logging
 import math
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
 
 from mt.config import DecodeConfig
+from mt.decode.glossary import Glossary
 from mt.serving.documents import html_answer, parse_html, render_documents, unit_lines
 from mt.serving.files import add_file_routes
 from mt.serving.info import model_info
@@ -81,8 +82,10 @@ class Service:
         limits: Limits,
         api_key: str | None,
         max_alternatives: int,
+        glossaries: Mapping[str, Glossary] | None = None,
     ) -> None:
         self.worker = worker
+        self.glossaries = dict(glossaries or {})  # loaded at start, by name
         self.limits = limits
         self.api_key = api_key
         self.max_alternatives = max_alternatives
@@ -115,9 +118,11 @@ def create_app(
     log_line: Callable[[str], None] = stderr_line,
     on_ready: Callable[[dict[str, Any]], None] = lambda info: None,
     on_failure: Callable[[str], None] = lambda message: None,
+    glossaries: Mapping[str, Glossary] | None = None,
 ) -> FastAPI:
     """`load` opens the translator (in the decoding thread, so /health is 503 meanwhile);
-    `decode` is the configuration it was opened with, for /model and the alternatives' bound."""
+    `decode` is the configuration it was opened with, for /model and the alternatives' bound;
+    `glossaries` are those a request may name (the one named "" applies when it names none)."""
 
     def ready(translator: Any) -> None:
         service.info = model_info(model_dir, translator, decode)
@@ -131,7 +136,9 @@ def create_app(
         on_ready=ready,
         on_failure=on_failure,
     )
-    service = Service(worker, limits, api_key, max_alternatives=decode.n_best - 1)
+    service = Service(
+        worker, limits, api_key, max_alternatives=decode.n_best - 1, glossaries=glossaries
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -252,7 +259,9 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
         body = await read_body(request, service.limits.max_body_bytes)
         fields = await parse_fields(request.headers, body)
         _admit(service, request, fields)
-        checked = check_request(fields, service.limits, service.max_alternatives)
+        checked = check_request(
+            fields, service.limits, service.max_alternatives, service.glossaries
+        )
         documents = parse_html(checked.texts) if checked.html else None
         lines_per_text = [
             [line.removesuffix("\r") for line in text.split("\n")] for text in checked.texts
@@ -266,7 +275,7 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
         if log_text:
             request.state.text = " | ".join(checked.texts)
         try:
-            job = worker.submit(lines)
+            job = worker.submit(lines, checked.glossary)
         except Unavailable as error:
             raise ApiError(503, str(error), headers={"Retry-After": "1"}) from None
     finally:

@@ -7,7 +7,7 @@ as JSON or as a form; each problem becomes an `ApiError` with one sentence and i
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -16,11 +16,15 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.formparsers import MultiPartParser
 from starlette.requests import Request
 
+from mt.decode.glossary import Glossary, glossary_from_pairs
+from mt.errors import MtError
 from mt.serving.limits import Limits
 
 SOURCE_LANGUAGES = ("en", "auto")
 TARGET_LANGUAGE = "es"
 PAIR = "en → es (source en or auto, target es)"
+MAX_GLOSSARY_PAIRS = 1000
+DEFAULT_GLOSSARY = ""  # the name of the glossary a request gets when it names none
 
 
 class ApiError(Exception):
@@ -41,6 +45,7 @@ class TranslateRequest:
     api_key: str | None
     detect: bool  # source "auto": the answer says which language was detected, as LibreTranslate
     html: bool = False  # "format": "html": each text an HTML fragment, markup kept
+    glossary: Glossary | None = None  # the request's terms, or a glossary loaded at start
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -120,9 +125,13 @@ def _collect(pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def check_request(
-    fields: dict[str, Any], limits: Limits, max_alternatives: int
+    fields: dict[str, Any],
+    limits: Limits,
+    max_alternatives: int,
+    glossaries: Mapping[str, Glossary] | None = None,
 ) -> TranslateRequest:
-    """Field checks, then size limits: 400 for a wrong field, 413 for too much text."""
+    """Field checks, then size limits: 400 for a wrong field, 413 for too much text.
+    `glossaries`: those loaded at start, by name (DEFAULT_GLOSSARY for requests naming none)."""
     if "q" not in fields:
         raise ApiError(400, "missing q: give the text as a string or an array of strings")
     q = fields["q"]
@@ -165,7 +174,35 @@ def check_request(
         api_key=api_key,
         detect=source == "auto",
         html=text_format == "html",
+        glossary=_glossary(fields.get("glossary"), glossaries or {}),
     )
+
+
+def _glossary(value: Any, named: Mapping[str, Glossary]) -> Glossary | None:
+    """`glossary`: a name of one loaded at start, or a list of [english, spanish] pairs."""
+    if value is None:
+        return named.get(DEFAULT_GLOSSARY)
+    if isinstance(value, str):
+        if value not in named or value == DEFAULT_GLOSSARY:
+            known = ", ".join(sorted(n for n in named if n != DEFAULT_GLOSSARY)) or "none"
+            raise ApiError(400, f"no glossary named {value!r} (this server has: {known})")
+        return named[value]
+    pairs = value if isinstance(value, list) else None
+    if pairs is None or not all(isinstance(p, list | tuple) and len(p) == 2 for p in pairs):
+        raise ApiError(
+            400,
+            "glossary must be a name or a list of [english, spanish] pairs, "
+            'e.g. [["OK", "Aceptar"]]',
+        )
+    if len(pairs) > MAX_GLOSSARY_PAIRS:
+        raise ApiError(
+            413,
+            f"glossary has {len(pairs):,} pairs; this server takes at most {MAX_GLOSSARY_PAIRS:,}",
+        )
+    try:
+        return glossary_from_pairs([tuple(pair) for pair in pairs], "glossary")
+    except MtError as error:
+        raise ApiError(400, str(error)) from None
 
 
 def _language(fields: dict[str, Any], name: str, default: str) -> str:

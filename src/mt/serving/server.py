@@ -11,13 +11,14 @@ import ipaddress
 import os
 import signal
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
 from mt.config import DecodeConfig
+from mt.decode.glossary import Glossary
 from mt.errors import MtError
 from mt.serving.app import Service, create_app
 from mt.serving.limits import Limits
@@ -77,8 +78,10 @@ def serve(
     keep: Sequence[str] = (),
     say: Callable[[str], None] = print,
     warn: Callable[[str], None] = print,
+    glossaries: Mapping[str, Glossary] | None = None,
 ) -> None:
-    """Serve until Ctrl-C or SIGTERM; returns normally after a clean stop."""
+    """Serve until Ctrl-C or SIGTERM; returns normally after a clean stop. `glossaries`: what
+    requests may name (mt.serving.requests)."""
     from mt.decode.translator import open_translator
 
     _check_serving(model_dir, host, api_key, warn)
@@ -117,6 +120,7 @@ def serve(
         log_text=log_text,
         on_ready=ready,
         on_failure=failed,
+        glossaries=glossaries,
     )
     config = uvicorn.Config(
         app,

@@ -33,6 +33,7 @@ class _Job:
     lines: list[str]
     future: asyncio.Future
     loop: asyncio.AbstractEventLoop
+    glossary: Any = None  # the request's glossary (mt.decode.glossary.Glossary), if any
     abandoned: bool = False  # the request timed out; the decoder skips the job if not started
 
 
@@ -100,8 +101,9 @@ class BatchingWorker:
     def queued_lines(self) -> int:
         return self._queued_lines
 
-    def submit(self, lines: list[str]) -> _Job:
-        """Queue the lines for the next model call; Unavailable when that cannot be now."""
+    def submit(self, lines: list[str], glossary: Any = None) -> _Job:
+        """Queue the lines (with the request's glossary) for the next model call; Unavailable
+        when that cannot be now."""
         if self.stopping:
             raise Unavailable("the server is shutting down")
         if not self.ready.is_set():
@@ -115,7 +117,7 @@ class BatchingWorker:
                 raise Unavailable("the server is busy (too many sentences queued); retry later")
             self._queued_lines += len(lines)
         loop = asyncio.get_running_loop()
-        job = _Job(lines, loop.create_future(), loop)
+        job = _Job(lines, loop.create_future(), loop, glossary)
         self._queue.put(job)
         return job
 
@@ -199,7 +201,7 @@ class BatchingWorker:
         lines = [line for job in live for line in job.lines]
         self.batch_lines.append(len(lines))
         try:
-            translations = list(self.translator.translate(lines))
+            translations = self._translate(live, lines)
         except Exception as error:  # a bug: each waiting request answers 500
             log.exception("decoding failed")
             for job in live:
@@ -209,6 +211,13 @@ class BatchingWorker:
         for job in live:
             _hand_back(job, translations[start : start + len(job.lines)], None)
             start += len(job.lines)
+
+    def _translate(self, jobs: list[_Job], lines: list[str]) -> list[Any]:
+        """One model call for all the jobs; each line keeps its request's glossary."""
+        if all(job.glossary is None for job in jobs):
+            return list(self.translator.translate(lines))
+        glossaries = [job.glossary for job in jobs for _ in job.lines]
+        return self.translator.translate_each(lines, glossaries)
 
 
 def _hand_back(job: _Job, result: list[Any] | None, error: Exception | None) -> None:

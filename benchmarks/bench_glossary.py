@@ -1,0 +1,144 @@
+"""Issue 27: do glossary terms reach the output, and at what cost in BLEU?
+
+    python benchmarks/bench_glossary.py --run bench/run [--export bench/run-ct2] \\
+        [--domains ../shared/data/domains]
+
+The term test comes from the LibreOffice help's TEST pages of our split (domain_split.is_test on
+the file column): rows of tagged.tsv whose English and Spanish hold as many
+`<span class="menuitem">` labels, aligned in order, give the glossary (English label → Spanish
+label, the first Spanish wins where one label has two); the sentences are those rows with the tags
+stripped, and their Spanish the reference. For each engine (PyTorch on --run, CTranslate2 on
+--export) and search (greedy, beam 5) it prints
+- terms: the glossary terms found in the sources (mt.decode.glossary matching), and the share whose
+  Spanish term is in the output (target ≥ 98%); without the glossary, the share the model gets on
+  its own;
+- BLEU with and without the glossary (target: not lower);
+- the stand-in counts: terms left without a stand-in (more terms in a sentence than stand-ins),
+  pieces searched again because the best hypothesis lost one, and pieces translated around their
+  terms (no hypothesis held them all, or a term had no stand-in).
+
+`term_test()` and `measure()` are for other scripts (`make bench-trust`). Nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from domain_split import is_test
+from machine import describe, load_average
+
+from mt.config import DecodeConfig
+from mt.decode.glossary import Glossary, Term, in_source_case
+from mt.decode.scores import corpus_scores
+from mt.decode.translator import TermCounts, open_translator
+
+SEARCHES = {"greedy": 1, "beam 5": 5}
+_LABEL = re.compile(r'<span class="menuitem">(.*?)</span>')
+_TAG = re.compile(r"<[^>]+>")
+_EDGES = " -▸\u00a0"  # a label cut at a menu separator: "Format - Merge Cells - "
+
+
+@dataclass(frozen=True)
+class TermTest:
+    glossary: Glossary
+    sources: list[str]
+    references: list[str]
+
+
+@dataclass(frozen=True)
+class Figures:
+    terms: int  # glossary terms found in the sources
+    in_output: int  # of those, whose Spanish term the output holds
+    bleu: float
+    counts: TermCounts
+    seconds: float
+
+
+def _plain(text: str) -> str:
+    return html.unescape(_TAG.sub("", text))
+
+
+def term_test(domains: Path) -> TermTest:
+    """The glossary and sentences of the LibreOffice help's test pages (see the module notes)."""
+    terms: list[Term] = []
+    sources, references = [], []
+    with (domains / "libreoffice-help" / "tagged.tsv").open(encoding="utf-8") as rows:
+        for row in rows:
+            english, spanish, page = row.rstrip("\n").split("\t")
+            labels = _LABEL.findall(english), _LABEL.findall(spanish)
+            if not is_test(page) or not labels[0] or len(labels[0]) != len(labels[1]):
+                continue
+            for en, es in zip(*labels, strict=True):
+                en, es = _plain(en).strip(_EDGES), _plain(es).strip(_EDGES)
+                if en and es:
+                    terms.append(Term(en, es))
+            sources.append(_plain(english).strip())
+            references.append(_plain(spanish).strip())
+    return TermTest(Glossary(terms, "libreoffice-help menu labels"), sources, references)
+
+
+def terms_in_output(test: TermTest, outputs: list[str]) -> tuple[int, int]:
+    """(terms found in the sources, those whose Spanish term is in the output), any case."""
+    found = held = 0
+    for source, output in zip(test.sources, outputs, strict=True):
+        for match, term in test.glossary.find(source):
+            found += 1
+            held += in_source_case(term, match.group()).casefold() in output.casefold()
+    return found, held
+
+
+def measure(translator, test: TermTest, *, glossary: bool) -> Figures:
+    """Translate the test's sources with or without its glossary and score the outputs."""
+    translator.glossary = test.glossary if glossary else None
+    translator.terms = TermCounts()
+    start = time.perf_counter()
+    outputs = [t.text for t in translator.translate(test.sources)]
+    seconds = time.perf_counter() - start
+    found, held = terms_in_output(test, outputs)
+    bleu = corpus_scores(outputs, [[ref] for ref in test.references]).bleu
+    return Figures(found, held, bleu, translator.terms, seconds)
+
+
+def _report(engine: str, search: str, with_: Figures, without: Figures) -> str:
+    c = with_.counts
+    return (
+        f"{engine:<12} {search:<7} terms {with_.in_output}/{with_.terms} "
+        f"({with_.in_output / max(with_.terms, 1):.1%}; without glossary "
+        f"{without.in_output / max(without.terms, 1):.1%})  BLEU {with_.bleu:.2f} vs "
+        f"{without.bleu:.2f} without  [no stand-in {c.unplaced}, searched again "
+        f"{c.searched_again}, translated around {c.translated_around}]  "
+        f"{with_.seconds:.1f} s vs {without.seconds:.1f} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument("--export", type=Path, help="an `mt export` of the run (CTranslate2)")
+    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
+    args = parser.parse_args()
+    if not (args.domains / "libreoffice-help" / "tagged.tsv").is_file():
+        sys.exit(f"{args.domains}/libreoffice-help/tagged.tsv is absent: no term test to build")
+    test = term_test(args.domains)
+    print(describe(torch.get_num_threads()), f"| load {load_average()}")
+    print(f"term test: {len(test.sources)} sentences, {len(test.glossary)} glossary terms")
+    engines = {"pytorch": args.run, **({"ctranslate2": args.export} if args.export else {})}
+    for engine, directory in engines.items():
+        for search, beam in SEARCHES.items():
+            config = DecodeConfig(beam_size=beam)
+            translator = open_translator(directory, config, device="cpu")
+            print(f"stand-ins: {', '.join(translator.term_stand_ins[:3])}, ...", end="\r")
+            with_ = measure(translator, test, glossary=True)
+            without = measure(translator, test, glossary=False)
+            print(_report(engine, search, with_, without), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Glossaries: English terms that must come out as the user's Spanish terms.
+
+A term is enforced with a stand-in, for the PyTorch and the CTranslate2 engines alike: before
+translation each term found in the source is replaced by a token the model copies, and the
+stand-in in the output is replaced by the Spanish term. Lexically constrained beam search (fairseq,
+Sockeye) would need the constraint inside the search; CTranslate2 has no such option, and a
+stand-in leaves the search untouched, so both engines give the same result. The stand-ins are the
+placeholder tokens (mt.data.tokenization.PLACEHOLDERS) when the model's vocabularies hold them,
+which a model trained on protected spans copies; otherwise names every Tatoeba-trained model copies
+("Tom"), the ones mt.decode.placeholders uses for unseen names, so today's models work too.
+
+Matching: longest term first, case-insensitive, on word boundaries, any run of white space in the
+text matching the space of a term. The Spanish term takes the source's case where the glossary's
+English does not explain it: "OK" → "ACEPTAR" for "OK" written "OK" in an all-lower-case entry,
+"Cell styles" → "Estilos de celda" for the entry "cell styles"; a Spanish term that begins the
+output sentence is capitalised too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mt.data.tokenization import PLACEHOLDERS
+from mt.errors import MtError
+
+NAME_STAND_INS = ("Tom", "Mary", "John")
+"""Stand-ins for a model without placeholder tokens: the names the bench model copies most
+(benchmarks/bench_glossary.py); a sentence with more terms keeps the rest as they are."""
+
+# What may stand between a sentence's end (or the output's start) and its first word.
+_OUTPUT_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
+
+
+@dataclass(frozen=True)
+class Term:
+    english: str
+    spanish: str
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+class Glossary:
+    """Terms by their English, found longest first; `name` says where they came from."""
+
+    def __init__(self, terms: Iterable[Term], name: str = "glossary") -> None:
+        self.name = name
+        self.terms: dict[str, Term] = {}
+        for term in terms:
+            self.terms.setdefault(_key(term.english), term)
+        ordered = sorted(self.terms.values(), key=lambda t: -len(_key(t.english)))
+        words = (r"\s+".join(map(re.escape, t.english.split())) for t in ordered)
+        alternatives = "|".join(words)
+        self._pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def find(self, text: str) -> list[tuple[re.Match, Term]]:
+        """Each term in `text`, left to right; where two overlap the longer one wins."""
+        if not self.terms:
+            return []
+        return [(m, self.terms[_key(m.group())]) for m in self._pattern.finditer(text)]
+
+
+def glossary_from_pairs(pairs: Sequence[tuple[str, str]], name: str) -> Glossary:
+    """A glossary from (english, spanish) pairs, e.g. a request's; MtError names the first bad
+    pair by its number. One English term given two different Spanish terms is an error."""
+    terms: dict[str, Term] = {}
+    for number, (english, spanish) in enumerate(pairs, 1):
+        problem = _problem(english, spanish, terms)
+        if problem:
+            raise MtError(f"{name}: pair {number}: {problem}")
+        terms[_key(english)] = Term(english.strip(), spanish.strip())
+    return Glossary(terms.values(), name)
+
+
+def read_glossary(path: Path, name: str | None = None) -> Glossary:
+    """A TSV file of english<TAB>spanish lines; blank lines and lines starting with # are
+    skipped. A bad line is one MtError naming the file, the line and the problem."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise MtError(f"glossary {path}: no such file") from None
+    except IsADirectoryError:
+        raise MtError(f"glossary {path}: is a directory, not a TSV file") from None
+    except UnicodeDecodeError as error:
+        raise MtError(f"glossary {path}: not UTF-8 (byte {error.start})") from None
+    terms: dict[str, Term] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            found = "no tab" if len(fields) == 1 else f"{len(fields)} fields"
+            raise MtError(f"{path}:{number}: expected english<TAB>spanish, found {found}")
+        problem = _problem(*fields, terms)
+        if problem:
+            raise MtError(f"{path}:{number}: {problem}")
+        terms[_key(fields[0])] = Term(fields[0].strip(), fields[1].strip())
+    if not terms:
+        raise MtError(f"glossary {path}: no terms (expected english<TAB>spanish lines)")
+    return Glossary(terms.values(), name or str(path))
+
+
+def _problem(english: object, spanish: object, terms: dict[str, Term]) -> str | None:
+    if not isinstance(english, str) or not isinstance(spanish, str):
+        return "each side must be text"
+    if not english.strip():
+        return "the English term is empty"
+    if not spanish.strip():
+        return f"the Spanish term for {english.strip()!r} is empty"
+    earlier = terms.get(_key(english))
+    if earlier is not None and earlier.spanish != spanish.strip():
+        return f"{english.strip()!r} is given twice, as {earlier.spanish!r} and {spanish.strip()!r}"
+    return None
+
+
+# ----- stand-ins ---------------------------------------------------------------------------------
+
+Slots = tuple[tuple[str, str], ...]  # (stand-in, Spanish term in the source's case)
+
+
+def stand_ins_for(one_piece: object) -> tuple[str, ...]:
+    """PLACEHOLDERS when `one_piece(token)` says both vocabularies hold every one of them as a
+    piece of its own, else NAME_STAND_INS."""
+    if all(one_piece(p) for p in PLACEHOLDERS):  # type: ignore[operator]
+        return PLACEHOLDERS
+    return NAME_STAND_INS
+
+
+def _has(text: str, stand_in: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(stand_in)}(?!\w)", text) is not None
+
+
+def place(text: str, glossary: Glossary, stand_ins: Sequence[str]) -> tuple[str, Slots, int]:
+    """`text` with each glossary term replaced by a stand-in not already in it, the slots, and
+    the number of terms left as they are because no stand-in was free. One term seen twice
+    takes one stand-in."""
+    free = [s for s in stand_ins if not _has(text, s)]
+    given: dict[str, str] = {}  # Spanish term as written here -> stand-in
+    parts, end, unplaced = [], 0, 0
+    for match, term in glossary.find(text):
+        spanish = in_source_case(term, match.group())
+        if spanish not in given and free:
+            given[spanish] = free.pop(0)
+        if spanish not in given:
+            unplaced += 1
+            continue
+        parts += [text[end : match.start()], given[spanish]]
+        end = match.end()
+    parts.append(text[end:])
+    return "".join(parts), tuple((s, spanish) for spanish, s in given.items()), unplaced
+
+
+def in_source_case(term: Term, found: str) -> str:
+    """The Spanish term in the case the source gives its English where the entry does not:
+    all capitals, or a capital first letter."""
+    spanish = term.spanish
+    letters = [c for c in found if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters) and not term.english.isupper():
+        return spanish.upper()
+    if found[:1].isupper() and not term.english[:1].isupper():
+        return spanish[:1].upper() + spanish[1:]
+    return spanish
+
+
+def restore(text: str, slots: Slots) -> tuple[str, int]:
+    """The output with each stand-in replaced by its Spanish term (capitalised where it begins a
+    sentence), and how many stand-ins were missing from it."""
+    lost = 0
+    for stand_in, spanish in slots:
+        pattern = re.compile(rf"(?<!\w){re.escape(stand_in)}(?!\w)")
+        if not pattern.search(text):
+            lost += 1
+
+        def swap(match: re.Match, spanish: str = spanish) -> str:
+            if _OUTPUT_START.search(match.string, 0, match.start()):
+                return spanish[:1].upper() + spanish[1:]
+            return spanish
+
+        text = pattern.sub(swap, text)
+    return text, lost
+
+
+def holds_all(text: str, slots: Slots) -> bool:
+    """Whether an output holds every stand-in: the rule for choosing among hypotheses."""
+    return all(_has(text, stand_in) for stand_in, _ in slots)
+
+
+# ----- the fallback: translating around the terms ----------------------------------------------
+
+
+def split_at_terms(text: str, glossary: Glossary) -> tuple[list[str], list[str]]:
+    """The stretches of `text` between its terms (one more than the terms) and the terms' Spanish
+    in the source's case, for a sentence whose stand-ins the model would not carry."""
+    stretches, spanish, end = [], [], 0
+    for match, term in glossary.find(text):
+        stretches.append(text[end : match.start()])
+        spanish.append(in_source_case(term, match.group()))
+        end = match.end()
+    stretches.append(text[end:])
+    return stretches, spanish
+
+
+_EDGES = re.compile(r"^(\W*)(.*?)(\W*)$", re.DOTALL)
+
+
+def inner(stretch: str) -> str:
+    """What the model translates of a stretch: from its first to its last letter or digit, so
+    that the spacing and punctuation around it (", then ") stay the source's."""
+    return _EDGES.match(stretch).group(2)  # type: ignore[union-attr]
+
+
+def needs_translation(stretch: str) -> bool:
+    """A stretch with a letter in it goes to the model; " - " or ". " stays as it is."""
+    return any(c.isalpha() for c in stretch)
+
+
+def join_around(stretches: list[str], translated: list[str], spanish: list[str]) -> str:
+    """Each stretch with its inner part translated (where it has letters), the terms between
+    them, in source order. An inner part translated alone comes back as a sentence: a capital
+    it did not begin with and a final stop it did not end with are taken off."""
+    out = iter(translated)
+    parts = []
+    for index, stretch in enumerate(stretches):
+        if needs_translation(stretch):
+            before, core, after = _EDGES.match(stretch).groups()  # type: ignore[union-attr]
+            text = next(out).strip()
+            if core[:1].islower() and text[:1].isupper():
+                text = text[:1].lower() + text[1:]
+            if text[-1:] in ".!?" and core[-1:] not in ".!?":
+                text = text[:-1]
+            stretch = before + text + after
+        parts.append(stretch)
+        if index < len(spanish):
+            parts.append(spanish[index])
+    return "".join(parts).strip()

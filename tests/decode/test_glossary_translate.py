@@ -1,0 +1,47 @@
+"""A glossary through `mt translate` and `mt evaluate` on the tiny trained run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import cli_output, run_cli
+from mt.config import DecodeConfig
+from mt.decode.glossary import Glossary, Term
+from mt.decode.translator import open_translator
+
+
+def _terms(tmp_path: Path) -> Path:
+    path = tmp_path / "terms.tsv"
+    path.write_text("museum\tpinacoteca\nred hat\tboina roja\n", encoding="utf-8")
+    return path
+
+
+def test_translate_puts_every_term_in_the_output(trained_run: Path, tmp_path: Path) -> None:
+    sentences = ["Where is the museum, Bruno?", "Museum tickets.", "Nadia has a red hat."]
+    plain = run_cli("translate", trained_run, *sentences).stdout.splitlines()
+    assert not any("pinacoteca" in line.lower() for line in plain)  # the model's own words
+    out = run_cli("translate", trained_run, *sentences, "--glossary", _terms(tmp_path))
+    lines = out.stdout.splitlines()
+    assert "pinacoteca" in lines[0] and lines[1].startswith("Pinacoteca")
+    assert "boina roja" in lines[2]
+
+
+def test_each_line_keeps_its_own_glossary(trained_run: Path) -> None:
+    translator = open_translator(trained_run, DecodeConfig(beam_size=2), device="cpu")
+    museum = Glossary([Term("museum", "pinacoteca")])
+    station = Glossary([Term("station", "apeadero")])
+    lines = ["Where is the museum?", "Where is the station?", "Where is the museum?"]
+    out = [t.text for t in translator.translate_each(lines, [museum, station, None])]
+    assert "pinacoteca" in out[0] and "apeadero" in out[1] and "pinacoteca" not in out[2]
+    assert translator.terms.found == 2
+
+
+def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    report = cli_output("evaluate", trained_run, "--limit", "20", "--glossary", _terms(tmp_path))
+    assert "glossary" in report and "BLEU" in report
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("museum\tpinacoteca\nstation\n", encoding="utf-8")
+    said = cli_output("translate", trained_run, "Hello.", "--glossary", bad, code=2)
+    assert f"{bad}:2: expected english<TAB>spanish, found no tab" in " ".join(said.split())
