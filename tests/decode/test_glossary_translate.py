@@ -22,7 +22,8 @@ def test_translate_puts_every_term_in_the_output(trained_run: Path, tmp_path: Pa
     assert not any("pinacoteca" in line.lower() for line in plain)  # the model's own words
     out = run_cli("translate", trained_run, *sentences, "--glossary", _terms(tmp_path))
     lines = out.stdout.splitlines()
-    assert "pinacoteca" in lines[0] and lines[1].startswith("Pinacoteca")
+    # Where the model puts a term depends on the model; that every term is there does not.
+    assert "pinacoteca" in lines[0] and "pinacoteca" in lines[1].lower()
     assert "boina roja" in lines[2]
 
 

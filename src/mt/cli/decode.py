@@ -140,7 +140,7 @@ def translate(
     """
 
     def action() -> None:
-        from mt.cli.textio import live_batches, live_fd, read_lines, write_translations
+        from mt.cli.textio import write_translations
         from mt.decode.translator import open_translator
 
         config = decode_config(
@@ -172,34 +172,43 @@ def translate(
             _write_document(document, translator, output_file)
             return
         if attention is not None:
-            from mt.train.plots import plot_attention
-
-            source, target, weights = translator.attention(text[0])
-            plot_attention(source, target, weights, attention)
-            console.print(f"attention heatmap written to {attention}")
-        if text:
-            translations = translator.translate(text)
-        elif input_file is not None:
-            from mt.cli.progress import translate_file
-            from mt.cli.textio import file_lines
-
-            show = output_file is not None and console.is_terminal
-            translations = (
-                translate_file(translator, input_file, console=console)
-                if show
-                else translator.translate(file_lines(input_file))
-            )
-        elif sys.stdin.isatty():
-            _interactive(translator)
+            _plot_attention(translator, text[0], attention)
+        translations = _translations(translator, text, input_file, output_file)
+        if translations is None:  # a terminal: translated interactively
             return
-        elif (fd := live_fd(sys.stdin)) is not None:
-            translations = translator.translate_batches(live_batches(fd, "<stdin>"))
-        else:
-            translations = translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
         _warn_uncalibrated(translator, run, style)
         write_translations(translations, output_file, style=style)
 
     run_or_exit(action)
+
+
+def _plot_attention(translator, sentence: str, path: Path) -> None:
+    from mt.train.plots import plot_attention
+
+    source, target, weights = translator.attention(sentence)
+    plot_attention(source, target, weights, path)
+    console.print(f"attention heatmap written to {path}")
+
+
+def _translations(translator, text, input_file: Path | None, output_file: Path | None):
+    """The translations of the arguments, the input file or standard input (a live pipe as it
+    comes); None after an interactive session on a terminal."""
+    from mt.cli.textio import file_lines, live_batches, live_fd, read_lines
+
+    if text:
+        return translator.translate(text)
+    if input_file is not None:
+        from mt.cli.progress import translate_file
+
+        if output_file is not None and console.is_terminal:
+            return translate_file(translator, input_file, console=console)
+        return translator.translate(file_lines(input_file))
+    if sys.stdin.isatty():
+        _interactive(translator)
+        return None
+    if (fd := live_fd(sys.stdin)) is not None:
+        return translator.translate_batches(live_batches(fd, "<stdin>"))
+    return translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
 
 
 def _warn_uncalibrated(translator, run: Path, style: str) -> None:
