@@ -127,6 +127,17 @@ def precision_cache(tmp_path_factory: pytest.TempPathFactory):
         os.environ[CACHE_ENV] = previous
 
 
+@pytest.fixture(autouse=True, scope="session")
+def quiet_machine():
+    """Probes cache their verdicts as on a quiet machine, however busy the test machine is
+    (mt.model.precision.busy_machine has its own test)."""
+    from mt.model import precision
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(precision, "busy_machine", lambda: "")
+        yield
+
+
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny prepared corpus and a thesis-small run trained on it for a few dozen steps."""

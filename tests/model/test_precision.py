@@ -23,6 +23,7 @@ from mt.data.prepare import prepare_corpus
 from mt.decode.translator import open_translator
 from mt.model.loss import evaluate_teacher_forced
 from mt.model.precision import ProbeResult, autocast, cpu_flags, probe_precision, resolve_precision
+from mt.model.precision import busy_machine as real_busy_machine
 from mt.model.probes import probe_decoding, probe_training
 from mt.model.rundir import read_train_config
 from mt.model.transformer import make_model
@@ -137,6 +138,24 @@ def test_the_verdict_is_cached_per_key_and_a_broken_cache_is_probed_again(tmp_pa
     assert calls["fp32"] > measured["fp32"], "another model shape is probed"
     cache.write_text("{not json")
     assert not probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache).cached
+
+
+def test_a_busy_machine_verdict_serves_its_run_but_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mt.model import precision
+
+    assert real_busy_machine(lambda: (1.0, 1.0, 1.0)) == ""
+    busy = real_busy_machine(lambda: (64.0, 1.0, 1.0))
+    assert busy.startswith("load average 64.0 on ")
+    monkeypatch.setattr(precision, "busy_machine", lambda: busy)
+    clock, cache = FakeClock(), tmp_path / "cache.json"
+    run, _ = fake_workload(clock, {"fp32": 1.0, "bf16": 0.5}, {"fp32": 1.0, "bf16": 1.0})
+    first = probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache)
+    assert (first.choice, first.busy) == ("bf16", busy)
+    assert "not cached, load average 64.0" in first.reason("training")
+    again = probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache)
+    assert not again.cached, "the next start probes again"
 
 
 def test_auto_without_a_probe_stays_fp32() -> None:

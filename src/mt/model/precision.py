@@ -56,6 +56,7 @@ class ProbeResult:
     bf16_seconds: float
     agrees: bool  # bf16 gave the same results as fp32
     cached: bool = False
+    busy: str = ""  # why this verdict was not cached: the machine was busy (its load average)
 
     @property
     def speedup(self) -> float:
@@ -64,9 +65,10 @@ class ProbeResult:
     def reason(self, what: str) -> str:
         verdict = "same results" if self.agrees else "different results"
         source = "cached probe" if self.cached else "probe"
+        busy = f"; not cached, {self.busy}" if self.busy else ""
         return (
             f"{self.choice} ({source} of {what} on this CPU: bf16 {self.speedup:.2f}x fp32, "
-            f"{verdict})"
+            f"{verdict}{busy})"
         )
 
 
@@ -126,9 +128,21 @@ def probe_precision(
         fp32_seconds=best["fp32"],
         bf16_seconds=best["bf16"],
         agrees=same,
+        busy=busy_machine(),
     )
-    _write_cache(cache or cache_path(), _cache_key(key), result)
+    if not result.busy:
+        _write_cache(cache or cache_path(), _cache_key(key), result)
     return result
+
+
+def busy_machine(load: Callable[[], tuple[float, ...]] = os.getloadavg) -> str:
+    """Why timings taken now can't stand for this machine, or "". With more runnable processes
+    than CPUs, both modes are timed in slices of other work: one such probe here measured bf16
+    at 0.59x fp32 where a quiet one measures 1.45x. Such a verdict serves the run that made it,
+    and the next start probes again."""
+    cpus = os.cpu_count() or 1
+    recent = load()[0]
+    return f"load average {recent:.1f} on {cpus} CPUs" if recent > cpus else ""
 
 
 def cached_verdict(key: dict[str, object], *, cache: Path | None = None) -> ProbeResult | None:
