@@ -36,7 +36,7 @@ def echo_translator(trained_run: Path, keep: tuple[str, ...] = ()) -> tuple[Tran
     translator = Translator(run, DecodeConfig(beam_size=1), torch.device("cpu"), keep=keep)
     seen: list[str] = []
 
-    def echo(sources: list[np.ndarray]) -> list[list[Hypothesis]]:
+    def echo(sources: list[np.ndarray], config: object = None) -> list[list[Hypothesis]]:
         tokens = [tuple(int(i) for i in s if i != EOS) for s in sources]
         seen.extend(codec.decode(t) for t in tokens)
         return [[Hypothesis(t, 0.0, 0.0)] for t in tokens]
@@ -58,7 +58,7 @@ def test_every_span_goes_through_a_token_and_comes_back_exactly(trained_run: Pat
 def test_a_span_the_model_loses_is_put_back_and_counted(trained_run: Path) -> None:
     translator, _ = echo_translator(trained_run)
     codec = translator.run.target
-    translator._search = lambda sources: [  # type: ignore[method-assign]
+    translator._search = lambda sources, config=None: [  # type: ignore[method-assign]
         [Hypothesis(tuple(codec.encode("Ilse likes soup.")), 0.0, 0.0)] for _ in sources
     ]
     (translation,) = translator.translate(["Ilse likes www.x.org."])
@@ -69,7 +69,7 @@ def test_a_span_the_model_loses_is_put_back_and_counted(trained_run: Path) -> No
 def test_a_model_without_tokens_keeps_its_stand_ins_and_refuses_keep() -> None:
     translator = open_translator(LEGACY_RUN, DecodeConfig(beam_size=1), device="cpu")
     assert not translator.span_tokens
-    assert translator._protect("Zbigniew likes 4817 cats.")[0] == "Tom likes Mary cats."
+    assert translator._protect("Zbigniew likes 4817 cats.", None).text == "Tom likes Mary cats."
     with pytest.raises(MtError, match="--keep needs a model whose tokenizers have placeholder"):
         open_translator(LEGACY_RUN, DecodeConfig(), device="cpu", keep=("Ilse",))
 
