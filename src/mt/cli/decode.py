@@ -158,9 +158,7 @@ def translate(
             config,
             device=device,
             checkpoint=checkpoint,
-            warn=lambda m: console.print(
-                f"[yellow]warning:[/] {m}", highlight=False, soft_wrap=True
-            ),
+            warn=_warning,
             split=not no_split,
             threads=threads,
             compute_type=compute_type,
@@ -200,6 +198,10 @@ def translate(
         write_translations(translations, output_file, style=style)
 
     run_or_exit(action)
+
+
+def _warning(message: str) -> None:
+    console.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
 
 
 def _warn_uncalibrated(translator, run: Path, style: str) -> None:
