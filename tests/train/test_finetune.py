@@ -245,7 +245,7 @@ def test_training_data_with_mix_has_the_share_of_base_pairs(
     trained_run: Path, domain: Path
 ) -> None:
     prepared, base = load_prepared(domain), base_prepared(trained_run)
-    config = TrainConfig(**LIMITS)
+    config = TrainConfig(**LIMITS, placeholders=0.0)  # the new pairs as prepared
     data = train_data(prepared, config, rehearsal(prepared, Mix(base, 0.3), config))
     new = len(data.train)
     epoch = data.epoch_train(0)

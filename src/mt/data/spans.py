@@ -67,14 +67,14 @@ _PATTERNS = {
     "path": _PATH,
 }
 _DETECTOR = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in _PATTERNS.items()))
-KINDS = (*(kind for kind in _PATTERNS if kind != "tldr"), "name")
-"""The kinds of protected span; "name" comes from a user's --keep list, or in training from the
-capitalised words a pair copies."""
 _NAME = re.compile(CAPITALISED)
 
 
 @dataclass(frozen=True)
 class Span:
+    """text[start:end] of a sentence; `kind` is a detector group (url, email, code, placeholder,
+    variable, number, path) or "name" (a --keep name, or in training a copied capitalised word)."""
+
     start: int
     end: int
     kind: str
