@@ -96,10 +96,11 @@ NOISY_RUN ?= runs/demo-noise
 # written into (calibration.json, if it has none): give a copy of a run.
 TRUST_RUN ?= runs/demo
 TRUST_DATA ?= runs/demo-data
-TRUST_DOMAINS ?= /work/bd/domains/test
 bench-trust: $(STAMP)
 	@test -f $(TRUST_RUN)/best.safetensors || { echo "bench-trust needs a trained run in $(TRUST_RUN): run 'make demo' first or give TRUST_RUN=RUN TRUST_DATA=PREPARED" >&2; exit 1; }
-	$(BIN)/python benchmarks/bench_trust.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(TRUST_DOMAINS)
+	$(BIN)/python benchmarks/bench_trust.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS)
+	$(BIN)/python benchmarks/bench_protect.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS)
+	$(BIN)/python benchmarks/bench_glossary.py --run $(TRUST_RUN) --domains $(DOMAINS)
 
 bench-text: $(STAMP)
 	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }

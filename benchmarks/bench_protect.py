@@ -2,8 +2,8 @@
 
     python benchmarks/bench_protect.py --run RUN [--data PREPARED] [--limit 300] [--beam 1]
 
-On the domain test parts (/work/bd/domains/test/{python-docs,tldr}.tsv, or --domains DIR: the
-by-document split of benchmarks/domain_split.py) and the run's Tatoeba test part, it keeps the
+On the test parts of python-docs and tldr (our by-document split of --domains, by default
+../shared/data/domains: benchmarks/domain_split.py) and the run's Tatoeba test part, it keeps the
 pairs whose English has protected spans (mt.data.spans) that also stand verbatim in the reference,
 samples --limit of them per set (seeded), and translates them twice: with protection (placeholder
 tokens for a model trained with them, the stand-ins for an older one) and without. It prints, per
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+from domain_split import test_pairs
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
@@ -34,7 +35,7 @@ from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.model.rundir import read_train_config
 
-DOMAINS = Path("/work/bd/domains/test")
+DOMAINS = Path("../shared/data/domains")
 DOMAIN_SETS = ("python-docs", "tldr")
 
 
@@ -92,14 +93,10 @@ def measure_set(translator: Translator, name: str, pairs: list[tuple[str, str]])
 def test_sets(run: Path, data: Path | None, domains: Path, limit: int) -> dict[str, list]:
     """The sampled pairs of each set; a set whose file is missing is left out with a note."""
     sets: dict[str, list] = {}
-    for name in DOMAIN_SETS:
-        path = domains / f"{name}.tsv"
-        if path.is_file():
-            sets[name] = protected_pairs(read_pairs(path), limit)
-        else:
-            print(
-                f"note: {path} is missing (benchmarks/domain_split.py writes it)", file=sys.stderr
-            )
+    for name in DOMAIN_SETS if domains.is_dir() else ():
+        sets[name] = protected_pairs(test_pairs(domains, name), limit)
+    if not domains.is_dir():
+        print(f"note: {domains} is absent: the domain sets are left out", file=sys.stderr)
     prepared = data or read_train_config(run)[1]
     if (prepared / "test.tsv").is_file():
         sets["tatoeba"] = protected_pairs(read_pairs(prepared / "test.tsv"), limit)

@@ -4,7 +4,7 @@
 
 RUN must hold calibration.json (`mt calibrate RUN`); without it the benchmark calibrates RUN first
 (so give it a copy of a run you may write into). On a seeded sample of the test part and of each
-domain test part (DIR/*.tsv, english<TAB>spanish; default /work/bd/domains/test)
+domain test part (our split of DIR, benchmarks/domain_split.py; default ../shared/data/domains)
 it prints, per set:
 - Spearman's rank correlation between confidence and sentence chrF (sacrebleu);
 - the share of bad translations (chrF < 30) among the least confident 10% and among the rest, and
@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from domain_split import DOMAINS as DOMAINS_SPLIT
+from domain_split import test_pairs
 from machine import describe, load_average
 
 from mt.config import DecodeConfig
@@ -39,7 +41,7 @@ from mt.decode.translator import Translator, open_translator
 BAD_CHRF = 30.0
 LEAST_CONFIDENT = 0.10
 COPY_CHRF = 70.0
-DOMAINS = Path("/work/bd/domains/test")
+DOMAINS = Path("../shared/data/domains")
 
 
 @dataclass(frozen=True)
@@ -140,10 +142,9 @@ def sets(data: Path, domains: Path, size: int, domain_size: int, seed: int):
     """(name, references) for the test part and each domain test part, sampled with `seed`."""
     test = grouped_references(read_pairs(data / "test.tsv"))
     yield "test", {s: test[s] for s in sample(test, size, seed)}
-    for path in sorted(domains.glob("*.tsv")) if domains.is_dir() else []:
-        pairs = [tuple(line.split("\t")[:2]) for line in path.read_text("utf-8").splitlines()]
-        found = grouped_references([p for p in pairs if len(p) == 2 and p[0].strip()])
-        yield path.stem, {s: found[s] for s in sample(found, domain_size, seed)}
+    for name in DOMAINS_SPLIT if domains.is_dir() else ():
+        found = grouped_references([p for p in test_pairs(domains, name) if p[0].strip()])
+        yield name, {s: found[s] for s in sample(found, domain_size, seed)}
 
 
 def main() -> None:

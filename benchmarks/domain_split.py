@@ -125,6 +125,11 @@ def split_domain(domain: str, root: Path) -> tuple[list[DomainPair], list[Domain
     return train, test
 
 
+def test_pairs(root: Path, domain: str) -> list[tuple[str, str]]:
+    """The (english, spanish) pairs of one domain's test part, for the benchmarks."""
+    return [(pair.english, pair.spanish) for pair in split_domain(domain, root)[1]]
+
+
 def write_pairs(path: Path, pairs: list[DomainPair]) -> None:
     """english<TAB>spanish lines; a pair holding a tab or a line break inside is left out."""
     path.parent.mkdir(parents=True, exist_ok=True)
