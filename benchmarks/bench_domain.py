@@ -8,7 +8,8 @@ documents were never trained on) of Python docs, tldr, LibreOffice help and news
 of at most --limit pairs per domain, and the same sample of the Tatoeba test part of --tatoeba.
 Entries are translated as `mt translate` does (cut into sentences, joined back). It prints BLEU
 and chrF (sacrebleu, detokenized) per domain, the run's training minutes and steps (from its
-metrics.csv), and the machine; --json writes the same figures.
+metrics.csv), and the machine, then BLEU on the pairs whose Spanish differs from the English
+(the copied ones, code and names, are free points); --json writes the same figures.
 """
 
 from __future__ import annotations
@@ -66,10 +67,16 @@ def score_run(run: Path, parts: dict[str, list[tuple]], beam: int) -> dict[str, 
         started = time.perf_counter()
         outputs = [t.text for t in translator.translate([english for english, _ in pairs])]
         figures = corpus_scores(outputs, [[spanish] for _, spanish in pairs])
+        # Pairs the source left as they are (code, names, commands) are copied for free.
+        kept = [i for i, (english, spanish) in enumerate(pairs) if english != spanish]
+        translated = corpus_scores([outputs[i] for i in kept], [[pairs[i][1]] for i in kept])
         scores[name] = {
             "bleu": figures.bleu,
             "chrf": figures.chrf,
             "pairs": len(pairs),
+            "bleu_translated": translated.bleu,
+            "chrf_translated": translated.chrf,
+            "translated_pairs": len(kept),
             "seconds": time.perf_counter() - started,
         }
     return scores
@@ -112,6 +119,18 @@ def main() -> None:
             label, *cells, f"{minutes:.1f}" if minutes else "", str(steps) if steps else ""
         )
     console.print(table)
+    console.print(
+        "pairs whose Spanish differs from the English (BLEU):",
+        *(
+            f"{label}: "
+            + ", ".join(
+                f"{name} {score['bleu_translated']:.1f} ({score['translated_pairs']})"
+                for name, score in result["scores"].items()
+            )
+            for label, result in results.items()
+        ),
+        sep="\n",
+    )
     if args.json:
         machine = describe(torch.get_num_threads())
         args.json.write_text(json.dumps({"machine": machine, "runs": results}, indent=2))
