@@ -46,13 +46,17 @@ corpus: $(STAMP)
 	elif [ -f $(SHARED_CORPUS) ]; then cp $(SHARED_CORPUS) $(CORPUS) && echo "corpus: copied $(SHARED_CORPUS)"; \
 	else $(BIN)/mt download --out $(CORPUS); fi
 
-# The model to use: the default recipe trained on every pair except held-out selection and test
-# parts of at most 3,000 pairs each (still grouped by English sentence), for MODEL_BUDGET. The run
-# directory is ready for `mt translate runs/model` and `mt serve runs/model`.
+# The model to use: the default recipe trained for MODEL_BUDGET on the Tatoeba corpus and, where
+# ../shared/data/domains is there, the training parts of its four domains (our by-document split,
+# benchmarks/domain_split.py, so their test parts stay unseen), with tokenizers learned on all of it
+# (markup characters included); held-out selection and test parts of at most 3,000 pairs each.
+# The run directory is ready for `mt translate runs/model` and `mt serve runs/model`.
 MODEL_BUDGET ?= 60m
 model: corpus
-	$(BIN)/mt prepare $(CORPUS) --out runs/model-data --split 0.9,0.05,0.05 \
-		--max-selection 3000 --max-test 3000 --force
+	@if [ -d $(DOMAINS) ]; then $(BIN)/python benchmarks/domain_split.py --domains $(DOMAINS) --out runs/model-split; \
+	else echo "$(DOMAINS) is absent: the model is trained on $(CORPUS) alone"; rm -rf runs/model-split; fi
+	$(BIN)/mt prepare $(CORPUS) $$(ls runs/model-split/train/*.tsv 2>/dev/null) --out runs/model-data \
+		--split 0.9,0.05,0.05 --max-selection 3000 --max-test 3000 --paragraphs all --max-length 64 --force
 	$(BIN)/mt train runs/model-data --out runs/model --force --time-budget $(MODEL_BUDGET)
 	$(BIN)/mt evaluate runs/model
 	$(BIN)/mt translate runs/model "Where is the train station?" "I don't like coffee."

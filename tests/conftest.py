@@ -7,7 +7,9 @@ tokenizers, split by English sentence and check several translations of one sent
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -150,4 +152,15 @@ def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--warmup", "30", "--batch-size", "32", "--max-steps", "60", "--eval-every", "20",
         "--threads", "1", "--device", "cpu",
     )  # fmt: skip
+    return run
+
+
+def legacy_run_copy(tmp_path: Path, *, prepared: Path) -> Path:
+    """A copy of the legacy run (made before lexicon.tsv and words.tsv existed) whose
+    train.json names `prepared`."""
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "legacy" / "run", run)
+    data = json.loads((run / "train.json").read_text())
+    data["prepared"] = str(prepared)
+    (run / "train.json").write_text(json.dumps(data))
     return run

@@ -6,12 +6,11 @@ with a hand-made vocabulary and lexicon standing in for a trained run's.
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from conftest import legacy_run_copy
 from mt.data.lexicon import NO_LEXICON, Lexicon, WordCounts, lexicon_of_part, write_lexicon
 from mt.decode.names import NameRule, lexicon_for
 from mt.decode.placeholders import protect
@@ -89,7 +88,7 @@ def test_a_run_with_a_lexicon_file_reads_it(tmp_path: Path) -> None:
 
 
 def test_an_old_run_counts_the_lexicon_of_its_prepared_directory(tmp_path: Path) -> None:
-    run = _old_run(tmp_path, prepared=LEGACY / "data")
+    run = legacy_run_copy(tmp_path, prepared=LEGACY / "data")
     lexicon = lexicon_for(run)
     assert lexicon == lexicon_of_part(LEGACY / "data" / "train.tsv")
     assert lexicon.pairs == 231 and lexicon.copied_share("Ilse") == 1.0
@@ -97,7 +96,7 @@ def test_an_old_run_counts_the_lexicon_of_its_prepared_directory(tmp_path: Path)
 
 
 def test_an_old_run_whose_data_is_gone_goes_by_the_lists(tmp_path: Path) -> None:
-    assert lexicon_for(_old_run(tmp_path, prepared=tmp_path / "gone")) is NO_LEXICON
+    assert lexicon_for(legacy_run_copy(tmp_path, prepared=tmp_path / "gone")) is NO_LEXICON
 
 
 def test_a_damaged_lexicon_is_one_clear_error(tmp_path: Path) -> None:
@@ -106,13 +105,3 @@ def test_a_damaged_lexicon_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "lexicon.tsv").write_text(text)
     with pytest.raises(MtError, match=r"lexicon\.tsv line 7: 'many' is not a count"):
         lexicon_for(tmp_path)
-
-
-def _old_run(tmp_path: Path, *, prepared: Path) -> Path:
-    """The legacy run (no lexicon.tsv) with train.json naming `prepared`."""
-    run = tmp_path / "run"
-    shutil.copytree(LEGACY / "run", run)
-    data = json.loads((run / "train.json").read_text())
-    data["prepared"] = str(prepared)
-    (run / "train.json").write_text(json.dumps(data))
-    return run

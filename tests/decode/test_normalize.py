@@ -3,12 +3,11 @@ it is, and the statistics behind it round-trip through words.tsv or are counted 
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from conftest import legacy_run_copy
 from mt.data.wordstats import (
     NO_WORD_STATS,
     build_word_stats,
@@ -85,10 +84,11 @@ def test_the_statistics_round_trip_through_words_tsv(tmp_path: Path) -> None:
 
 
 def test_an_old_run_counts_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
-    stats = word_stats_for(_old_run(tmp_path, prepared=LEGACY / "data"))
+    stats = word_stats_for(legacy_run_copy(tmp_path, prepared=LEGACY / "data"))
     assert stats == word_stats_of_part(LEGACY / "data" / "train.tsv")
     assert stats.sentences == 231 and "Ilse" in stats.spellings
-    assert word_stats_for(_old_run(tmp_path / "b", prepared=tmp_path / "gone")) is NO_WORD_STATS
+    gone = legacy_run_copy(tmp_path / "b", prepared=tmp_path / "gone")
+    assert word_stats_for(gone) is NO_WORD_STATS
     assert Normalizer.from_stats(NO_WORD_STATS)("i dont know") == "I dont know."
 
 
@@ -101,13 +101,3 @@ def test_a_damaged_statistics_file_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "words.tsv").write_text("word\tfirst\tlater\n")
     with pytest.raises(MtError, match="not word statistics"):
         word_stats_for(tmp_path)
-
-
-def _old_run(tmp_path: Path, *, prepared: Path) -> Path:
-    """The legacy run (no words.tsv) with train.json naming `prepared`."""
-    run = tmp_path / "run"
-    shutil.copytree(LEGACY / "run", run)
-    data = json.loads((run / "train.json").read_text())
-    data["prepared"] = str(prepared)
-    (run / "train.json").write_text(json.dumps(data))
-    return run

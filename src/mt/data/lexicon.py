@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 from mt.atomic import atomic_output
+from mt.data.part_text import count_part, table_lines
 from mt.errors import MtError
 
 CAPITALISED = r"(?<![\w'’-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?![\w-])"  # Kowalski, McDonald
@@ -32,7 +33,6 @@ _LOWER = re.compile(r"(?<![\w'’-])[a-z]+(?![\w-])")
 _WORD = re.compile(r"\w+")
 _HEADER = "word\tcapitalised\tcopied\tlower"
 _PAIRS = "# training pairs: "
-_CHUNK = 100_000  # pairs counted between two reports of progress
 
 
 MIN_EVIDENCE = 3
@@ -106,24 +106,8 @@ def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
 
 def lexicon_of_part(path: Path, *, advance: Callable[[int], None] = lambda pairs: None) -> Lexicon:
     """The lexicon of a prepared part's TSV (english<TAB>spanish), streamed line by line;
-    `advance` hears of every _CHUNK pairs counted (a progress bar)."""
-    try:
-        with path.open(encoding="utf-8", newline="\n") as file:
-            return build_lexicon(_pairs(file, advance))
-    except FileNotFoundError:
-        raise MtError(f"{path} is missing; run `mt prepare` again") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise MtError(f"cannot read {path}: {error}") from None
-
-
-def _pairs(lines: Iterable[str], advance: Callable[[int], None]) -> Iterator[tuple[str, str]]:
-    number = 0
-    for number, line in enumerate(lines, start=1):
-        english, _, spanish = line.rstrip("\n").partition("\t")
-        yield english, spanish
-        if number % _CHUNK == 0:
-            advance(_CHUNK)
-    advance(number % _CHUNK)
+    `advance` hears of every CHUNK pairs counted (a progress bar)."""
+    return count_part(path, build_lexicon, advance)
 
 
 def write_lexicon(path: Path, lexicon: Lexicon) -> None:
@@ -137,12 +121,7 @@ def write_lexicon(path: Path, lexicon: Lexicon) -> None:
 
 def read_lexicon(path: Path) -> Lexicon:
     """lexicon.tsv read back; anything unexpected is one MtError naming the file and line."""
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise MtError(f"{path} is missing") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise MtError(f"cannot read {path}: {error}") from None
+    lines = table_lines(path)
     if len(lines) < 2 or not lines[0].startswith(_PAIRS) or lines[1] != _HEADER:
         raise MtError(f"{path}: not a lexicon written by `mt prepare`; run `mt prepare` again")
     words = {}

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from mt.atomic import atomic_output
+from mt.data.part_text import count_part, table_lines
 from mt.errors import MtError
 
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
@@ -38,7 +39,6 @@ MIN_COUNT = 2
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions"
-_CHUNK = 100_000
 
 
 @dataclass(frozen=True)
@@ -106,22 +106,7 @@ def word_stats_of_part(
     path: Path, *, advance: Callable[[int], None] = lambda pairs: None
 ) -> WordStats:
     """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed."""
-    try:
-        with path.open(encoding="utf-8", newline="\n") as file:
-            return build_word_stats(_english(file, advance))
-    except FileNotFoundError:
-        raise MtError(f"{path} is missing; run `mt prepare` again") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise MtError(f"cannot read {path}: {error}") from None
-
-
-def _english(lines: Iterable[str], advance: Callable[[int], None]) -> Iterator[str]:
-    number = 0
-    for number, line in enumerate(lines, start=1):
-        yield line.partition("\t")[0]
-        if number % _CHUNK == 0:
-            advance(_CHUNK)
-    advance(number % _CHUNK)
+    return count_part(path, lambda pairs: build_word_stats(e for e, _ in pairs), advance)
 
 
 def write_word_stats(path: Path, stats: WordStats) -> None:
@@ -138,12 +123,7 @@ def write_word_stats(path: Path, stats: WordStats) -> None:
 
 def read_word_stats(path: Path) -> WordStats:
     """words.tsv read back; anything unexpected is one MtError naming the file and line."""
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise MtError(f"{path} is missing") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise MtError(f"cannot read {path}: {error}") from None
+    lines = table_lines(path)
     if len(lines) < 2 or not lines[0].startswith(_SENTENCES) or lines[1] != _WORD_HEADER:
         raise MtError(f"{path}: not word statistics written by `mt prepare`; run it again")
     blank = lines.index("", 2) if "" in lines[2:] else len(lines)

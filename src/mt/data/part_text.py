@@ -1,0 +1,50 @@
+"""Reading the small text files prepare writes and the parts they are counted from: one place for
+the one-line errors (missing file, unreadable, not UTF-8) and for the progress of a long count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from mt.errors import MtError
+
+CHUNK = 100_000  # pairs counted between two reports of progress
+T = TypeVar("T")
+
+
+def count_part(
+    path: Path,
+    count: Callable[[Iterator[tuple[str, str]]], T],
+    advance: Callable[[int], None] = lambda pairs: None,
+) -> T:
+    """`count` of the (english, spanish) pairs of a prepared part's TSV, streamed line by line;
+    `advance` hears of every CHUNK pairs read (a progress bar)."""
+    try:
+        with path.open(encoding="utf-8", newline="\n") as file:
+            return count(_pairs(file, advance))
+    except FileNotFoundError:
+        raise MtError(f"{path} is missing; run `mt prepare` again") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise MtError(f"cannot read {path}: {error}") from None
+
+
+def _pairs(lines, advance: Callable[[int], None]) -> Iterator[tuple[str, str]]:
+    number = 0
+    for number, line in enumerate(lines, start=1):
+        english, _, spanish = line.rstrip("\n").partition("\t")
+        yield english, spanish
+        if number % CHUNK == 0:
+            advance(CHUNK)
+    advance(number % CHUNK)
+
+
+def table_lines(path: Path) -> list[str]:
+    """The lines of a table prepare wrote (lexicon.tsv, words.tsv)."""
+    try:
+        return path.read_text(encoding="utf-8").split("\n")
+    except FileNotFoundError:
+        raise MtError(f"{path} is missing") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise MtError(f"cannot read {path}: {error}") from None
