@@ -143,14 +143,19 @@ def quiet_machine():
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny prepared corpus and a thesis-small run trained on it for a few dozen steps."""
-    root = tmp_path_factory.mktemp("trained")
+    return tiny_run(tmp_path_factory.mktemp("trained"), steps=60)
+
+
+def tiny_run(root: Path, *, steps: int) -> Path:
+    """The invented corpus prepared in `root`, and a thesis-small run trained on it for `steps`
+    steps (evaluated three times), on one CPU thread."""
     corpus = write_corpus(root / "corpus.tsv")
     data, run = root / "data", root / "run"
     run_cli("prepare", corpus, "--out", data, "--src-vocab", "150", "--tgt-vocab", "180")
     run_cli(
         "train", data, "--out", run, "--preset", "thesis-small", "--lr", "0.05",
-        "--warmup", "30", "--batch-size", "32", "--max-steps", "60", "--eval-every", "20",
-        "--threads", "1", "--device", "cpu",
+        "--warmup", "30", "--batch-size", "32", "--max-steps", str(steps),
+        "--eval-every", str(steps // 3), "--threads", "1", "--device", "cpu",
     )  # fmt: skip
     return run
 

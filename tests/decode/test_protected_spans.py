@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import invented_pairs, run_cli, write_corpus
+from conftest import invented_pairs, run_cli, tiny_run
 from mt.config import DecodeConfig
 from mt.data.augment import PLACEHOLDER_RATE
 from mt.data.tokenization import EOS, PLACEHOLDERS
@@ -100,16 +100,7 @@ def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) 
 def placeholder_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The invented corpus (names and numbers its pairs copy), prepared, and a thesis-small run
     trained 120 steps with the default --placeholders 0.5."""
-    root = tmp_path_factory.mktemp("placeholders")
-    corpus = write_corpus(root / "corpus.tsv")
-    data, run = root / "data", root / "run"
-    run_cli("prepare", corpus, "--out", data, "--src-vocab", "150", "--tgt-vocab", "180")
-    run_cli(
-        "train", data, "--out", run, "--preset", "thesis-small", "--lr", "0.05",
-        "--warmup", "30", "--batch-size", "32", "--max-steps", "120", "--eval-every", "40",
-        "--threads", "1", "--device", "cpu",
-    )  # fmt: skip
-    return run
+    return tiny_run(tmp_path_factory.mktemp("placeholders"), steps=120)
 
 
 def test_a_model_trained_with_placeholders_copies_unseen_numbers_and_names(
