@@ -177,6 +177,7 @@ def test_the_rate_is_decided_by_the_tokenizers() -> None:
     plain = legacy_codec()
     carried = placeholder_codec([en for en, _ in invented_pairs()])
     assert has_placeholders(carried) and not has_placeholders(plain)
+    assert has_placeholders(carried, carried) and not has_placeholders(carried, plain)
     assert placeholder_rate(TrainConfig(), (carried, carried), "d") == PLACEHOLDER_RATE
     assert placeholder_rate(TrainConfig(), (plain, carried), "d") == 0.0
     assert placeholder_rate(TrainConfig(placeholders=0.2), (carried, carried), "d") == 0.2

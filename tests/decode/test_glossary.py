@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from mt.data.tokenization import PLACEHOLDERS
 from mt.decode.glossary import (
     NAME_STAND_INS,
     Glossary,
@@ -19,7 +18,6 @@ from mt.decode.glossary import (
     read_glossary,
     restore,
     split_at_terms,
-    stand_ins_for,
 )
 from mt.errors import MtError
 
@@ -75,11 +73,6 @@ def test_restore_puts_the_term_back_capitalised_at_a_sentence_start_and_counts_l
     assert restore("Tom funciona. Usa Tom.", slots) == ("Impresora funciona. Usa impresora.", 1)
     assert holds_all("Tom y Mary", slots) and not holds_all("Tomás y Mary", slots)
     assert restore("｟1｠ y ｟2｠", (("｟1｠", "a"), ("｟2｠", "b"))) == ("A y b", 0)
-
-
-def test_placeholders_are_used_only_when_both_vocabularies_hold_them() -> None:
-    assert stand_ins_for(lambda token: True) == PLACEHOLDERS
-    assert stand_ins_for(lambda token: token != PLACEHOLDERS[-1]) == NAME_STAND_INS
 
 
 def test_translating_around_the_terms_keeps_spacing_case_and_stops() -> None:

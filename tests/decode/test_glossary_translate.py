@@ -6,7 +6,8 @@ from pathlib import Path
 
 from conftest import cli_output, run_cli
 from mt.config import DecodeConfig
-from mt.decode.glossary import Glossary, Term
+from mt.data.tokenization import PLACEHOLDERS
+from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
 from mt.decode.translator import open_translator
 
 
@@ -46,3 +47,10 @@ def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
     bad.write_text("museum\tpinacoteca\nstation\n", encoding="utf-8")
     said = cli_output("translate", trained_run, "Hello.", "--glossary", bad, code=2)
     assert f"{bad}:2: expected english<TAB>spanish, found no tab" in " ".join(said.split())
+
+
+def test_placeholders_are_used_only_when_both_vocabularies_hold_them(trained_run: Path) -> None:
+    config = DecodeConfig(beam_size=1)
+    assert open_translator(trained_run, config, device="cpu").term_stand_ins == PLACEHOLDERS
+    legacy = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"  # made before the tokens
+    assert open_translator(legacy, config, device="cpu").term_stand_ins == NAME_STAND_INS

@@ -36,12 +36,14 @@ class Rows(Protocol):
     def row(self, index: int) -> np.ndarray: ...
 
 
-def has_placeholders(codec: WordPieceCodec) -> bool:
-    """Whether every placeholder token is one id of `codec` that decodes back to itself."""
-    for token in PLACEHOLDERS:
-        ids = codec.encode(token)
-        if len(ids) != 1 or codec.decode(ids).strip() != token:
-            return False
+def has_placeholders(*codecs: WordPieceCodec) -> bool:
+    """Whether every placeholder token is one id of each codec that decodes back to itself: the
+    one test of whether a model can be taught, or was taught, to copy them."""
+    for codec in codecs:
+        for token in PLACEHOLDERS:
+            ids = codec.encode(token)
+            if len(ids) != 1 or codec.decode(ids).strip() != token:
+                return False
     return True
 
 
@@ -50,7 +52,7 @@ def placeholder_rate(
 ) -> float:
     """--placeholders as given, else PLACEHOLDER_RATE or 0 by the tokenizers; a rate for
     tokenizers without the tokens is refused (the model would learn to copy unknown pieces)."""
-    carried = all(has_placeholders(codec) for codec in codecs)
+    carried = has_placeholders(*codecs)
     if config.placeholders is None:
         return PLACEHOLDER_RATE if carried else 0.0
     if config.placeholders and not carried:

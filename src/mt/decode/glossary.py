@@ -23,7 +23,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mt.data.tokenization import PLACEHOLDERS
 from mt.errors import MtError
 
 NAME_STAND_INS = ("Tom", "Mary", "John")
@@ -123,14 +122,6 @@ def _problem(english: object, spanish: object, terms: dict[str, Term]) -> str | 
 # ----- stand-ins ---------------------------------------------------------------------------------
 
 Slots = tuple[tuple[str, str], ...]  # (stand-in, Spanish term in the source's case)
-
-
-def stand_ins_for(one_piece: object) -> tuple[str, ...]:
-    """PLACEHOLDERS when `one_piece(token)` says both vocabularies hold every one of them as a
-    piece of its own, else NAME_STAND_INS."""
-    if all(one_piece(p) for p in PLACEHOLDERS):  # type: ignore[operator]
-        return PLACEHOLDERS
-    return NAME_STAND_INS
 
 
 def _has(text: str, stand_in: str) -> bool:

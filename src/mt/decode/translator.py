@@ -14,11 +14,12 @@ from mt.config import NORMALIZE_INPUT, DecodeConfig
 from mt.data.augment import has_placeholders
 from mt.data.batching import encode_sources
 from mt.data.textclean import clean_text, without_surrogates
-from mt.data.tokenization import BOS, EOS, PAD, UNK
+from mt.data.tokenization import BOS, EOS, PAD, PLACEHOLDERS, UNK
 from mt.decode.confidence import Evidence, add_evidence, read_calibration
 from mt.decode.engine import engine_for
 from mt.decode.flags import flags_for
 from mt.decode.glossary import (
+    NAME_STAND_INS,
     Glossary,
     holds_all,
     inner,
@@ -26,7 +27,6 @@ from mt.decode.glossary import (
     needs_translation,
     place,
     split_at_terms,
-    stand_ins_for,
 )
 from mt.decode.glossary import Slots as TermSlots
 from mt.decode.glossary import restore as restore_terms
@@ -117,7 +117,7 @@ class Translator:
         self.placeholders = placeholders  # protected spans, or unseen names through stand-ins
         # A model trained with --placeholders copies placeholder tokens: every protected span
         # goes through one. Older models keep the stand-ins (names and numbers, three at most).
-        self.span_tokens = has_placeholders(run.source) and has_placeholders(run.target)
+        self.span_tokens = has_placeholders(run.source, run.target)
         if keep and not self.span_tokens:
             raise MtError(
                 "--keep needs a model whose tokenizers have placeholder tokens (prepared and "
@@ -136,7 +136,8 @@ class Translator:
             normalizer_for(run.directory) if normalize else None
         )
         self.glossary: Glossary | None = None  # terms for translate(); translate_each() per line
-        self.term_stand_ins = stand_ins_for(self.one_piece_both)
+        # Glossary terms go through the same tokens, or names the model copies without them.
+        self.term_stand_ins = PLACEHOLDERS if self.span_tokens else NAME_STAND_INS
         self.terms = TermCounts()
 
     @property
@@ -287,14 +288,6 @@ class Translator:
     def one_piece(self, word: str) -> bool:
         """Whether `word` is one piece of the source vocabulary, a word the model has learned."""
         return len(self.run.source.encode(word)) == 1
-
-    def one_piece_both(self, token: str) -> bool:
-        """Whether both vocabularies hold `token` as a known piece of its own."""
-        codecs = (self.run.source, self.run.target)
-        return all(
-            codec.encode(token) not in ([], [UNK]) and len(codec.encode(token)) == 1
-            for codec in codecs
-        )
 
     def _translate_chunk(
         self, lines: list[str], config: DecodeConfig | None = None
