@@ -23,7 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from mt.atomic import atomic_output
-from mt.data.part_text import count_part, table_lines
+from mt.data.part_text import count_field, count_part, counted_rows, table_lines
 from mt.errors import MtError
 
 CAPITALISED = r"(?<![\w'’-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?![\w-])"  # Kowalski, McDonald
@@ -33,6 +33,7 @@ _LOWER = re.compile(r"(?<![\w'’-])[a-z]+(?![\w-])")
 _WORD = re.compile(r"\w+")
 _HEADER = "word\tcapitalised\tcopied\tlower"
 _PAIRS = "# training pairs: "
+_ROW = "word<TAB>capitalised<TAB>copied<TAB>lower"  # what a malformed row is told it should be
 
 
 MIN_EVIDENCE = 3
@@ -124,23 +125,6 @@ def read_lexicon(path: Path) -> Lexicon:
     lines = table_lines(path)
     if len(lines) < 2 or not lines[0].startswith(_PAIRS) or lines[1] != _HEADER:
         raise MtError(f"{path}: not a lexicon written by `mt prepare`; run `mt prepare` again")
-    words = {}
-    for number, line in enumerate(lines[2:], start=3):
-        if line:
-            word, counts = _row(path, number, line)
-            words[word] = counts
-    return Lexicon(words=words, pairs=_count(path, 1, lines[0].removeprefix(_PAIRS)))
-
-
-def _row(path: Path, number: int, line: str) -> tuple[str, WordCounts]:
-    fields = line.split("\t")
-    if len(fields) != 4 or not fields[0]:
-        raise MtError(f"{path} line {number}: expected word<TAB>capitalised<TAB>copied<TAB>lower")
-    counts = [_count(path, number, field) for field in fields[1:]]
-    return fields[0], WordCounts(*counts)
-
-
-def _count(path: Path, number: int, text: str) -> int:
-    if not text.isascii() or not text.isdigit():
-        raise MtError(f"{path} line {number}: {text!r} is not a count")
-    return int(text)
+    rows = counted_rows(path, lines, 2, len(lines), shape=_ROW)
+    words = {word: WordCounts(*counts) for word, counts in rows}
+    return Lexicon(words=words, pairs=count_field(path, 1, lines[0].removeprefix(_PAIRS)))

@@ -40,6 +40,28 @@ def _pairs(lines, advance: Callable[[int], None]) -> Iterator[tuple[str, str]]:
     advance(number % CHUNK)
 
 
+def count_field(path: Path, number: int, text: str) -> int:
+    """A non-negative count in line `number` of a table, or one MtError naming it."""
+    if not text.isascii() or not text.isdigit():
+        raise MtError(f"{path} line {number}: {text!r} is not a count")
+    return int(text)
+
+
+def counted_rows(
+    path: Path, lines: list[str], begin: int, end: int, *, shape: str
+) -> Iterator[tuple[str, list[int]]]:
+    """The non-blank rows `text<TAB>count...` of lines[begin:end], as many fields as `shape`
+    (its names joined by <TAB>) says; a row of another shape is one MtError naming it."""
+    width = shape.count("<TAB>") + 1
+    for index in range(begin, end):
+        if not lines[index]:
+            continue
+        fields = lines[index].split("\t")
+        if len(fields) != width or not fields[0]:
+            raise MtError(f"{path} line {index + 1}: expected {shape}")
+        yield fields[0], [count_field(path, index + 1, field) for field in fields[1:]]
+
+
 def table_lines(path: Path) -> list[str]:
     """The lines of a table prepare wrote (lexicon.tsv, words.tsv)."""
     try:

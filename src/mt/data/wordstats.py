@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 from mt.atomic import atomic_output
-from mt.data.part_text import count_part, table_lines
+from mt.data.part_text import count_field, count_part, counted_rows, table_lines
 from mt.errors import MtError
 
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
@@ -39,6 +39,7 @@ MIN_COUNT = 2
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions"
+_ROW = "text<TAB>count<TAB>count"  # the shape of both tables' rows, for the error
 
 
 @dataclass(frozen=True)
@@ -129,26 +130,10 @@ def read_word_stats(path: Path) -> WordStats:
     blank = lines.index("", 2) if "" in lines[2:] else len(lines)
     if lines[blank + 1 : blank + 2] != [_START_HEADER]:
         raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
-    spellings = dict(_rows(path, lines, 2, blank))
-    starts = dict(_rows(path, lines, blank + 2, len(lines)))
+    spellings = dict(counted_rows(path, lines, 2, blank, shape=_ROW))
+    starts = dict(counted_rows(path, lines, blank + 2, len(lines), shape=_ROW))
     return WordStats(
         spellings={word: Spelling(*counts) for word, counts in spellings.items()},
         starts={start: Start(*counts) for start, counts in starts.items()},
-        sentences=_count(path, 1, lines[0].removeprefix(_SENTENCES)),
+        sentences=count_field(path, 1, lines[0].removeprefix(_SENTENCES)),
     )
-
-
-def _rows(path: Path, lines: list[str], begin: int, end: int) -> Iterator[tuple[str, list[int]]]:
-    for index in range(begin, end):
-        if not lines[index]:
-            continue
-        fields = lines[index].split("\t")
-        if len(fields) != 3 or not fields[0]:
-            raise MtError(f"{path} line {index + 1}: expected text<TAB>count<TAB>count")
-        yield fields[0], [_count(path, index + 1, field) for field in fields[1:]]
-
-
-def _count(path: Path, number: int, text: str) -> int:
-    if not text.isascii() or not text.isdigit():
-        raise MtError(f"{path} line {number}: {text!r} is not a count")
-    return int(text)

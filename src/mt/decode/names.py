@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mt.data.lexicon import NO_LEXICON, Lexicon, lexicon_of_part, read_lexicon
-from mt.data.prepared_dir import PART_FILES
-from mt.errors import MtError
+from mt.decode.run_tables import table_of_run
 from mt.files import LEXICON
-from mt.model.rundir import read_train_config
 
 COPIED = 0.5
 """A capitalised word is a name when at least this share of the training pairs holding it copy
@@ -81,21 +79,6 @@ def lexicon_for(model_dir: Path) -> Lexicon:
     """The lexicon of a run or export directory: its own lexicon.tsv; for one made before there
     were lexicons, that of the prepared directory its train.json names (counted from its training
     part if it has none); an empty lexicon when that directory is gone."""
-    own = model_dir / LEXICON
-    if own.is_file():
-        return read_lexicon(own)
-    prepared = prepared_dir_of(model_dir)
-    if prepared is None:
-        return NO_LEXICON
-    if (prepared / LEXICON).is_file():
-        return read_lexicon(prepared / LEXICON)
-    return lexicon_of_part(prepared / PART_FILES["train"])
-
-
-def prepared_dir_of(model_dir: Path) -> Path | None:
-    """Where the run's training data was, if train.json says and the part file is still there."""
-    try:
-        prepared = read_train_config(model_dir)[1]
-    except MtError:
-        return None
-    return prepared if (prepared / PART_FILES["train"]).is_file() else None
+    return table_of_run(
+        model_dir, LEXICON, read=read_lexicon, count=lexicon_of_part, absent=NO_LEXICON
+    )

@@ -29,7 +29,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mt.data.prepared_dir import PART_FILES
 from mt.data.wordstats import (
     NO_WORD_STATS,
     WordStats,
@@ -38,7 +37,7 @@ from mt.data.wordstats import (
     word_stats_of_part,
     words_of,
 )
-from mt.decode.names import prepared_dir_of
+from mt.decode.run_tables import table_of_run
 from mt.files import WORD_STATS
 
 STEPS = ("apostrophes", "typos", "case", "punctuation")
@@ -180,15 +179,9 @@ def word_stats_for(model_dir: Path) -> WordStats:
     """The word statistics of a run or export directory: its own words.tsv; for one made before
     there were any, those of the prepared directory its train.json names (counted from its
     training part if it has none); nothing when that directory is gone."""
-    own = model_dir / WORD_STATS
-    if own.is_file():
-        return read_word_stats(own)
-    prepared = prepared_dir_of(model_dir)
-    if prepared is None:
-        return NO_WORD_STATS
-    if (prepared / WORD_STATS).is_file():
-        return read_word_stats(prepared / WORD_STATS)
-    return word_stats_of_part(prepared / PART_FILES["train"])
+    return table_of_run(
+        model_dir, WORD_STATS, read=read_word_stats, count=word_stats_of_part, absent=NO_WORD_STATS
+    )
 
 
 def normalizer_for(model_dir: Path) -> Normalizer:
