@@ -493,6 +493,9 @@ class PrepareConfig(_DictMixin):
     """With --tokenizers-from: append the placeholders and the characters the run's vocabulary
     cannot spell (mt.data.vocab_growth); False copies the run's tokenizers byte for byte."""
     min_char_count: int = 5  # a character is added when the training text has it this often
+    sampling_temperature: float = 1.0
+    """Each corpus's training pairs repeated so that its share goes as size^(1/T)
+    (mt.data.upsampling); 1 keeps the corpora as they are."""
 
     def __post_init__(self) -> None:
         _check(
@@ -512,6 +515,11 @@ class PrepareConfig(_DictMixin):
             self.shared_vocab == 0 or self.shared_vocab > _RESERVED,
             f"--shared-vocab must be more than {_RESERVED} (or 0 for none), "
             f"got {self.shared_vocab}",
+        )
+        _check(
+            self.sampling_temperature >= 1,
+            f"--sampling-temperature must be 1 (corpora as they are) or more, "
+            f"got {self.sampling_temperature}",
         )
         _check(
             self.min_char_count > 0,

@@ -128,6 +128,13 @@ def prepare(
     min_char_count: Annotated[
         int, typer.Option(help="With --extend: add a character seen this often in the data.")
     ] = PREPARE.min_char_count,
+    sampling_temperature: Annotated[
+        float,
+        typer.Option(
+            help="Repeat each corpus's training pairs so that its share goes as size^(1/T): "
+            "2 keeps small corpora visible next to a large one; 1 keeps them as they are."
+        ),
+    ] = PREPARE.sampling_temperature,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
     """Clean and split corpora by English sentence; train tokenizers; encode the training part.
@@ -164,6 +171,7 @@ def prepare(
             strict=strict,
             extend_vocab=extend,
             min_char_count=min_char_count,
+            sampling_temperature=sampling_temperature,
         )
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
         with stages as shown:

@@ -59,12 +59,14 @@ from mt.data.partition import assign_parts, combine_hashes, pair_hashes, tokeniz
 from mt.data.prepared_dir import PART_FILES
 from mt.data.stages import NoStages, Stages
 from mt.data.translator_files import is_translator_input
+from mt.data.upsampling import row_repeats
 from mt.data.vocabularies import choose_tokenizers, vocabulary_info
 from mt.data.wordstats import word_stats_of_part, write_word_stats
 from mt.errors import MtError
 from mt.files import LEXICON, PREPARE_JSON, PREPARED_FORMAT, WORD_STATS, write_json
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
+_TRAIN = PARTS.index("train")
 
 
 @dataclass(frozen=True)
@@ -157,8 +159,11 @@ def _build(
         name=name,
     )
     sample = tokenizer_sample_mask(part, size=config.tokenizer_sample, seed=config.seed)
+    repeats, corpus_repeats = row_repeats(
+        part, spool.pairs_per_corpus, config.sampling_temperature, train=_TRAIN
+    )
     stages.start("split", len(part))
-    texts = _write_parts(spool.path, tmp, part=part, sample=sample, stages=stages)
+    texts = _write_parts(spool.path, tmp, part=part, sample=sample, repeats=repeats, stages=stages)
     spool.path.unlink()
     for held, pairs in held_out.items():
         _write_pairs(tmp / PART_FILES[held], pairs.pairs)
@@ -179,6 +184,8 @@ def _build(
     write_lexicon(tmp / LEXICON, lexicon)
     write_word_stats(tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"]))
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
+    for entry, times in zip(info["corpora"], corpus_repeats, strict=True):
+        entry["train_repeats"] = times
     info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
     info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)
     info["lengths"], info["token_arrays"] = lengths, arrays
@@ -211,6 +218,7 @@ def _info(
             for source_input, report in zip(inputs, reports, strict=True)
         ],
         "seed": config.seed,
+        "sampling_temperature": config.sampling_temperature,
         "split": None if held_out else list(config.split),
         "max_selection": None if held_out else config.max_selection,
         "max_test": None if held_out else config.max_test,
@@ -322,9 +330,16 @@ def _english_hashes(held_out: dict[str, Any]) -> np.ndarray | None:
 
 
 def _write_parts(
-    spool: Path, tmp: Path, *, part: np.ndarray, sample: np.ndarray, stages: Stages
+    spool: Path,
+    tmp: Path,
+    *,
+    part: np.ndarray,
+    sample: np.ndarray,
+    repeats: np.ndarray,
+    stages: Stages,
 ) -> tuple[list[str], list[str]]:
-    """The spool cut into the part files; returns the tokenizer sample's English and Spanish."""
+    """The spool cut into the part files, each training pair written `repeats` times (the
+    sampling temperature); returns the tokenizer sample's English and Spanish."""
     english: list[str] = []
     spanish: list[str] = []
     files = {
@@ -335,10 +350,15 @@ def _write_parts(
         position = 0
         for lines in line_chunks(spool):
             labels = part[position : position + len(lines)].tolist()
+            times = repeats[position : position + len(lines)].tolist()
             chosen = np.flatnonzero(sample[position : position + len(lines)]).tolist()
             for label, file in files.items():
                 file.write(
-                    "".join(line for line, p in zip(lines, labels, strict=True) if p == label)
+                    "".join(
+                        line * (n if label == _TRAIN else 1)
+                        for line, p, n in zip(lines, labels, times, strict=True)
+                        if p == label
+                    )
                 )
             for index in chosen:
                 en, _, es = lines[index].rstrip("\n").partition("\t")

@@ -133,6 +133,11 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
         ("duplicate pairs", f"{counts['duplicates']:,}"),
         ("pairs", f"{counts['pairs']:,}"),
     ]
+    if info.get("sampling_temperature", 1.0) > 1:
+        repeats = ", ".join(
+            f"{Path(c['name']).name} ×{c['train_repeats']}" for c in info["corpora"]
+        )
+        rows.append((f"training repeats (T={info['sampling_temperature']:g})", repeats))
     for part, numbers in counts["parts"].items():
         lengths = info["lengths"][part]
         rows.append(
