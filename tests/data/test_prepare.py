@@ -6,6 +6,10 @@ import gzip
 import hashlib
 import json
 import lzma
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -464,3 +468,25 @@ def test_max_length_leaves_long_pairs_out_of_text_and_arrays(
     assert "no training pair left with --max-length 1" in prepare(
         corpus_file, tmp_path / "none", "--max-length", "1", code=2
     )
+
+
+def test_sigterm_stops_prepare_like_ctrl_c_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    # A corpus big enough that prepare is still reading when the signal comes.
+    rows = [f"Sentence number {n} is here.\tLa frase número {n} está aquí." for n in range(60_000)]
+    corpus = tmp_path / "big.tsv"
+    corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "prep"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mt", "prepare", str(corpus), "--out", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".prep.preparing-*")) and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        time.sleep(0.02)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.tsv"]

@@ -69,6 +69,13 @@ def test_all_steps_together_undo_the_casual_variant() -> None:
     assert ALL("i dont know whree tom is") == "I don't know where Tom is."
 
 
+def test_urls_code_and_paths_are_copied_as_they_are() -> None:
+    assert ALL("``tom`` is late") == "``tom`` is late."  # a span first: no capital after it
+    assert ALL("www.tom.com is down") == "www.tom.com is down."
+    assert ALL("tom dont open https://x.org/dont") == "Tom don't open https://x.org/dont"
+    assert ALL("tom uses `whree` and ~/tom/dont.txt") == "Tom uses `whree` and ~/tom/dont.txt"
+
+
 def test_clean_sentences_come_out_unchanged() -> None:
     clean = [*set(TRAINING), "Mary and Tom were ill.", 'He said "Go home."', "Thank you!"]
     clean += ["Its owner is Tom.", "I asked Tom where he was.", "Xylophones are loud."]

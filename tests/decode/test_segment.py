@@ -25,6 +25,15 @@ def test_the_tricky_cases_split_where_a_reader_would(line: str, sentences: list[
     assert [line[start:end] for start, end in sentence_spans(line)] == sentences
 
 
+def test_a_protected_span_is_never_cut() -> None:
+    # Sentences a span runs across are one; a long piece is cut at a space outside the code.
+    line = "Run ``a. B`` now. Then go."
+    assert [line[a:b] for a, b in sentence_spans(line)] == ["Run ``a. B`` now.", "Then go."]
+    text = "call ``f(first, second, third)`` once, and then call it again"
+    pieces = [piece for piece, _ in cut_long(text, words_at_most(6))]
+    assert "call ``f(first, second, third)`` once," in pieces
+
+
 @pytest.mark.parametrize(
     "line",
     [

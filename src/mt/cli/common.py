@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import signal
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import typer
@@ -20,7 +22,8 @@ T = TypeVar("T")
 def run_or_exit(action: Callable[[], T]) -> T:
     """Run a library call; a user-facing problem becomes one red line and an exit code."""
     try:
-        return action()
+        with _terminate_interrupts():
+            return action()
     except MtError as error:
         if state["debug"]:
             raise
@@ -37,3 +40,23 @@ def run_or_exit(action: Callable[[], T]) -> T:
             f"[bold red]error:[/] {where}{error.strerror or error}", highlight=False, soft_wrap=True
         )
         raise typer.Exit(1) from None
+
+
+@contextlib.contextmanager
+def _terminate_interrupts() -> Iterator[None]:
+    """SIGTERM (`kill`, a job scheduler, torchrun) stops a command the way Ctrl-C does, so what
+    it was writing is cleaned up (a half-prepared directory is removed; training saves and stops)
+    instead of being left behind. Outside the main thread nothing changes."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

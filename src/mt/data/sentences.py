@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
+from mt.data.spans import find_spans
+
 # A possible sentence end: final punctuation (and closing quotes/brackets) before a space and more
 # text. A line without one is one sentence, and the splitter is not asked (it is the slow part).
 _MAYBE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+\S")
@@ -54,4 +56,18 @@ def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
         return [(first, last)]
     if position < last:  # text the splitter left out still belongs to the last sentence
         spans[-1] = (spans[-1][0], last)
-    return spans
+    return _joined_across_spans(line, spans)
+
+
+def _joined_across_spans(line: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sentences that a URL, a path or a piece of code runs across (pysbd cuts
+    "``os.path``. Use" well, but not every "e.g. ``x.y``. More") are joined back into one, so a
+    protected span always reaches the translator, or the training pair, whole."""
+    protected = [(span.start, span.end) for span in find_spans(line)]
+    joined = [sentences[0]]
+    for start, end in sentences[1:]:
+        if any(a < joined[-1][1] and b > start for a, b in protected):
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from mt.data.spans import find_spans, replace_spans
 from mt.data.wordstats import (
     NO_WORD_STATS,
     WordStats,
@@ -63,6 +64,7 @@ MIN_START = 3
 """Training sentences a start needs before its share of questions is trusted."""
 
 _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+_ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
 _CLOSERS = "\"'”’»)]"
 
 
@@ -107,14 +109,22 @@ class Normalizer:
     def __call__(self, sentence: str) -> str:
         # A writer who used an apostrophe or a capital (after the first letter) knows them: the
         # words of such a sentence are left alone ("fathers" stays, "Islands" is not made).
-        cased = any(c.isupper() for c in sentence.lstrip()[1:])
+        # URLs, code, paths and the other protected spans (mt.data.spans) are copied as they are
+        # ("``ls``" must not become "``Ls``"): each stands aside as a private-use character.
+        spans = find_spans(sentence)
+        masked = replace_spans(
+            sentence, spans, {span.text: chr(_ASIDE + i) for i, span in enumerate(spans)}
+        )
+        cased = any(c.isupper() for c in masked.lstrip()[1:])
         steps = self.steps - ({"case", "typos"} if cased else set())
-        steps -= {"apostrophes"} if "'" in sentence or "’" in sentence else set()
-        text = _WORD.sub(lambda match: self._word(match.group(), steps), sentence)
+        steps -= {"apostrophes"} if "'" in masked or "’" in masked else set()
+        text = _WORD.sub(lambda match: self._word(match.group(), steps), masked)
         if "case" in self.steps:
             text = _capitalise_first(text)
         if "punctuation" in self.steps:
             text = self._punctuated(text)
+        for i, span in enumerate(spans):
+            text = text.replace(chr(_ASIDE + i), span.text)
         return text
 
     def _word(self, typed: str, steps: frozenset[str]) -> str:
@@ -162,6 +172,8 @@ def _capitalise_first(text: str) -> str:
     match = _WORD.search(text)
     if match is None or not match.group()[0].islower():
         return text
+    if any(ord(c) >= _ASIDE for c in text[: match.start()]):
+        return text  # the sentence starts with a protected span, not with this word
     return text[: match.start()] + text[match.start()].upper() + text[match.start() + 1 :]
 
 

@@ -3,7 +3,8 @@
 The model learned from one short sentence per line; a line holding a paragraph, or a sentence
 longer than the training limit, is cut first: into sentences (mt.data.sentences, the splitter
 `mt prepare` also cuts documentation paragraphs with), then any piece still too long at clause
-boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows. Every
+boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows, never
+inside a protected span (a URL, a path, code: mt.data.spans) while another break is left. Every
 non-space character of the line lands in exactly one piece, so nothing is ever dropped, and the
 whitespace around and between pieces is kept to put the translations back in its place.
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mt.data.sentences import sentence_spans
+from mt.data.spans import find_spans
 
 _CLAUSE_BREAKS = (
     re.compile(r"(?<=[;:])\s+"),
@@ -46,8 +48,15 @@ def cut_long(text: str, fits: Callable[[str], bool]) -> list[tuple[str, str]]:
     break nearest the middle; the last pair's space is ""."""
     if fits(text):
         return [(text, "")]
+    protected = [(span.start, span.end) for span in find_spans(text)]
     for pattern in _CLAUSE_BREAKS:
-        breaks = [m for m in pattern.finditer(text) if m.start() > 0 and m.end() < len(text)]
+        breaks = [
+            m
+            for m in pattern.finditer(text)
+            if m.start() > 0
+            and m.end() < len(text)
+            and not any(a < m.start() and m.end() < b for a, b in protected)
+        ]
         if breaks:
             middle = len(text) / 2
             cut = min(breaks, key=lambda m: abs((m.start() + m.end()) / 2 - middle))

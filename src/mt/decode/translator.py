@@ -13,6 +13,7 @@ import torch
 from mt.config import NORMALIZE_INPUT, DecodeConfig
 from mt.data.augment import has_placeholders
 from mt.data.batching import encode_sources
+from mt.data.spans import find_spans, replace_spans
 from mt.data.textclean import clean_text, without_surrogates
 from mt.data.tokenization import BOS, EOS, PAD, PLACEHOLDERS, UNK
 from mt.decode.confidence import Evidence, add_evidence, read_calibration
@@ -173,6 +174,13 @@ class Translator:
         lines = [without_surrogates(line) for line in lines]
 
         def fits(text: str) -> bool:
+            # With placeholder tokens a span reaches the model as one token: a long URL must not
+            # get its sentence cut (and itself cut in two) for the pieces it would spell.
+            if self.placeholders and self.span_tokens:
+                spans = find_spans(text, self.keep)
+                text = replace_spans(
+                    text, spans, dict.fromkeys((s.text for s in spans), PLACEHOLDERS[0])
+                )
             return len(self.run.source.encode(clean_text(text))) < limit
 
         segmented = [segment(line, split=self.split, fits=fits) for line in lines]

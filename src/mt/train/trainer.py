@@ -266,21 +266,21 @@ class Trainer:
 
     @contextlib.contextmanager
     def _ctrl_c_sets_a_flag(self) -> Iterator[None]:
-        """Ctrl-C sets a flag that the loop checks between steps, so the saved state is
-        consistent; outside the main thread signals cannot be caught and nothing changes."""
+        """Ctrl-C (or SIGTERM) sets a flag that the loop checks between steps, so the saved state
+        is consistent; outside the main thread signals cannot be caught and nothing changes."""
 
         def handler(signum: int, frame: object) -> None:
             self.interrupted = True
 
         try:
-            previous = signal.signal(signal.SIGINT, handler)
+            previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
         except ValueError:  # not the main thread
-            previous = None
+            previous = {}
         try:
             yield
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            for sig, handling in previous.items():
+                signal.signal(sig, handling)
 
     # ----- evaluation and the best weights --------------------------------------------------------
 
