@@ -64,9 +64,16 @@ def protected_pairs(pairs: list[tuple[str, str]], limit: int, seed: int = 0):
     return kept[:limit]
 
 
-def copied(span: str, output: str) -> bool:
-    """Whether `span` stands whole in `output` (not "10" inside "100")."""
-    return re.search(rf"(?<![\w.,:]){re.escape(span)}(?!\w|[.,:]\d)", output) is not None
+def copied(span: str, output: str, kind: str = "number") -> bool:
+    """Whether `span` stands whole in `output`: a number not inside a longer one ("10" in "100",
+    "3" in "1,3"), a word not inside a longer word; a span that begins or ends with a mark
+    ("`source <url>`" before rST's "_", "$B" in "$A.$B$3") needs no border on that side."""
+    before, after = (
+        (r"(?<![\w.,:])", r"(?!\w|[.,:]\d)") if kind == "number" else (r"(?<!\w)", r"(?!\w)")
+    )
+    pattern = (before if span[:1].isalnum() else "") + re.escape(span)
+    pattern += after if span[-1:].isalnum() else ""
+    return re.search(pattern, output) is not None
 
 
 def measure_set(translator: Translator, name: str, pairs: list[tuple[str, str]]) -> SetFigures:
@@ -84,8 +91,8 @@ def measure_set(translator: Translator, name: str, pairs: list[tuple[str, str]])
     for (en, es), with_, without in zip(pairs, protected, plain, strict=True):
         for span in shared_spans(en, es):
             counts = figures.spans.setdefault(span.kind, [0, 0, 0])
-            counts[0] += copied(span.text, with_)
-            counts[1] += copied(span.text, without)
+            counts[0] += copied(span.text, with_, span.kind)
+            counts[1] += copied(span.text, without, span.kind)
             counts[2] += 1
     return figures
 

@@ -34,6 +34,16 @@ def test_a_protected_span_is_never_cut() -> None:
     assert "call ``f(first, second, third)`` once," in pieces
 
 
+def test_normalizing_sees_whole_sentences_before_they_are_cut() -> None:
+    def careful(sentence: str) -> str:
+        return sentence[0].upper() + sentence[1:] + "."
+
+    line = "tcl is nice, and it adds more"
+    cut = segment(line, split=True, fits=words_at_most(4), normalize=careful)
+    assert cut.pieces == ("Tcl is nice,", "and it adds more.")
+    assert cut.gaps == ("", " ", "")
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -69,8 +69,16 @@ def cut_long(text: str, fits: Callable[[str], bool]) -> list[tuple[str, str]]:
     return cut_long(text[:half], fits) + cut_long(text[half:], fits)
 
 
-def segment(line: str, *, split: bool, fits: Callable[[str], bool]) -> Segmented:
-    """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps."""
+def segment(
+    line: str,
+    *,
+    split: bool,
+    fits: Callable[[str], bool],
+    normalize: Callable[[str], str] | None = None,
+) -> Segmented:
+    """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps.
+    `normalize` (casual input made careful, mt.decode.normalize) rewrites each sentence before it
+    is cut: a sentence's second half is no sentence, and must not get a capital or a full stop."""
     if split:
         spans = sentence_spans(line)
     else:
@@ -82,7 +90,8 @@ def segment(line: str, *, split: bool, fits: Callable[[str], bool]) -> Segmented
     pieces: list[str] = []
     gaps = [line[: spans[0][0]]]
     for index, (start, end) in enumerate(spans):
-        cuts = cut_long(line[start:end], fits)
+        sentence = line[start:end] if normalize is None else normalize(line[start:end])
+        cuts = cut_long(sentence, fits)
         pieces += [piece for piece, _ in cuts]
         # Between two cuts of one sentence is their space, "" where a word was cut in two.
         gaps += [space for _, space in cuts[:-1]]

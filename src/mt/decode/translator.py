@@ -183,14 +183,14 @@ class Translator:
                 )
             return len(self.run.source.encode(clean_text(text))) < limit
 
-        segmented = [segment(line, split=self.split, fits=fits) for line in lines]
+        segmented = [
+            segment(line, split=self.split, fits=fits, normalize=self.normalizer) for line in lines
+        ]
         pieces = [
             (piece, glossary)
             for line, glossary in zip(segmented, glossaries, strict=True)
             for piece in line.pieces
         ]
-        if self.normalizer is not None:
-            pieces = [(self.normalizer(piece), glossary) for piece, glossary in pieces]
         masked = [self._protect(piece, glossary) for piece, glossary in pieces]
         done = self._translate_chunk([m.text for m in masked])
         done = self._keep_terms(done, masked)
