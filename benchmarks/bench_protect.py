@@ -8,7 +8,10 @@ pairs whose English has protected spans (mt.data.spans) that also stand verbatim
 samples --limit of them per set (seeded), and translates them twice: with protection (placeholder
 tokens for a model trained with them, the stand-ins for an older one) and without. It prints, per
 set and kind of span (url, code, path, placeholder, number, name, ...), the copy rate (the share of
-those spans found verbatim in the output) and BLEU of both. `measure_protection` returns the same
+those spans found verbatim in the output) and BLEU of both. Names are given as a user would give
+them, with `--keep`: a list built from each set's training part (`keep_list`: capitalised words
+that its Spanish copies), so a test sentence's names are "name (--keep)" when on the list and
+"capitalised" (left to the model and the lexicon) when not. `measure_protection` returns the same
 figures for other benchmarks (`make bench-trust`). Nothing is written; the machine is printed.
 """
 
@@ -18,16 +21,18 @@ import argparse
 import random
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from domain_split import test_pairs
+from domain_split import split_domain, test_pairs
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
+from mt.data.lexicon import CAPITALISED
 from mt.data.prepared_dir import read_pairs
 from mt.data.spans import shared_spans
 from mt.decode.scores import corpus_scores
@@ -76,37 +81,64 @@ def copied(span: str, output: str, kind: str = "number") -> bool:
     return re.search(pattern, output) is not None
 
 
-def measure_set(translator: Translator, name: str, pairs: list[tuple[str, str]]) -> SetFigures:
-    """Translate `pairs` with and without protection; count the spans each output copies."""
+def keep_list(pairs: list[tuple[str, str]], min_count: int = 3, share: float = 0.9) -> set[str]:
+    """The names a user of this text would list for --keep: capitalised words, not first in
+    their sentence, seen `min_count` times or more in the English and whole in the Spanish of
+    at least `share` of those pairs (LibreOffice, Calc, Python, Tom)."""
+    seen: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    for english, spanish in pairs:
+        words = {m.group() for m in re.finditer(CAPITALISED, english) if m.start() > 0}
+        spanish_words = set(re.findall(r"\w+", spanish))
+        seen.update(words)
+        kept.update(word for word in words if word in spanish_words)
+    return {word for word, n in seen.items() if n >= min_count and kept[word] >= share * n}
+
+
+def measure_set(
+    translator: Translator, name: str, pairs: list[tuple[str, str]], keep: set[str]
+) -> SetFigures:
+    """Translate `pairs` with and without protection (`keep` as --keep); count the spans each
+    output copies."""
     sources = [en for en, _ in pairs]
     translator.placeholders, translator.lost_spans = True, 0
+    translator.keep = tuple(sorted(keep)) if translator.span_tokens else ()
     protected = [t.text for t in translator.translate(sources)]
     figures = SetFigures(name, len(pairs), lost=translator.lost_spans)
     translator.placeholders = False
     plain = [t.text for t in translator.translate(sources)]
-    translator.placeholders = True
+    translator.placeholders, translator.keep = True, ()
     references = [[es] for _, es in pairs]
     figures.bleu_protected = corpus_scores(protected, references).bleu
     figures.bleu_plain = corpus_scores(plain, references).bleu
     for (en, es), with_, without in zip(pairs, protected, plain, strict=True):
         for span in shared_spans(en, es):
-            counts = figures.spans.setdefault(span.kind, [0, 0, 0])
+            kind = span.kind
+            if kind == "name":
+                kind = "name (--keep)" if span.text in keep else "capitalised"
+            counts = figures.spans.setdefault(kind, [0, 0, 0])
             counts[0] += copied(span.text, with_, span.kind)
             counts[1] += copied(span.text, without, span.kind)
             counts[2] += 1
     return figures
 
 
-def test_sets(run: Path, data: Path | None, domains: Path, limit: int) -> dict[str, list]:
-    """The sampled pairs of each set; a set whose file is missing is left out with a note."""
-    sets: dict[str, list] = {}
+def test_sets(
+    run: Path, data: Path | None, domains: Path, limit: int
+) -> dict[str, tuple[list, set[str]]]:
+    """The sampled pairs of each set and its --keep list; a set whose file is missing is left
+    out with a note."""
+    sets: dict[str, tuple[list, set[str]]] = {}
     for name in DOMAIN_SETS if domains.is_dir() else ():
-        sets[name] = protected_pairs(test_pairs(domains, name), limit)
+        train, _ = split_domain(name, domains)
+        keep = keep_list([(pair.english, pair.spanish) for pair in train])
+        sets[name] = protected_pairs(test_pairs(domains, name), limit), keep
     if not domains.is_dir():
         print(f"note: {domains} is absent: the domain sets are left out", file=sys.stderr)
     prepared = data or read_train_config(run)[1]
     if (prepared / "test.tsv").is_file():
-        sets["tatoeba"] = protected_pairs(read_pairs(prepared / "test.tsv"), limit)
+        keep = keep_list(read_pairs(prepared / "train.tsv"))
+        sets["tatoeba"] = protected_pairs(read_pairs(prepared / "test.tsv"), limit), keep
     else:
         print(f"note: no test part in {prepared}; Tatoeba left out", file=sys.stderr)
     return sets
@@ -124,7 +156,9 @@ def measure_protection(
     """Whether the run has placeholder tokens, and the figures of each test set."""
     translator = open_translator(run, DecodeConfig(beam_size=beam), device=device)
     sets = test_sets(run, data, domains, limit)
-    return translator.span_tokens, [measure_set(translator, n, p) for n, p in sets.items()]
+    return translator.span_tokens, [
+        measure_set(translator, name, pairs, keep) for name, (pairs, keep) in sets.items()
+    ]
 
 
 def report(tokens: bool, results: list[SetFigures], console: Console) -> None:
