@@ -10,9 +10,11 @@ it prints, per set:
 - the share of bad translations (chrF < 30) among the least confident 10% and among the rest, and
   their ratio;
 - the copy flag's recall on outputs that copy the source, where "copies the source" is measured
-  independently of the flag: the source has a lowercase English word of 3+ letters, the
-  output's chrF against the source itself is >= 70 and the references' is below 70 (where the
-  reference copies too, a URL or a command, copying is right); and the flag's rate on the others;
+  apart from the flag's own measure (shared letters of words): the source is English prose with
+  a lowercase word of 3+ letters (mt.data.prose: not a command, code or a bare name), and on the
+  text outside protected spans (URLs, code, paths, numbers: copied by right) the output's chrF
+  against the source is >= 70 and the best reference's is below 70 (where the reference copies
+  too, copying is right); and the flag's rate on the others;
 - the copy flag's recall on echoes (each source given back as its own output).
 Decoding is greedy (beam 1) unless --beam-size says otherwise. Other figures (glossary terms,
 protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
@@ -34,6 +36,7 @@ from machine import describe, load_average
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
+from mt.data.prose import outside_spans
 from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
 from mt.decode.flags import COPY, copies_source
 from mt.decode.translator import Translator, open_translator
@@ -64,10 +67,16 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
     translations = list(translator.translate(sources))
     outputs = [t.text for t in translations]
     chrf = sentence_chrf(outputs, [references[s] for s in sources])
-    against_source = sentence_chrf(outputs, [[s] for s in sources])
-    # The best reference's own likeness to the source: where even it copies (a URL, a command),
+    # Measured on the prose (outside URLs, code, paths and numbers, which are copied by right).
+    prose_sources = [outside_spans(s) for s in sources]
+    against_source = sentence_chrf(
+        [outside_spans(o) for o in outputs], [[p] for p in prose_sources]
+    )
+    # The best reference's own likeness to the source: where even it copies (a name, a label),
     # copying is right, and such lines do not count as copies.
-    reference_likeness = sentence_chrf([s for s in sources], [references[s] for s in sources])
+    reference_likeness = sentence_chrf(
+        prose_sources, [[outside_spans(r) for r in references[s]] for s in sources]
+    )
     return [
         Row(
             t.confidence if t.confidence is not None else 0.0,
@@ -82,7 +91,8 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
 
 
 def copies_english(source: str) -> bool:
-    """The source has words to translate (the flag's own condition on the source)."""
+    """The source is English prose with words to translate, not a command or code
+    (mt.data.prose, the flag's own condition on the source)."""
     return copies_source(source, source)
 
 

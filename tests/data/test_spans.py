@@ -193,3 +193,19 @@ def test_candidates_of_no_pairs_are_empty() -> None:
 def test_a_rate_outside_zero_to_one_is_refused() -> None:
     with pytest.raises(ConfigError, match="--placeholders must be in"):
         TrainConfig(placeholders=1.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "protected"),
+    [
+        ("{{[-s|--status]}}", True),
+        ("{{[r|run]}}", True),
+        ("{{50%}}", True),
+        ("{{*.jpg}}", True),
+        ("{{path/to/file}}", False),
+        ("{{version}}", False),
+    ],
+)
+def test_tldr_placeholders_are_protected_when_tldr_copies_them(text: str, protected: bool) -> None:
+    spans = find_spans(f"tool {text} now")
+    assert [span.text for span in spans] == ([text] if protected else [])

@@ -28,10 +28,34 @@ def test_copy_of_english_words_is_flagged() -> None:
 
 @pytest.mark.parametrize(
     ("source", "output"),
-    [("Tom", "Tom"), ("3.5%", "3.5%"), ("NASA", "NASA"), ("ls -la", "ls -la"), ("", "")],
+    [
+        ("Tom", "Tom"),
+        ("3.5%", "3.5%"),
+        ("NASA", "NASA"),
+        ("ls -la", "ls -la"),
+        ("", ""),
+        # tldr's command lines and Python's names: their references copy them too
+        ("git cola --prompt", "git cola --prompt"),
+        ("apx pkgmanagers list", "apx pkgmanagers list"),
+        ("str", "str"),
+        # the source's names, URLs and code are copied by right inside a translation
+        (
+            "PEP written by Guido van Rossum and Raymond Hettinger.",
+            "PEP escrito por Guido van Rossum y Raymond Hettinger.",
+        ),
+        (
+            "See ``os.path.join`` at https://docs.python.org/3/",
+            "Ver ``os.path.join`` en https://docs.python.org/3/",
+        ),
+    ],
 )
 def test_copying_names_numbers_and_code_is_not_flagged(source: str, output: str) -> None:
     assert not copies_source(source, output)
+
+
+def test_a_copied_label_or_heading_is_flagged() -> None:
+    assert not copies_source("Options", "Options")  # a lone word may be a name: quiet
+    assert copies_source("List installed extension images:", "List installed extension images:")
 
 
 def test_a_repetition_loop_is_flagged_unless_the_source_has_it() -> None:

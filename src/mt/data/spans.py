@@ -11,8 +11,9 @@ one pair, `placeheld_pairs` for a share of the training pairs each epoch, as a p
 
 `find_spans` is the one detector, one regular expression whose alternatives are tried most
 specific first (a URL before the path inside it, an e-mail before the number in it); matches never
-overlap. tldr's `{{placeholders}}` are found but never protected: its Spanish translates the words
-inside them ("{{ruta/al/archivo}}").
+overlap. tldr's `{{placeholders}}` are protected when its Spanish copies them (alternatives of
+options or subcommands, numbers, globs), not when they hold words, which it translates
+("{{ruta/al/archivo}}").
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
     spans = [
         Span(m.start(), m.end(), m.lastgroup or "", m.group())
         for m in _DETECTOR.finditer(text)
-        if m.lastgroup != "tldr"
+        if m.lastgroup != "tldr" or _copied_tldr(m.group())
     ]
     named = sorted(set(names), key=len, reverse=True)  # "New York City" before "New York"
     if named:
@@ -98,6 +99,20 @@ def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
                 spans.append(Span(match.start(), match.end(), "name", match.group()))
         spans.sort(key=lambda span: span.start)
     return spans
+
+
+_OPTION_OR_EXTENSION = re.compile(r"(?<![\w-])--?[\w-]+|\.\w+")
+
+
+def _copied_tldr(span: str) -> bool:
+    """Whether a tldr `{{placeholder}}` is copied, not translated: alternatives of options or
+    subcommands ("{{[-s|--status]}}", "{{[r|run]}}"), numbers, globs ("{{*.jpg}}"); one with
+    words ("{{path/to/file}}", "{{version}}") is translated. On tldr's training pages the
+    Spanish copies 97% of those this picks."""
+    inner = span[2:-2]
+    return inner.startswith("[") or not re.search(
+        r"[A-Za-z]{2,}", _OPTION_OR_EXTENSION.sub("", inner)
+    )
 
 
 def read_keep(path: Path) -> tuple[str, ...]:

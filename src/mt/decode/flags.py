@@ -1,7 +1,8 @@
 """Flags that tell the user which translations to check, and why.
 
 - `copy`: the output repeats the source's words, though the source has English words to
-  translate (a lowercase word of 3 or more letters; names, numbers and code alone may be copied).
+  translate: prose (mt.data.prose, not a command or code) with a word of 3 or more letters
+  outside URLs, code, paths and numbers, which are copied by right, as are names.
 - `repetition`: a loop, an n-gram of 1 to 4 words repeated back to back (a word 4 times, a longer
   n-gram 3 times) where the source has no such repeat.
 - `cut`: the length limit ended the output before the model chose to end it.
@@ -15,6 +16,8 @@ from __future__ import annotations
 import functools
 import re
 
+from mt.data.prose import is_prose, outside_spans
+
 COPY = "copy"
 REPETITION = "repetition"
 CUT = "cut"
@@ -27,9 +30,8 @@ NOT_ENGLISH_PROBABILITY = 0.95
 MIN_LETTERS_FOR_LANGUAGE = 12
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_TRANSLATABLE = re.compile(r"\b[a-z]{3,}\b")
-COPY_OVERLAP = 0.8
-"""Share of the output's words found in the source above which an output is a copy."""
+COPY_OVERLAP = 0.7
+"""Share of the output's letters in words found in the source above which an output is a copy."""
 
 
 def words(text: str) -> list[str]:
@@ -37,14 +39,25 @@ def words(text: str) -> list[str]:
 
 
 def copies_source(source: str, output: str) -> bool:
-    """The output is (mostly) the source's words, and the source has words worth translating."""
-    if not _TRANSLATABLE.search(source):
+    """The output is (mostly) the source's words, where the source is English prose with words
+    worth translating. URLs, code, paths and numbers (mt.data.spans) and the source's
+    capitalised words after the first (names) are copied by right and left out of the count; shares are of
+    letters, so "a" or "de" weigh less than "station"."""
+    if not is_prose(source):
+        return False  # a command, code or a name: copying is what a good translation does
+    source_prose = outside_spans(source)
+    found = _WORD.findall(source_prose)
+    # A capitalised word after the first is a name; so is a lone one ("Tom", or a label such as
+    # "Options": the two cannot be told apart, and the flag stays quiet).
+    names = {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
+    if not any(len(word) >= 3 and word.isalpha() for word in found if word not in names):
         return False
-    out = words(output)
-    if not out:
+    out = [word.casefold() for word in _WORD.findall(outside_spans(output)) if word not in names]
+    letters = sum(len(word) for word in out)
+    if not letters:
         return False
-    source_words = set(words(source))
-    shared = sum(word in source_words for word in out) / len(out)
+    source_words = set(words(source_prose))
+    shared = sum(len(word) for word in out if word in source_words) / letters
     return shared >= COPY_OVERLAP
 
 

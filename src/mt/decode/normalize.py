@@ -17,7 +17,8 @@ written with care:
   start like it (first two words, else the first) mostly end in one, else ".".
 
 Words the writer capitalised or gave an apostrophe are never touched, so clean text comes out as
-it went in (docs/text.md has the measurements).
+it went in (docs/text.md has the measurements); nor are URLs, code and the other protected spans,
+nor lines that are not prose (mt.data.prose: "git cola --prompt" stays as typed).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from mt.data.prose import is_prose
 from mt.data.spans import find_spans, replace_spans
 from mt.data.wordstats import (
     NO_WORD_STATS,
@@ -109,6 +111,8 @@ class Normalizer:
     def __call__(self, sentence: str) -> str:
         # A writer who used an apostrophe or a capital (after the first letter) knows them: the
         # words of such a sentence are left alone ("fathers" stays, "Islands" is not made).
+        if not is_prose(sentence):
+            return sentence  # a command ("git cola --prompt") or a name is not casual English
         # URLs, code, paths and the other protected spans (mt.data.spans) are copied as they are
         # ("``ls``" must not become "``Ls``"): each stands aside as a private-use character.
         spans = find_spans(sentence)

@@ -1,0 +1,44 @@
+"""Whether a line is English prose, to translate as such, or a command, code or a bare name.
+
+tldr's "git cola --prompt" and "alacritty", or Python's "str", are lines a good translation copies.
+Two readers of input must tell them from casual prose ("where is tom"): the normalizer, which would
+make "Git cola --prompt." of the command, and the copy flag, which would call its correct copy a
+failure. English prose, even typed in haste, has function words (the, is, to, you, ...), which
+commands and names almost never have; and its URLs, code, paths and numbers (mt.data.spans) are
+copied by right, so they are no evidence either way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mt.data.spans import find_spans, replace_spans
+
+_FUNCTION_WORDS = """a an the this that these those some any no every each all both
+    i me my you your he him his she her it its we us our they them their who whom whose
+    what which where when why how is am are was were be been being do does did have has had
+    will would shall should can could may might must to of in on at by for with from about into
+    over under after before between through and or but if so than then not there here
+    let please im dont doesnt didnt cant wont isnt arent wasnt"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+_COMMAND = re.compile(r"\{\{|(?<!\S)--?[A-Za-z]")  # tldr's {{placeholders}}, -x and --long
+
+
+def outside_spans(text: str) -> str:
+    """`text` with each protected span replaced by a space."""
+    spans = find_spans(text)
+    return replace_spans(text, spans, dict.fromkeys((span.text for span in spans), " "))
+
+
+def is_prose(text: str) -> bool:
+    """Whether `text` reads as English sentences: outside its protected spans, no command-line
+    options or tldr placeholders, and a function word or a capital first letter (a heading or a
+    label: "List installed extension images:", "Options")."""
+    rest = outside_spans(text)
+    if _COMMAND.search(rest):
+        return False
+    words = _WORD.findall(rest)
+    if words and rest.lstrip()[:1].isupper():
+        return True
+    return any(word.lower().replace("’", "").replace("'", "") in FUNCTION_WORDS for word in words)
