@@ -41,8 +41,8 @@ def words(text: str) -> list[str]:
 def copies_source(source: str, output: str) -> bool:
     """The output is (mostly) the source's words, where the source is English prose with words
     worth translating. URLs, code, paths and numbers (mt.data.spans) and the source's
-    capitalised words after the first (names) are copied by right and left out of the count; shares are of
-    letters, so "a" or "de" weigh less than "station"."""
+    capitalised words after the first (names) are copied by right and left out of the count;
+    shares are of letters, so "a" or "de" weigh less than "station"."""
     if not is_prose(source):
         return False  # a command, code or a name: copying is what a good translation does
     source_prose = outside_spans(source)
