@@ -112,7 +112,8 @@ def _report(engine: str, search: str, with_: Figures, without: Figures) -> str:
         f"{engine:<12} {search:<7} terms {with_.in_output}/{with_.terms} "
         f"({with_.in_output / max(with_.terms, 1):.1%}; without glossary "
         f"{without.in_output / max(without.terms, 1):.1%})  BLEU {with_.bleu:.2f} vs "
-        f"{without.bleu:.2f} without  [no stand-in {c.unplaced}, searched again "
+        f"{without.bleu:.2f} without  [already there {c.already_there}, no stand-in "
+        f"{c.unplaced}, searched again "
         f"{c.searched_again}, translated around {c.translated_around}]  "
         f"{with_.seconds:.1f} s vs {without.seconds:.1f} s"
     )

@@ -11,10 +11,11 @@ it prints, per set:
   their ratio;
 - the copy flag's recall on outputs that copy the source, where "copies the source" is measured
   apart from the flag's own measure (shared letters of words): the source is English prose with
-  a lowercase word of 3+ letters (mt.data.prose: not a command, code or a bare name), and on the
-  text outside protected spans (URLs, code, paths, numbers: copied by right) the output's chrF
-  against the source is >= 70 and the best reference's is below 70 (where the reference copies
-  too, copying is right); and the flag's rate on the others;
+  a word of 3+ letters (mt.data.prose: not a command, code or a bare name), and on the words
+  there are to translate (outside protected spans, the source's names left out: copied by
+  right) the output's chrF against the source, taken both ways (the lower), is >= 70 and the
+  best reference's is below 70
+  (where the reference copies too, copying is right); and the flag's rate on the others;
 - the copy flag's recall on echoes (each source given back as its own output).
 Decoding is greedy (beam 1) unless --beam-size says otherwise. Other figures (glossary terms,
 protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
@@ -36,9 +37,8 @@ from machine import describe, load_average
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
-from mt.data.prose import outside_spans
 from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
-from mt.decode.flags import COPY, copies_source
+from mt.decode.flags import COPY, copies_source, to_translate
 from mt.decode.translator import Translator, open_translator
 
 BAD_CHRF = 30.0
@@ -67,15 +67,27 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
     translations = list(translator.translate(sources))
     outputs = [t.text for t in translations]
     chrf = sentence_chrf(outputs, [references[s] for s in sources])
-    # Measured on the prose (outside URLs, code, paths and numbers, which are copied by right).
-    prose_sources = [outside_spans(s) for s in sources]
-    against_source = sentence_chrf(
-        [outside_spans(o) for o in outputs], [[p] for p in prose_sources]
-    )
-    # The best reference's own likeness to the source: where even it copies (a name, a label),
-    # copying is right, and such lines do not count as copies.
+
+    # Measured on what there is to translate: not protected spans (URLs, code, paths, numbers)
+    # nor the source's names, which are copied by right (mt.decode.flags.to_translate).
+    def words(text: str, source: str) -> str:
+        return " ".join(to_translate(text, source))
+
+    asked = [words(s, s) for s in sources]
+    answered = [words(o, s) for o, s in zip(outputs, sources, strict=True)]
+    # Both ways: chrF weighs recall twice, and "Gestor de extensiones" holds all of "extension".
+    against_source = [
+        min(a, b)
+        for a, b in zip(
+            sentence_chrf(answered, [[a] for a in asked]),
+            sentence_chrf(asked, [[a] for a in answered]),
+            strict=True,
+        )
+    ]
+    # The best reference's own likeness to the source: where even it copies (a label kept in
+    # English), copying is right, and such lines do not count as copies.
     reference_likeness = sentence_chrf(
-        prose_sources, [[outside_spans(r) for r in references[s]] for s in sources]
+        asked, [[words(r, s) for r in references[s]] for s in sources]
     )
     return [
         Row(

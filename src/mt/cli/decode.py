@@ -393,7 +393,8 @@ def evaluate(
 
 def _print_terms(counts, name: str) -> None:
     console.print(
-        f"glossary {name}: {counts.found:,} terms found; {counts.searched_again:,} sentences "
+        f"glossary {name}: {counts.found:,} terms found; {counts.already_there:,} sentences "
+        f"had them without stand-ins, {counts.searched_again:,} "
         f"searched again and {counts.translated_around:,} translated around their terms to keep "
         "them (docs/text.md#glossaries)",
         highlight=False,

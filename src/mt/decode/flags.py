@@ -38,26 +38,35 @@ def words(text: str) -> list[str]:
     return [word.casefold() for word in _WORD.findall(text)]
 
 
+def names_of(source: str) -> set[str]:
+    """The source's names, copied by right: capitalised words after the first, or a lone one
+    ("Tom", or a label such as "Options": the two cannot be told apart)."""
+    found = _WORD.findall(outside_spans(source))
+    return {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
+
+
+def to_translate(text: str, source: str) -> list[str]:
+    """The words of `text` (a source, its output or a reference) that translating `source` is
+    about: outside URLs, code, paths and numbers (mt.data.spans), and not the source's names."""
+    names = names_of(source)
+    return [word.casefold() for word in _WORD.findall(outside_spans(text)) if word not in names]
+
+
 def copies_source(source: str, output: str) -> bool:
     """The output is (mostly) the source's words, where the source is English prose with words
-    worth translating. URLs, code, paths and numbers (mt.data.spans) and the source's
-    capitalised words after the first (names) are copied by right and left out of the count;
-    shares are of letters, so "a" or "de" weigh less than "station"."""
+    worth translating. Protected spans and names are copied by right and left out of the count
+    (`to_translate`); shares are of letters, so "a" or "de" weigh less than "station"."""
     if not is_prose(source):
         return False  # a command, code or a name: copying is what a good translation does
-    source_prose = outside_spans(source)
-    found = _WORD.findall(source_prose)
-    # A capitalised word after the first is a name; so is a lone one ("Tom", or a label such as
-    # "Options": the two cannot be told apart, and the flag stays quiet).
-    names = {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
-    if not any(len(word) >= 3 and word.isalpha() for word in found if word not in names):
+    source_words = to_translate(source, source)
+    if not any(len(word) >= 3 and word.isalpha() for word in source_words):
         return False
-    out = [word.casefold() for word in _WORD.findall(outside_spans(output)) if word not in names]
+    out = to_translate(output, source)
     letters = sum(len(word) for word in out)
     if not letters:
         return False
-    source_words = set(words(source_prose))
-    shared = sum(len(word) for word in out if word in source_words) / letters
+    known = set(source_words)
+    shared = sum(len(word) for word in out if word in known) / letters
     return shared >= COPY_OVERLAP
 
 

@@ -178,6 +178,18 @@ def restore(text: str, slots: Slots) -> tuple[str, int]:
     return text, lost
 
 
+def holds_terms(source: str, output: str, glossary: Glossary) -> bool:
+    """Whether a translation made without the glossary already has the Spanish of every term
+    its source holds (case-insensitive, whole words): then it needs no stand-in, which would
+    take the term's context from the model."""
+    found = glossary.find(source)
+    text = output.casefold()
+    return bool(found) and all(
+        re.search(rf"(?<!\w){re.escape(term.spanish.casefold())}(?!\w)", text) is not None
+        for _, term in found
+    )
+
+
 def holds_all(text: str, slots: Slots) -> bool:
     """Whether an output holds every stand-in: the rule for choosing among hypotheses."""
     return all(_has(text, stand_in) for stand_in, _ in slots)

@@ -23,6 +23,7 @@ from mt.decode.glossary import (
     NAME_STAND_INS,
     Glossary,
     holds_all,
+    holds_terms,
     inner,
     join_around,
     needs_translation,
@@ -60,6 +61,7 @@ class TermCounts:
     unplaced: int = 0
     searched_again: int = 0  # pieces whose best hypothesis lost a stand-in
     translated_around: int = 0  # pieces translated stretch by stretch around their terms
+    already_there: int = 0  # lines whose translation without stand-ins had every term
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,32 @@ class Translator:
         return self._translate_lines(list(lines), list(glossaries))
 
     def _translate_lines(
+        self, lines: list[str], glossaries: list[Glossary | None]
+    ) -> list[Translation]:
+        """Lines with a glossary are first translated without it: where that translation already
+        has every term's Spanish it is kept (`already_there`), and the terms are forced with
+        stand-ins only in the others, so a model that knows the terms keeps its own phrasing."""
+        asked = [i for i, glossary in enumerate(glossaries) if glossary is not None]
+        if not asked:
+            return self._translate_plain_or_forced(lines, glossaries)
+        results = self._translate_plain_or_forced(lines, [None] * len(lines))
+        forced = []
+        for i in asked:
+            glossary = glossaries[i]
+            assert glossary is not None
+            if holds_terms(lines[i], results[i].text, glossary):
+                self.terms.found += len(glossary.find(lines[i]))
+                self.terms.already_there += 1
+            else:
+                forced.append(i)
+        redone = self._translate_plain_or_forced(
+            [lines[i] for i in forced], [glossaries[i] for i in forced]
+        )
+        for i, translation in zip(forced, redone, strict=True):
+            results[i] = translation
+        return results
+
+    def _translate_plain_or_forced(
         self, lines: list[str], glossaries: list[Glossary | None]
     ) -> list[Translation]:
         # Pieces fit the training length, or with --no-split what the model's positions allow;
