@@ -18,6 +18,7 @@ from mt.decode.glossary import (
     read_glossary,
     restore,
     split_at_terms,
+    with_terms,
 )
 from mt.errors import MtError
 
@@ -141,3 +142,16 @@ def test_pairs_name_the_bad_pair() -> None:
         glossary_from_pairs([("OK", "Aceptar"), ("Cancel", "")], "request")
     with pytest.raises(MtError, match="pair 1: each side must be text"):
         glossary_from_pairs([("OK", 3)], "request")  # type: ignore[list-item]
+
+
+def test_a_translation_that_has_the_terms_keeps_them_as_the_glossary_writes_them() -> None:
+    glossary = Glossary([Term("View - Styles", "Ver\u00a0▸ Estilos"), Term("OK", "Aceptar")])
+    source = "Choose View - Styles and click OK."
+    # Any case, any spacing: kept, each term written as the glossary writes it.
+    assert (
+        with_terms(source, "Vaya a ver ▸  Estilos y pulse aceptar.", glossary)
+        == "Vaya a Ver\u00a0▸ Estilos y pulse Aceptar."
+    )
+    assert with_terms(source, "Vaya a Ver ▸ Estilos y pulse Bien.", glossary) is None  # one missing
+    assert with_terms("No terms here.", "Nada.", glossary) is None
+    assert with_terms(source, "Vaya a Ver ▸ Estilosa y pulse Aceptar.", glossary) is None

@@ -178,16 +178,28 @@ def restore(text: str, slots: Slots) -> tuple[str, int]:
     return text, lost
 
 
-def holds_terms(source: str, output: str, glossary: Glossary) -> bool:
-    """Whether a translation made without the glossary already has the Spanish of every term
-    its source holds (case-insensitive, whole words): then it needs no stand-in, which would
-    take the term's context from the model."""
+def with_terms(source: str, output: str, glossary: Glossary) -> str | None:
+    """A translation made without the glossary, if it already has the Spanish of every term its
+    source holds (any case, any spacing: "Ver ▸ Estilos" for "Ver\u00a0▸ Estilos"), with each
+    of them written as the glossary writes it; None when a term is missing. Such a line needs no
+    stand-in, which would take the term's context from the model ("Vaya a" before a menu)."""
     found = glossary.find(source)
-    text = output.casefold()
-    return bool(found) and all(
-        re.search(rf"(?<!\w){re.escape(term.spanish.casefold())}(?!\w)", text) is not None
-        for _, term in found
-    )
+    if not found:
+        return None
+    for match, term in found:
+        spanish = in_source_case(term, match.group())
+        words = [re.escape(word) for word in spanish.split()]
+        pattern = re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", re.IGNORECASE)
+        if not pattern.search(output):
+            return None
+
+        def written(hit: re.Match, spanish: str = spanish) -> str:
+            if hit.group()[:1].isupper():
+                return spanish[:1].upper() + spanish[1:]
+            return spanish
+
+        output = pattern.sub(written, output)
+    return output
 
 
 def holds_all(text: str, slots: Slots) -> bool:

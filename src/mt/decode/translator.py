@@ -23,12 +23,12 @@ from mt.decode.glossary import (
     NAME_STAND_INS,
     Glossary,
     holds_all,
-    holds_terms,
     inner,
     join_around,
     needs_translation,
     place,
     split_at_terms,
+    with_terms,
 )
 from mt.decode.glossary import Slots as TermSlots
 from mt.decode.glossary import restore as restore_terms
@@ -181,11 +181,16 @@ class Translator:
         for i in asked:
             glossary = glossaries[i]
             assert glossary is not None
-            if holds_terms(lines[i], results[i].text, glossary):
-                self.terms.found += len(glossary.find(lines[i]))
-                self.terms.already_there += 1
-            else:
+            written = with_terms(lines[i], results[i].text, glossary)
+            if written is None:
                 forced.append(i)
+                continue
+            self.terms.found += len(glossary.find(lines[i]))
+            self.terms.already_there += 1
+            hypotheses = results[i].hypotheses
+            results[i] = replace(
+                results[i], hypotheses=((written, hypotheses[0][1]), *hypotheses[1:])
+            )
         redone = self._translate_plain_or_forced(
             [lines[i] for i in forced], [glossaries[i] for i in forced]
         )
