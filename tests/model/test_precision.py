@@ -158,6 +158,24 @@ def test_a_busy_machine_verdict_serves_its_run_but_is_not_cached(
     assert not again.cached, "the next start probes again"
 
 
+def test_a_model_that_cannot_run_in_bf16_here_trains_in_fp32(tmp_path: Path) -> None:
+    # oneDNN has no bf16 LSTM on AVX2-only CPUs: the RNN baseline's probe must not crash.
+    def workload(mode: str) -> torch.Tensor:
+        if mode == "bf16":
+            raise RuntimeError("could not create a primitive descriptor for the LSTM. Run more")
+        return torch.ones(1)
+
+    cache = tmp_path / "cache.json"
+    probe = lambda: probe_precision(workload, close, key={"k": 2}, cache=cache)  # noqa: E731
+    mode, reason = resolve_precision("auto", CPU, probe=probe, what="training")
+    assert mode == "fp32"
+    assert reason == (
+        "fp32 (bf16 cannot run training on this CPU: could not create a primitive descriptor "
+        "for the LSTM)"
+    )
+    assert probe_precision(workload, close, key={"k": 2}, cache=cache).cached
+
+
 def test_auto_without_a_probe_stays_fp32() -> None:
     assert resolve_precision("auto", CPU) == (
         "fp32",

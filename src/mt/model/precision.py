@@ -57,12 +57,15 @@ class ProbeResult:
     agrees: bool  # bf16 gave the same results as fp32
     cached: bool = False
     busy: str = ""  # why this verdict was not cached: the machine was busy (its load average)
+    failed: str = ""  # bf16 could not run at all here (an operation without bf16 on this CPU)
 
     @property
     def speedup(self) -> float:
         return self.fp32_seconds / self.bf16_seconds if self.bf16_seconds else 0.0
 
     def reason(self, what: str) -> str:
+        if self.failed:
+            return f"fp32 (bf16 cannot run {what} on this CPU: {self.failed})"
         verdict = "same results" if self.agrees else "different results"
         source = "cached probe" if self.cached else "probe"
         busy = f"; not cached, {self.busy}" if self.busy else ""
@@ -113,7 +116,14 @@ def probe_precision(
     known = cached_verdict(key, cache=cache)
     if known is not None:
         return known
-    outputs = {mode: workload(mode) for mode in ("fp32", "bf16")}  # warm-up and the comparison
+    outputs = {"fp32": workload("fp32")}  # warm-up and the comparison
+    try:
+        outputs["bf16"] = workload("bf16")
+    except RuntimeError as error:  # oneDNN has no bf16 LSTM on AVX2-only CPUs, for one
+        failed = str(error).split(". ")[0][:120]
+        result = ProbeResult("fp32", 0.0, 0.0, agrees=False, failed=failed)
+        _write_cache(cache or cache_path(), _cache_key(key), result)
+        return result
     best = {"fp32": float("inf"), "bf16": float("inf")}
     for _ in range(PROBE_ROUNDS):
         for mode in best:
