@@ -18,6 +18,7 @@ options or subcommands, numbers, globs), not when they hold words, which it tran
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -85,11 +86,7 @@ class Span:
 def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
     """The protected spans of `text` in order: the detector's, then each of `names` (a --keep
     list: exact, whole words) where no detected span is; never overlapping."""
-    spans = [
-        Span(m.start(), m.end(), m.lastgroup or "", m.group())
-        for m in _DETECTOR.finditer(text)
-        if m.lastgroup != "tldr" or _copied_tldr(m.group())
-    ]
+    spans = list(_detected(text))
     named = sorted(set(names), key=len, reverse=True)  # "New York City" before "New York"
     if named:
         pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, named)) + r")(?!\w)")
@@ -112,6 +109,17 @@ def _copied_tldr(span: str) -> bool:
     inner = span[2:-2]
     return inner.startswith("[") or not re.search(
         r"[A-Za-z]{2,}", _OPTION_OR_EXTENSION.sub("", inner)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _detected(text: str) -> tuple[Span, ...]:
+    """The detector's spans of `text`; cached, as translating one line asks several times (the
+    length check, the normalizer, the protection, the flags)."""
+    return tuple(
+        Span(m.start(), m.end(), m.lastgroup or "", m.group())
+        for m in _DETECTOR.finditer(text)
+        if m.lastgroup != "tldr" or _copied_tldr(m.group())
     )
 
 
