@@ -43,7 +43,8 @@ def calibrate(
         fitted = calibration.fitted
         console.print(
             f"{path} written: {fitted['sentences']} sentences, "
-            f"{fitted['good_share']:.1%} good ({fitted['good']})"
+            f"mean chrF {100 * fitted['mean_target']:.1f}, {fitted['good_share']:.1%} good "
+            f"({fitted['good']})"
         )
 
     run_or_exit(action)

@@ -1,11 +1,11 @@
-"""A confidence in [0, 1] for each translation: what the search saw, mapped to the probability
-that the translation is good.
+"""A confidence in [0, 1] for each translation: what the search saw, mapped to the sentence chrF
+the translation can be expected to score, divided by 100.
 
 The evidence is cheap and the same for the PyTorch and the CTranslate2 engines: the best
 hypothesis's log-prob and length, and the source's length and its [UNK] pieces. A logistic
 regression fitted on the selection part (mt.decode.calibrate, `mt calibrate RUN`) turns those
-features into P(sentence chrF >= a threshold); it lives in the run directory as
-calibration.json. Without that file the confidence is the geometric mean of the token
+features into the expected sentence chrF / 100 (chrF as a soft target); it lives in the run
+directory as calibration.json. Without that file the confidence is the geometric mean of the token
 probabilities, exp(mean log-prob), and says it is uncalibrated. The weight of the mean log-prob
 is never negative, so confidence never falls as the model grows surer of its output.
 """
@@ -134,8 +134,9 @@ def _sigmoid(x: float) -> float:
 def fit_calibration(
     features: np.ndarray, good: np.ndarray, *, fitted: dict, l2: float = 1e-3, steps: int = 3000
 ) -> Calibration:
-    """Logistic regression of `good` (0/1, (N,)) on `features` (N, len(FEATURES)), by projected
-    gradient descent on standardised features: the MONOTONE weight is kept >= 0."""
+    """Logistic regression of `good` (in [0, 1], (N,): 0/1 labels, or a soft target such as
+    chrF / 100) on `features` (N, len(FEATURES)), by projected gradient descent on standardised
+    features: the MONOTONE weight is kept >= 0."""
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(good, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(FEATURES) or len(y) != len(x) or len(x) < 2:
