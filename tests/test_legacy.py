@@ -40,7 +40,10 @@ def test_an_old_run_and_export_translate_as_they_did(model: str, tmp_path: Path)
     _point_at(copy, tmp_path / "gone")  # as on a machine where /tmp/legacy/data is not
     out = tmp_path / "out.es"
     inputs = LEGACY / "inputs.en"
-    cli_output("translate", copy, "--device", "cpu", "-i", inputs, "-o", out)
+    # The export's int8 weights are read in float32: CTranslate2's int8 kernels differ between
+    # CPUs (AVX2, AVX-512) and so do a tiny model's outputs; the files are what must still load.
+    precision = ["--compute-type", "float32"] if model == "export" else []
+    cli_output("translate", copy, "--device", "cpu", *precision, "-i", inputs, "-o", out)
     assert out.read_text(encoding="utf-8") == (LEGACY / f"expected.{model}.es").read_text()
 
 
