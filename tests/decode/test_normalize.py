@@ -76,6 +76,16 @@ def test_urls_code_and_paths_are_copied_as_they_are() -> None:
     assert ALL("tom uses `whree` and ~/tom/dont.txt") == "Tom uses `whree` and ~/tom/dont.txt"
 
 
+def test_command_lines_stay_as_typed_and_short_casual_english_does_not() -> None:
+    commands = ["git status", "git commit", "git cola --prompt", "docker image rm"] * 3
+    normalizer = Normalizer.from_stats(build_word_stats([*TRAINING, *commands]))
+    assert normalizer("git status") == "git status"  # the training starts lines with "git"
+    assert normalizer("git cola --prompt") == "git cola --prompt"  # options: a command
+    assert normalizer("alacritty") == "alacritty"  # a lone unknown word
+    assert normalizer("tom went home") == "Tom went home."  # no function word, all known
+    assert normalizer("its late") == "Its late."
+
+
 def test_clean_sentences_come_out_unchanged() -> None:
     clean = [*set(TRAINING), "Mary and Tom were ill.", 'He said "Go home."', "Thank you!"]
     clean += ["Its owner is Tom.", "I asked Tom where he was.", "Xylophones are loud."]

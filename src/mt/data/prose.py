@@ -31,12 +31,18 @@ def outside_spans(text: str) -> str:
     return replace_spans(text, spans, dict.fromkeys((span.text for span in spans), " "))
 
 
+def command_like(text: str) -> bool:
+    """Command-line options ("-x", "--long") or tldr's {{placeholders}}: a command, whatever
+    its words."""
+    return _COMMAND.search(text) is not None
+
+
 def is_prose(text: str) -> bool:
     """Whether `text` reads as English sentences: outside its protected spans, no command-line
     options or tldr placeholders, and a function word or a capital first letter (a heading or a
     label: "List installed extension images:", "Options")."""
     rest = outside_spans(text)
-    if _COMMAND.search(rest):
+    if command_like(rest):
         return False
     words = _WORD.findall(rest)
     if words and rest.lstrip()[:1].isupper():

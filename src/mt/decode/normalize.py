@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mt.data.prose import is_prose
+from mt.data.prose import FUNCTION_WORDS, command_like, is_prose, outside_spans
 from mt.data.spans import find_spans, replace_spans
 from mt.data.wordstats import (
     NO_WORD_STATS,
@@ -80,6 +80,9 @@ class Normalizer:
     known: Mapping[str, int]  # lower-case word -> training uses
     questions: Mapping[str, bool]  # start -> whether such sentences are mostly questions
     steps: frozenset[str] = DEFAULT_STEPS
+    lower_starts: frozenset[str] = frozenset()
+    """Words the training English starts sentences with in lower case (tldr's "git", "docker"):
+    a line that starts so is a command, not casual typing."""
 
     @classmethod
     def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
@@ -106,12 +109,24 @@ class Normalizer:
             for start, counts in stats.starts.items()
             if counts.sentences >= MIN_START
         }
-        return cls(cased, contracted, dict(uses), questions, frozenset(steps))
+        capital_first: dict[str, int] = defaultdict(int)
+        for word, spelling in stats.spellings.items():
+            if not word.islower():
+                capital_first[word.lower()] += spelling.first
+        lower_starts = frozenset(
+            word
+            for word, spelling in stats.spellings.items()
+            if word.islower()
+            and word not in FUNCTION_WORDS
+            and spelling.first >= MIN_CASED
+            and spelling.first >= 2 * capital_first[word]
+        )
+        return cls(cased, contracted, dict(uses), questions, frozenset(steps), lower_starts)
 
     def __call__(self, sentence: str) -> str:
         # A writer who used an apostrophe or a capital (after the first letter) knows them: the
         # words of such a sentence are left alone ("fathers" stays, "Islands" is not made).
-        if not is_prose(sentence):
+        if not self._casual_english(sentence):
             return sentence  # a command ("git cola --prompt") or a name is not casual English
         # URLs, code, paths and the other protected spans (mt.data.spans) are copied as they are
         # ("``ls``" must not become "``Ls``"): each stands aside as a private-use character.
@@ -130,6 +145,24 @@ class Normalizer:
         for i, span in enumerate(spans):
             text = text.replace(chr(_ASIDE + i), span.text)
         return text
+
+    def _casual_english(self, sentence: str) -> bool:
+        """Prose (mt.data.prose), or casual typing without a function word ("tom failed",
+        "thats easy") whose words the training English all uses and whose first word it does
+        not start sentences with in lower case; not a command line ("git status", "git mktree")
+        nor a lone word ("alacritty", "str")."""
+        if is_prose(sentence):
+            return True
+        rest = outside_spans(sentence)
+        typed = _WORD.findall(rest)
+        if typed and typed[0] in self.lower_starts:
+            return False
+        words = [word.lower().replace("’", "'") for word in typed]
+        return (
+            not command_like(rest)
+            and len(words) >= 2
+            and all(w in self.known or w in self.contracted for w in words)
+        )
 
     def _word(self, typed: str, steps: frozenset[str]) -> str:
         if not typed.islower():
