@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 
 import typer
 from rich.console import Console
 
 from mt.errors import MtError
+from mt.interrupts import handling
 
 Opt = typer.Option
 console = Console(stderr=True)
@@ -22,7 +22,10 @@ T = TypeVar("T")
 def run_or_exit(action: Callable[[], T]) -> T:
     """Run a library call; a user-facing problem becomes one red line and an exit code."""
     try:
-        with _terminate_interrupts():
+        # SIGTERM (`kill`, a job scheduler, torchrun) stops a command the way Ctrl-C does, so
+        # what it was writing is cleaned up (a half-prepared directory is removed; training
+        # saves and stops) instead of being left behind.
+        with handling(_interrupt, signal.SIGTERM):
             return action()
     except MtError as error:
         if state["debug"]:
@@ -42,21 +45,5 @@ def run_or_exit(action: Callable[[], T]) -> T:
         raise typer.Exit(1) from None
 
 
-@contextlib.contextmanager
-def _terminate_interrupts() -> Iterator[None]:
-    """SIGTERM (`kill`, a job scheduler, torchrun) stops a command the way Ctrl-C does, so what
-    it was writing is cleaned up (a half-prepared directory is removed; training saves and stops)
-    instead of being left behind. Outside the main thread nothing changes."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread
-        previous = None
-    try:
-        yield
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

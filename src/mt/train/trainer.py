@@ -26,6 +26,7 @@ from mt.config import ModelConfig, TrainConfig
 from mt.data.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
 from mt.errors import MtError
 from mt.files import LAST_WEIGHTS
+from mt.interrupts import handling
 from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.model.loss import RunningSums, TokenStats, masked_loss_terms
 from mt.model.precision import autocast
@@ -272,15 +273,8 @@ class Trainer:
         def handler(signum: int, frame: object) -> None:
             self.interrupted = True
 
-        try:
-            previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-        except ValueError:  # not the main thread
-            previous = {}
-        try:
+        with handling(handler, signal.SIGINT, signal.SIGTERM):
             yield
-        finally:
-            for sig, handling in previous.items():
-                signal.signal(sig, handling)
 
     # ----- evaluation and the best weights --------------------------------------------------------
 
