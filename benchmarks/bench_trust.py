@@ -38,7 +38,7 @@ from machine import describe, load_average
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
-from mt.decode.flags import COPY, copies_source, to_translate
+from mt.decode.flags import COPY, copies_source, names_of, to_translate
 from mt.decode.translator import Translator, open_translator
 
 BAD_CHRF = 30.0
@@ -70,8 +70,10 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
 
     # Measured on what there is to translate: not protected spans (URLs, code, paths, numbers)
     # nor the source's names, which are copied by right (mt.decode.flags.to_translate).
+    names = {s: names_of(s) for s in sources}
+
     def words(text: str, source: str) -> str:
-        return " ".join(to_translate(text, source))
+        return " ".join(to_translate(text, names[source]))
 
     asked = [words(s, s) for s in sources]
     answered = [words(o, s) for o, s in zip(outputs, sources, strict=True)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from mt.data.spans import find_spans, replace_spans
+from mt.data.spans import mask_spans
 
 _FUNCTION_WORDS = """a an the this that these those some any no every each all both
     i me my you your he him his she her it its we us our they them their who whom whose
@@ -21,14 +21,14 @@ _FUNCTION_WORDS = """a an the this that these those some any no every each all b
     over under after before between through and or but if so than then not there here
     let please im dont doesnt didnt cant wont isnt arent wasnt"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+"""An English word as typed: letters, with apostrophes inside."""
 _COMMAND = re.compile(r"\{\{|(?<!\S)--?[A-Za-z]")  # tldr's {{placeholders}}, -x and --long
 
 
 def outside_spans(text: str) -> str:
     """`text` with each protected span replaced by a space."""
-    spans = find_spans(text)
-    return replace_spans(text, spans, dict.fromkeys((span.text for span in spans), " "))
+    return mask_spans(text, " ")
 
 
 def command_like(text: str) -> bool:
@@ -44,7 +44,7 @@ def is_prose(text: str) -> bool:
     rest = outside_spans(text)
     if command_like(rest):
         return False
-    words = _WORD.findall(rest)
+    words = WORD.findall(rest)
     if words and rest.lstrip()[:1].isupper():
         return True
     return any(word.lower().replace("’", "").replace("'", "") in FUNCTION_WORDS for word in words)

@@ -171,6 +171,12 @@ def shared_spans(english: str, spanish: str) -> list[Span]:
     return shared
 
 
+def mask_spans(text: str, stand_in: str, names: Iterable[str] = ()) -> str:
+    """`text` with every protected span (and `names`, a --keep list) replaced by `stand_in`."""
+    spans = find_spans(text, names)
+    return replace_spans(text, spans, dict.fromkeys((span.text for span in spans), stand_in))
+
+
 def replace_spans(text: str, spans: Sequence[Span], tokens: dict[str, str]) -> str:
     """`text` with each span whose text has a token replaced by it (spans in order, apart)."""
     out, position = [], 0

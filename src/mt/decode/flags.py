@@ -45,10 +45,10 @@ def names_of(source: str) -> set[str]:
     return {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
 
 
-def to_translate(text: str, source: str) -> list[str]:
-    """The words of `text` (a source, its output or a reference) that translating `source` is
-    about: outside URLs, code, paths and numbers (mt.data.spans), and not the source's names."""
-    names = names_of(source)
+def to_translate(text: str, names: set[str]) -> list[str]:
+    """The words of `text` (a source, its output or a reference) that translating the source is
+    about: outside URLs, code, paths and numbers (mt.data.spans), and not the source's `names`
+    (`names_of`)."""
     return [word.casefold() for word in _WORD.findall(outside_spans(text)) if word not in names]
 
 
@@ -58,10 +58,11 @@ def copies_source(source: str, output: str) -> bool:
     (`to_translate`); shares are of letters, so "a" or "de" weigh less than "station"."""
     if not is_prose(source):
         return False  # a command, code or a name: copying is what a good translation does
-    source_words = to_translate(source, source)
+    names = names_of(source)
+    source_words = to_translate(source, names)
     if not any(len(word) >= 3 and word.isalpha() for word in source_words):
         return False
-    out = to_translate(output, source)
+    out = to_translate(output, names)
     letters = sum(len(word) for word in out)
     if not letters:
         return False

@@ -23,14 +23,13 @@ nor lines that are not prose (mt.data.prose: "git cola --prompt" stays as typed)
 
 from __future__ import annotations
 
-import re
 import string
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mt.data.prose import FUNCTION_WORDS, command_like, is_prose, outside_spans
+from mt.data.prose import FUNCTION_WORDS, WORD, command_like, is_prose, outside_spans
 from mt.data.spans import find_spans, replace_spans
 from mt.data.wordstats import (
     NO_WORD_STATS,
@@ -65,7 +64,6 @@ QUESTION = 0.5
 MIN_START = 3
 """Training sentences a start needs before its share of questions is trusted."""
 
-_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
 _ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
 _CLOSERS = "\"'”’»)]"
 
@@ -137,7 +135,7 @@ class Normalizer:
         cased = any(c.isupper() for c in masked.lstrip()[1:])
         steps = self.steps - ({"case", "typos"} if cased else set())
         steps -= {"apostrophes"} if "'" in masked or "’" in masked else set()
-        text = _WORD.sub(lambda match: self._word(match.group(), steps), masked)
+        text = WORD.sub(lambda match: self._word(match.group(), steps), masked)
         if "case" in self.steps:
             text = _capitalise_first(text)
         if "punctuation" in self.steps:
@@ -154,7 +152,7 @@ class Normalizer:
         if is_prose(sentence):
             return True
         rest = outside_spans(sentence)
-        typed = _WORD.findall(rest)
+        typed = WORD.findall(rest)
         if typed and typed[0] in self.lower_starts:
             return False
         words = [word.lower().replace("’", "'") for word in typed]
@@ -206,7 +204,7 @@ class Normalizer:
 
 
 def _capitalise_first(text: str) -> str:
-    match = _WORD.search(text)
+    match = WORD.search(text)
     if match is None or not match.group()[0].islower():
         return text
     if any(ord(c) >= _ASIDE for c in text[: match.start()]):
