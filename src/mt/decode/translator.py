@@ -13,7 +13,7 @@ import torch
 from mt.config import NORMALIZE_INPUT, DecodeConfig
 from mt.data.augment import has_placeholders
 from mt.data.batching import encode_sources
-from mt.data.spans import find_spans, replace_spans
+from mt.data.spans import mask_spans
 from mt.data.textclean import clean_text, without_surrogates
 from mt.data.tokenization import BOS, EOS, PAD, PLACEHOLDERS, UNK
 from mt.decode.confidence import Evidence, add_evidence, read_calibration
@@ -173,7 +173,13 @@ class Translator:
         """Lines with a glossary are first translated without it: where that translation already
         has every term's Spanish it is kept (`already_there`), and the terms are forced with
         stand-ins only in the others, so a model that knows the terms keeps its own phrasing."""
-        asked = [i for i, glossary in enumerate(glossaries) if glossary is not None]
+        # Only lines that hold a term: for the others the plain translation is the answer.
+        terms = {
+            i: glossary.find(line)
+            for i, (line, glossary) in enumerate(zip(lines, glossaries, strict=True))
+            if glossary is not None
+        }
+        asked = [i for i, found in terms.items() if found]
         if not asked:
             return self._translate_plain_or_forced(lines, glossaries)
         results = self._translate_plain_or_forced(lines, [None] * len(lines))
@@ -185,7 +191,7 @@ class Translator:
             if written is None:
                 forced.append(i)
                 continue
-            self.terms.found += len(glossary.find(lines[i]))
+            self.terms.found += len(terms[i])
             self.terms.already_there += 1
             hypotheses = results[i].hypotheses
             results[i] = replace(
@@ -210,10 +216,7 @@ class Translator:
             # With placeholder tokens a span reaches the model as one token: a long URL must not
             # get its sentence cut (and itself cut in two) for the pieces it would spell.
             if self.placeholders and self.span_tokens:
-                spans = find_spans(text, self.keep)
-                text = replace_spans(
-                    text, spans, dict.fromkeys((s.text for s in spans), PLACEHOLDERS[0])
-                )
+                text = mask_spans(text, PLACEHOLDERS[0], self.keep)
             return len(self.run.source.encode(clean_text(text))) < limit
 
         segmented = [
