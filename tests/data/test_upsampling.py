@@ -29,7 +29,7 @@ def test_only_training_rows_of_each_corpus_count_and_repeat() -> None:
     part = np.array([0, 0, 1, 0, 0, 2, -1], dtype=np.int8)
     rows, per_corpus = row_repeats(part, [4, 3], 4.0)
     assert per_corpus == [1, round(3**0.75)]
-    assert rows.tolist() == [1, 1, 1, 1, 2, 2, 2]
+    assert rows.tolist() == [1, 1, 1, 1, 2, 1, 1]  # the test row and the duplicate: once
 
 
 def test_prepare_repeats_the_small_corpus_in_the_training_part_only(tmp_path: Path) -> None:

@@ -355,7 +355,7 @@ def _write_parts(
             for label, file in files.items():
                 file.write(
                     "".join(
-                        line * (n if label == _TRAIN else 1)
+                        line * n
                         for line, p, n in zip(lines, labels, times, strict=True)
                         if p == label
                     )

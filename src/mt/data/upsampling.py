@@ -31,10 +31,10 @@ def corpus_repeats(train_pairs: Sequence[int], temperature: float) -> list[int]:
 def row_repeats(
     part: np.ndarray, pairs_per_corpus: Sequence[int], temperature: float, *, train: int = 0
 ) -> tuple[np.ndarray, list[int]]:
-    """Each spooled pair's repeat count (corpora in spool order, `part` their labels) and each
-    corpus's; only rows labelled `train` are ever written more than once."""
+    """Each spooled pair's repeat count (corpora in spool order, `part` their labels): its
+    corpus's for a row labelled `train`, 1 for any other; and each corpus's."""
     bounds = np.cumsum([0, *pairs_per_corpus])
     sizes = [int((part[a:b] == train).sum()) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     repeats = corpus_repeats(sizes, temperature)
     rows = np.repeat(np.asarray(repeats, dtype=np.int64), pairs_per_corpus)
-    return rows, repeats
+    return np.where(part == train, rows, 1), repeats
