@@ -2,12 +2,14 @@
 
     python benchmarks/bench_export.py [--run bench/model] [--data bench/data] [--out bench/export]
 
-Exports the run to CTranslate2 float32 and int8 (into --out), then opens each engine (mt PyTorch,
-CT2 float32, CT2 int8) with the same CPU threads and translates the same test sentences greedy and
-with beam 5: sentences/s, target tokens/s, BLEU and chrF, peak resident memory, model size on disk
-and load time. It prints the machine and its load average (the machine may be shared) and the
-ratios the export is meant to reach: int8 beam 5 at least 3x PyTorch's sentences/s, BLEU within
-0.5, weights on disk at most 30% of the safetensors file.
+Exports the run to CTranslate2 float32 and int8 (into --out), then opens each engine with the
+same CPU threads and translates the same test sentences greedy and with beam 5: mt PyTorch in fp32
+and, where the CPU has bf16 (avx512_bf16 or AMX), in bf16; CT2 float32; CT2 int8; and the int8
+export with compute type int8_bfloat16 where CTranslate2 offers it on this CPU. Per row:
+sentences/s, target tokens/s, BLEU and chrF, peak resident memory, model size on disk and load
+time. It prints the machine and its load average (the machine may be shared) and the ratios the
+export is meant to reach: int8 beam 5 at least 3x PyTorch's (fp32) sentences/s, BLEU within 0.5,
+weights on disk at most 30% of the safetensors file.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import psutil
 import torch
-from machine import describe, load_average
+from machine import cpu, describe, load_average
 from rich.console import Console
 from rich.table import Table
 
@@ -34,7 +36,8 @@ from mt.decode.translator import Translator
 from mt.export.writer import export_run
 
 CPU = torch.device("cpu")
-SEARCHES = {"greedy": DecodeConfig(beam_size=1), "beam 5": DecodeConfig(beam_size=5)}
+SEARCHES = {"greedy": 1, "beam 5": 5}
+BASE = "mt PyTorch fp32"
 
 
 @dataclass
@@ -77,12 +80,23 @@ class PeakRss:
         self.peak = max(self.peak, self._process.memory_info().rss)
 
 
+def ctranslate2_compute_types() -> list[str]:
+    import ctranslate2
+
+    return sorted(ctranslate2.get_supported_compute_types("cpu"))
+
+
+def cpu_has_bf16() -> bool:
+    """bf16 matrix work in hardware: without it PyTorch emulates bf16 and is far slower."""
+    return any(flag in ("avx512_bf16", "amx_bf16") for flag in cpu()[1])
+
+
 def machine(threads: int) -> str:
     import ctranslate2
 
     return (
         f"{describe(threads)} per engine; ctranslate2 {ctranslate2.__version__} "
-        f"(cpu compute types {sorted(ctranslate2.get_supported_compute_types('cpu'))}); "
+        f"(cpu compute types {ctranslate2_compute_types()}); "
         f"load average {load_average()}"
     )
 
@@ -105,14 +119,19 @@ def measure(
     references: list[list[str]],
     threads: int,
     say: Callable[[str], None],
+    *,
+    precision: str = "fp32",
+    compute_type: str = "default",
 ) -> list[Row]:
+    """`precision` is PyTorch's, `compute_type` CTranslate2's; each engine ignores the other."""
     gc.collect()
     rows = []
     with PeakRss() as memory:
         started = time.perf_counter()
-        run = open_run(directory, device=CPU, threads=threads)
+        run = open_run(directory, device=CPU, threads=threads, compute_type=compute_type)
         load_seconds = time.perf_counter() - started
-        for name, config in SEARCHES.items():
+        for name, beam_size in SEARCHES.items():
+            config = DecodeConfig(beam_size=beam_size, precision=precision)
             warm = Translator(run, config, CPU)
             list(warm.translate(sources[:32]))  # first-call allocations stay out of the timing
             translator = Translator(run, config, CPU)
@@ -159,15 +178,25 @@ def main() -> None:
     console.print(machine(args.threads), highlight=False, soft_wrap=True)
 
     sources, references = test_sentences(args.data, args.sentences)
-    engines = [("mt PyTorch", args.run, weights.stat().st_size)]
+    size = weights.stat().st_size
+    # (engine, directory, bytes on disk, PyTorch precision, CTranslate2 compute type)
+    engines = [(BASE, args.run, size, "fp32", "default")]
+    if cpu_has_bf16():
+        engines.append(("mt PyTorch bf16", args.run, size, "bf16", "default"))
     for quantization in ("float32", "int8"):
         out = args.out / quantization
         result = export_run(args.run, out, quantization=quantization, force=True)
         console.print(f"export {quantization}: {result.seconds:.1f} s", highlight=False)
-        engines.append((f"CT2 {quantization}", out, result.model_bytes))
+        engines.append((f"CT2 {quantization}", out, result.model_bytes, "fp32", "default"))
+    if "int8_bfloat16" in ctranslate2_compute_types():
+        int8 = engines[-1]
+        engines.append(("CT2 int8_bfloat16", int8[1], int8[2], "fp32", "int8_bfloat16"))
     rows = []
-    for engine, directory, size in engines:
-        rows += measure(engine, directory, size, sources, references, args.threads, console.print)
+    for engine, directory, bytes_on_disk, precision, compute_type in engines:
+        rows += measure(
+            engine, directory, bytes_on_disk, sources, references, args.threads, console.print,
+            precision=precision, compute_type=compute_type,
+        )  # fmt: skip
 
     print_table(rows, len(sources), args.threads, weights.stat().st_size)
     print_ratios(rows, weights.stat().st_size)
@@ -179,7 +208,7 @@ def print_table(rows: list[Row], sentences: int, threads: int, safetensors: int)
     for column in ("engine", "search", "sent/s", "tgt tok/s", "BLEU", "chrF",
                    "peak RSS MB (+load)", "size MB", "load s", "same text"):  # fmt: skip
         table.add_column(column, justify="left" if column in ("engine", "search") else "right")
-    reference = {row.search: row.hypotheses for row in rows if row.engine == "mt PyTorch"}
+    reference = {row.search: row.hypotheses for row in rows if row.engine == BASE}
     for row in rows:
         same = sum(a == b for a, b in zip(row.hypotheses, reference[row.search], strict=True))
         table.add_row(
@@ -199,24 +228,26 @@ def print_table(rows: list[Row], sentences: int, threads: int, safetensors: int)
 
 def print_ratios(rows: list[Row], safetensors: int) -> None:
     by = {(row.engine, row.search): row for row in rows}
-    base, int8 = by[("mt PyTorch", "beam 5")], by[("CT2 int8", "beam 5")]
+    base, int8 = by[(BASE, "beam 5")], by[("CT2 int8", "beam 5")]
     speed = int8.sentences_per_second / base.sentences_per_second
     bleu_gap = int8.bleu - base.bleu
     size = int8.size / safetensors
     checks = (
-        (f"CT2 int8 beam 5 speed: {speed:.2f}x mt PyTorch beam 5", speed >= 3.0, "target >= 3x"),
+        (f"CT2 int8 beam 5 speed: {speed:.2f}x PyTorch fp32 beam 5", speed >= 3.0, "target >= 3x"),
         (f"CT2 int8 beam 5 BLEU: {bleu_gap:+.2f} vs PyTorch", abs(bleu_gap) <= 0.5, "within 0.5"),
         (f"CT2 int8 weights on disk: {size:.1%} of safetensors", size <= 0.30, "target <= 30%"),
     )
     for text, met, target in checks:
         print(f"{text} ({target}): {'met' if met else 'NOT met'}")
-    for engine in ("CT2 float32", "CT2 int8"):
+    bases = [engine for engine in (BASE, "mt PyTorch bf16") if (engine, "greedy") in by]
+    engines = sorted({row.engine for row in rows if row.engine not in bases})
+    for engine in engines:
         for search in SEARCHES:
-            ratio = (
-                by[(engine, search)].sentences_per_second
-                / by[("mt PyTorch", search)].sentences_per_second
+            speed = by[(engine, search)].sentences_per_second
+            ratios = ", ".join(
+                f"{speed / by[(base, search)].sentences_per_second:.2f}x {base}" for base in bases
             )
-            print(f"{engine} {search}: {ratio:.2f}x mt PyTorch {search} in sentences/s")
+            print(f"{engine} {search}: {ratios} {search} in sentences/s")
 
 
 if __name__ == "__main__":
