@@ -22,7 +22,14 @@ from mt.config import (
 from mt.data.prepare import prepare_corpus
 from mt.decode.translator import open_translator
 from mt.model.loss import evaluate_teacher_forced
-from mt.model.precision import ProbeResult, autocast, cpu_flags, probe_precision, resolve_precision
+from mt.model.precision import (
+    PROBE_ROUNDS,
+    ProbeResult,
+    autocast,
+    cpu_flags,
+    probe_precision,
+    resolve_precision,
+)
 from mt.model.precision import busy_machine as real_busy_machine
 from mt.model.probes import probe_decoding, probe_training
 from mt.model.rundir import read_train_config
@@ -301,3 +308,20 @@ def test_a_cached_training_verdict_builds_no_model() -> None:
 
     again = probe_training(config, CPU, never)
     assert (again.cached, again.choice) == (True, first.choice)
+
+
+@pytest.mark.parametrize(("bf16_seconds", "cached"), [(0.95, False), (0.7, True), (2.0, True)])
+def test_a_close_call_is_timed_again_and_not_cached(
+    tmp_path: Path, bf16_seconds: float, cached: bool
+) -> None:
+    """bf16 at 1.05x (the threshold is 1.1x) is timed for twice the rounds and decides only its
+    own run; clear verdicts (1.43x, 0.5x) are timed once and kept."""
+    clock, cache = FakeClock(), tmp_path / "cache.json"
+    run, calls = fake_workload(clock, {"fp32": 1.0, "bf16": bf16_seconds}, {"fp32": 1, "bf16": 1})
+    first = probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache, repeats=1)
+    assert calls["bf16"] == 1 + PROBE_ROUNDS * (1 if cached else 2)
+    assert bool(first.busy) is not cached
+    again = probe_precision(run, close, key={"model": "a"}, clock=clock, cache=cache, repeats=1)
+    assert again.cached is cached
+    if not cached:
+        assert "not cached, bf16 1.05x is too close to the 1.1x threshold" in first.reason("x")
