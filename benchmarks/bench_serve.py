@@ -136,6 +136,8 @@ def start_server(args, beam: int, port: int, log: Path) -> subprocess.Popen:
     command += ["--threads", str(args.threads)]
     if args.max_alternatives is not None:
         command += ["--max-alternatives", str(args.max_alternatives)]
+    if args.return_wait_ms is not None:
+        command += ["--return-wait-ms", str(args.return_wait_ms)]
     process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -262,6 +264,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
         "--max-alternatives", type=int, default=None, help="mt serve's; 0 speeds up exports"
+    )
+    parser.add_argument(
+        "--return-wait-ms", type=float, default=None, help="mt serve's; 0 turns the wait off"
     )
     args = parser.parse_args()
     console = Console(stderr=True)

@@ -165,3 +165,33 @@ def test_a_job_queued_behind_the_stop_is_refused_not_lost() -> None:
     asyncio.run(scenario())
     worker.stop(10)
     assert translator.batches == []
+
+
+@pytest.mark.parametrize(
+    ("return_wait", "batches"),
+    [(5.0, [["a1"], ["b1", "a2"]]), (0.0, [["a1"], ["b1"], ["a2"]])],
+)
+def test_clients_just_answered_join_the_next_batch(
+    tmp_path: Path, return_wait: float, batches: list[list[str]]
+) -> None:
+    """Client A's answer comes back while B waits in the queue; A sends again at once. With a
+    return wait the decoder holds B's batch open for A (one model call for both), without it B
+    and A's second request are two calls: the alternating half-batches busy clients fall into."""
+    translator = ScriptedTranslator(hold_first=True)
+    app = scripted_app(translator, tmp_path, return_wait=return_wait)
+    worker = app.state.service.worker
+
+    def client_a() -> list[str]:
+        answers = [client.post("/translate", json={"q": q}) for q in ("a1", "a2")]
+        return [answer.json()["translatedText"] for answer in answers]
+
+    with TestClient(app) as client, ThreadPoolExecutor(2) as pool:
+        wait_healthy(client)
+        a = pool.submit(client_a)
+        translator.entered.wait(10)
+        b = pool.submit(client.post, "/translate", json={"q": "b1"})
+        wait_until(lambda: worker.queued_lines == 1)
+        translator.gate.set()
+        assert a.result() == ["A1", "A2"]
+        assert b.result().json()["translatedText"] == "B1"
+    assert translator.batches == batches

@@ -57,6 +57,10 @@ def serve(
     batch_wait_ms: Annotated[
         float, Opt(help="Milliseconds the decoder waits for requests still being read.")
     ] = 5.0,
+    return_wait_ms: Annotated[
+        float,
+        Opt(help="Milliseconds the decoder waits for the clients it just answered to send again."),
+    ] = 20.0,
     api_key: Annotated[
         str | None, Opt(envvar="MT_API_KEY", help="Key clients must send as api_key.")
     ] = None,
@@ -102,6 +106,8 @@ def serve(
         )
         if batch_wait_ms < 0:
             raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
+        if return_wait_ms < 0:
+            raise MtError(f"--return-wait-ms must be >= 0, got {return_wait_ms}")
         names = keep_names(keep)  # read at start: a bad file stops here, before listening
         glossaries = _named_glossaries(glossary or [])
         run_server(
@@ -116,6 +122,7 @@ def serve(
             api_key=api_key,
             cors_origins=cors_origin or (),
             batch_wait=batch_wait_ms / 1000,
+            return_wait=return_wait_ms / 1000,
             log_text=log_text,
             keep=names,
             glossaries=glossaries,

@@ -35,6 +35,7 @@ class _Job:
     loop: asyncio.AbstractEventLoop
     glossary: Any = None  # the request's glossary (mt.decode.glossary.Glossary), if any
     abandoned: bool = False  # the request timed out; the decoder skips the job if not started
+    number: int = 0  # order of submission, to tell jobs sent after a model call from those before
 
 
 _STOP = None
@@ -53,6 +54,7 @@ class BatchingWorker:
         *,
         threads: int | None = None,
         batch_wait: float = 0.005,
+        return_wait: float = 0.02,
         max_batch_lines: int = 256,
         max_queued_lines: int = 20_000,
         on_ready: Callable[[Any], None] = lambda translator: None,
@@ -61,6 +63,7 @@ class BatchingWorker:
         self._load = load
         self.threads = threads
         self.batch_wait = batch_wait
+        self.return_wait = return_wait
         self.max_batch_lines = max_batch_lines
         self.max_queued_lines = max_queued_lines
         self._on_ready = on_ready
@@ -70,6 +73,9 @@ class BatchingWorker:
         self._lock = threading.Lock()
         self._queued_lines = 0
         self._arriving = 0  # requests being read on the event loop, soon to be jobs
+        self._submitted = 0  # jobs numbered so far
+        self._answered = 0  # requests the last model call answered ...
+        self._answered_after = 0  # ... when this many jobs had been submitted
         self.ready = threading.Event()
         self.stopping = False
         self.failure: str | None = None
@@ -116,8 +122,10 @@ class BatchingWorker:
             if self._queued_lines + len(lines) > self.max_queued_lines:
                 raise Unavailable("the server is busy (too many sentences queued); retry later")
             self._queued_lines += len(lines)
+            self._submitted += 1
+            number = self._submitted
         loop = asyncio.get_running_loop()
-        job = _Job(lines, loop.create_future(), loop, glossary)
+        job = _Job(lines, loop.create_future(), loop, glossary, number=number)
         self._queue.put(job)
         return job
 
@@ -171,16 +179,26 @@ class BatchingWorker:
 
     def _gather(self, first: _Job) -> tuple[list[_Job], bool]:
         """Every job already waiting, plus those arriving within `batch_wait` while requests are
-        still being read; True as well when the stop mark was met."""
+        still being read, and within `return_wait` while fewer clients than the last model call
+        answered have sent again; True as well when the stop mark was met.
+
+        The second wait keeps busy clients in one batch: without it 32 clients that each wait for
+        their answer settle into two alternating batches of 16, each paying the model call's fixed
+        cost, while the clients just answered are a millisecond away from sending again."""
         jobs = [first]
         lines = len(first.lines)
-        deadline = time.perf_counter() + self.batch_wait
+        started = time.perf_counter()
+        returned = int(first.number > self._answered_after)
         while lines < self.max_batch_lines:
             try:
                 job = self._queue.get_nowait()
             except queue.Empty:
-                remaining = deadline - time.perf_counter()
-                if self._arriving <= 0 or remaining <= 0:
+                waited = time.perf_counter() - started
+                remaining = max(
+                    self.batch_wait - waited if self._arriving > 0 else 0.0,
+                    self.return_wait - waited if returned < self._answered else 0.0,
+                )
+                if remaining <= 0:
                     break
                 try:
                     job = self._queue.get(timeout=min(remaining, 0.001))
@@ -190,6 +208,7 @@ class BatchingWorker:
                 return jobs, True
             jobs.append(job)
             lines += len(job.lines)
+            returned += job.number > self._answered_after
         return jobs, False
 
     def _decode(self, jobs: list[_Job]) -> None:
@@ -207,6 +226,8 @@ class BatchingWorker:
             for job in live:
                 _hand_back(job, None, error)
             return
+        with self._lock:
+            self._answered, self._answered_after = len(live), self._submitted
         start = 0
         for job in live:
             _hand_back(job, translations[start : start + len(job.lines)], None)
