@@ -70,13 +70,14 @@ def parse_change(text: str) -> tuple[str, object]:
         return name, value
 
 
-def decoding_speed(run, pairs, config: DecodeConfig, device) -> float:
+def decoding_speed(run, pairs, config: DecodeConfig, device) -> tuple[float, str]:
+    """Sentences/s, and the precision `--precision auto` chose for decoding, with its reason."""
     sources = list(dict.fromkeys(english for english, _ in pairs))[:SPEED_SENTENCES]
     translator = Translator(run, config, device)
     started = time.perf_counter()
     for _ in translator.translate(sources):
         pass
-    return len(sources) / (time.perf_counter() - started)
+    return len(sources) / (time.perf_counter() - started), translator.precision_reason
 
 
 def choose_length_penalty(run, selection, device, console: Console) -> float:
@@ -164,6 +165,10 @@ def main() -> None:
     beam = evaluate_run(
         run, test, DecodeConfig(beam_size=5, length_penalty=alpha), device, multi_ref=True
     )
+    greedy_speed, decoding_precision = decoding_speed(run, test, DecodeConfig(beam_size=1), device)
+    beam_speed, _ = decoding_speed(
+        run, test, DecodeConfig(beam_size=5, length_penalty=alpha), device
+    )
     results = {
         "machine": machine(),
         "threads": torch.get_num_threads(),
@@ -199,10 +204,9 @@ def main() -> None:
         "beam5": _scores(beam),
         "beam5_multi_reference": beam.multi_ref,
         "signature": beam.signatures,
-        "greedy_sentences_per_second": decoding_speed(run, test, DecodeConfig(beam_size=1), device),
-        "beam5_sentences_per_second": decoding_speed(
-            run, test, DecodeConfig(beam_size=5, length_penalty=alpha), device
-        ),
+        "greedy_sentences_per_second": greedy_speed,
+        "beam5_sentences_per_second": beam_speed,
+        "decoding_precision": decoding_precision,
         "thesis": THESIS,
     }
     (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
@@ -253,6 +257,7 @@ def print_table(r: dict) -> None:
         ("test BLEU / chrF / TER, greedy", _triple(r["greedy"]), ""),
         (f"test BLEU / chrF / TER, beam 5 (α {r['length_penalty']})", _triple(r["beam5"]), ""),
         ("same, all references per English sentence", _triple(r["beam5_multi_reference"]), ""),
+        ("decoding precision", r.get("decoding_precision") or "not recorded", ""),
         ("translate sentences/s, greedy", f"{r['greedy_sentences_per_second']:,.1f}", ""),
         ("translate sentences/s, beam 5", f"{r['beam5_sentences_per_second']:,.1f}", ""),
     ]
