@@ -173,8 +173,6 @@ def main() -> None:
     weights = args.run / "best.safetensors"
     if not weights.is_file():
         raise SystemExit(f"{args.run}: no trained run (best.safetensors); train one with mt train")
-    if not (args.run / "DONE").exists():
-        console.print(f"[yellow]note:[/] {args.run}/DONE is missing: training may not be over")
     console.print(machine(args.threads), highlight=False, soft_wrap=True)
 
     sources, references = test_sentences(args.data, args.sentences)
