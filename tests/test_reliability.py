@@ -33,6 +33,9 @@ from train_support import copy_task, make_trainer
 TRAIN_FLAGS = [
     *("--preset", "thesis-small", "--lr", "0.5", "--warmup", "20", "--batch-size", "16"),
     *("--max-steps", "48", "--eval-every", "4", "--seed", "3", "--threads", "1", "--device", "cpu"),
+    # Both runs compute in fp32: `auto` would probe in each, and on a busy machine two probes of
+    # a close call may choose differently (test_precision covers auto on resume).
+    *("--precision", "fp32"),
 ]
 # Holds every finished write in its temporary file for a while, so that a kill lands mid-write.
 SLOW_WRITES = """

@@ -256,7 +256,7 @@ def test_auto_is_the_default_and_a_resumed_run_keeps_it() -> None:
     assert (resumed.precision, resumed.max_steps) == ("auto", 5)
 
 
-def test_a_run_stores_auto_reports_the_choice_and_resumes(
+def test_a_run_stores_auto_reports_the_choice_and_keeps_it_where_it_resumes(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     def verdict(choice: str):
@@ -273,12 +273,17 @@ def test_a_run_stores_auto_reports_the_choice_and_resumes(
     tiny = {"max_steps": 2, "batch_size": 16, "lr": 0.5, "warmup": 20}
     train_run(prepared=prepared, out=run, preset="thesis-small", changes=tiny, reporter=reporter)
     assert any("precision: bf16 (probe of training on this CPU" in m for m in reporter.messages)
-    assert read_train_config(run)[0].precision == "auto", "decided again where it resumes"
-    monkeypatch.setattr(mt.train.launch, "probe_training", verdict("fp32"))
+    assert read_train_config(run)[0].precision == "auto", "decided again on another machine"
+    monkeypatch.setattr(mt.train.launch, "probe_training", verdict("fp32"))  # a fresh probe differs
     resumed = SilentReporter()
     summary = train_run(resume=run, changes={"max_steps": 3}, reporter=resumed)
     assert summary.steps == 3
-    assert any("precision: fp32 (probe of training" in m for m in resumed.messages)
+    assert "precision: bf16 (kept from this run's checkpoint)" in " ".join(resumed.messages)
+
+    monkeypatch.setattr(mt.train.launch, "machine_id", lambda: "another machine")
+    moved = SilentReporter()
+    train_run(resume=run, changes={"max_steps": 4}, reporter=moved)
+    assert any("precision: fp32 (probe of training" in m for m in moved.messages)
 
 
 @pytest.mark.slow

@@ -187,15 +187,26 @@ def cache_path() -> Path:
 
 
 def _cache_key(key: dict[str, object]) -> str:
-    machine = {
+    text = json.dumps({**key, **_machine()}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def machine_id() -> str:
+    """What a probe's verdict depends on besides the model: a run resumed where this is the same
+    keeps the precision it started in (a fresh probe of a close call could choose otherwise, and
+    the resumed run would no longer end as the uninterrupted one)."""
+    text = json.dumps(_machine(), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _machine() -> dict[str, object]:
+    return {
         "cpu": _cpu_name(),
         "flags": sorted(cpu_flags()),
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
         "python": platform.python_version(),
     }
-    text = json.dumps({**key, **machine}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @functools.cache

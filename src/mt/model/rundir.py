@@ -208,6 +208,18 @@ def load_latest_checkpoint(
     )
 
 
+def latest_checkpoint_state(run_dir: Path) -> dict[str, Any] | None:
+    """The JSON state of the newest checkpoint, without its tensors; None where there is none
+    or it can't be read (resuming then finds the checkpoint to use and says why)."""
+    steps = _checkpoint_steps(run_dir / CHECKPOINTS)
+    if not steps:
+        return None
+    try:
+        return _read_checkpoint_state(run_dir / CHECKPOINTS / f"step-{max(steps):08d}.json")
+    except MtError:
+        return None
+
+
 def _read_checkpoint_state(path: Path) -> dict[str, Any]:
     state = read_json(path)
     version = state.get("format_version") if isinstance(state, dict) else None

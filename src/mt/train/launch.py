@@ -40,11 +40,12 @@ from mt.files import (
     WORD_STATS,
 )
 from mt.model.devices import resolve_device
-from mt.model.precision import ProbeResult, resolve_precision
+from mt.model.precision import ProbeResult, machine_id, resolve_precision
 from mt.model.probes import probe_training
 from mt.model.rundir import (
     claim_run_dir,
     has_checkpoint,
+    latest_checkpoint_state,
     remove_leftovers,
 )
 from mt.model.transformer import count_parameters, make_model
@@ -264,13 +265,18 @@ def _run(
     if threads:
         torch.set_num_threads(threads)
     device = resolve_device(device_name)
-    # train.json keeps "auto", so a resumed run decides again on the machine it resumes on.
-    precision, precision_reason = resolve_precision(
-        train_config.precision,
-        device,
-        probe=lambda: _probe_training(model_config, device),
-        what="training",
-    )
+    # train.json keeps "auto", so a resumed run decides again on another machine; on the same
+    # one it keeps what its checkpoint was trained in.
+    kept = _kept_precision(run_dir, device) if resume and train_config.precision == "auto" else ""
+    if kept:
+        precision, precision_reason = kept, f"{kept} (kept from this run's checkpoint)"
+    else:
+        precision, precision_reason = resolve_precision(
+            train_config.precision,
+            device,
+            probe=lambda: _probe_training(model_config, device),
+            what="training",
+        )
     train_config = dataclasses.replace(train_config, precision=precision)
     if not dist.is_main:
         reporter = SilentReporter()
@@ -338,6 +344,18 @@ def train_data(
         augmented = with_augmentation(train, prepared.read_part("train"), codecs, config)
     selection = prepared.encoded("selection", **limits)
     return TrainData(train=train, selection=selection, augmented=augmented, rehearsal=rehearse)
+
+
+def _kept_precision(run_dir: Path, device: torch.device) -> str:
+    """The precision the newest checkpoint was trained in, where it was trained on a CPU like this
+    one with the same torch and threads; "" where it must be decided again."""
+    state = latest_checkpoint_state(run_dir) or {}
+    recorded = state.get("precision")
+    if device.type != "cpu" or not isinstance(recorded, dict):
+        return ""
+    if recorded.get("machine") != machine_id() or recorded.get("mode") not in ("fp32", "bf16"):
+        return ""
+    return str(recorded["mode"])
 
 
 def _restore(trainer: Trainer, run_dir: Path, reporter: Reporter) -> None:

@@ -29,7 +29,7 @@ from mt.files import LAST_WEIGHTS
 from mt.interrupts import handling
 from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.model.loss import RunningSums, TokenStats, masked_loss_terms
-from mt.model.precision import autocast
+from mt.model.precision import autocast, machine_id
 from mt.model.rundir import (
     MODEL_PREFIX,
     load_latest_checkpoint,
@@ -404,6 +404,7 @@ class Trainer:
             "progress": asdict(self.progress),
             "optimizer": optimizer_rest,
             "batches_per_step": self.dist.world_size * self.config.grad_accum,
+            "precision": {"mode": self.config.precision, "machine": machine_id()},
         }
         save_checkpoint(self.run_dir, self.progress.step, self.state_tensors(), state)
         save_weights(self.run_dir / LAST_WEIGHTS, self.model)
