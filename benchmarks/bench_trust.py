@@ -13,9 +13,11 @@ it prints, per set:
   apart from the flag's own measure (shared letters of words): the source is English prose with
   a word of 3+ letters (mt.data.prose: not a command, code or a bare name), and on the words
   there are to translate (outside protected spans, the source's names left out: copied by
-  right) the output's chrF against the source, taken both ways (the lower), is >= 70 and the
-  best reference's is below 70
-  (where the reference copies too, copying is right); and the flag's rate on the others;
+  right) the output's chrF against the source, taken both ways (the lower), is >= 70, those
+  words of the output read as English rather than Spanish (py3langid: a cognate translation,
+  "corresponds" -> "corresponde", is as like its source by letters, but it is a translation),
+  and the best reference's chrF is below 70 (where the reference copies too, copying is right);
+  and the flag's rate on the others;
 - the copy flag's recall on echoes (each source given back as its own output).
 Decoding is greedy (beam 1) unless --beam-size says otherwise. Other figures (glossary terms,
 protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
@@ -38,7 +40,7 @@ from machine import describe, load_average
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
-from mt.decode.flags import COPY, copies_source, names_of, to_translate
+from mt.decode.flags import COPY, copies_source, language_of, names_of, to_translate
 from mt.decode.translator import Translator, open_translator
 
 BAD_CHRF = 30.0
@@ -52,7 +54,8 @@ class Row:
     confidence: float
     chrf: float
     flags: tuple[str, ...]
-    copies: bool  # the output copies the source (COPY_CHRF), whatever the flag says
+    copies: bool  # the output copies the source (COPY_CHRF, still English), whatever the flag says
+    like_source: bool  # by letters alone (COPY_CHRF): cognate translations too
 
 
 def sample(references: dict[str, list[str]], size: int, seed: int) -> list[str]:
@@ -96,12 +99,18 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
             t.confidence if t.confidence is not None else 0.0,
             score,
             t.flags,
+            copies_english(source) and own >= COPY_CHRF and like < COPY_CHRF and english(words),
             copies_english(source) and own >= COPY_CHRF and like < COPY_CHRF,
         )
-        for source, t, score, own, like in zip(
-            sources, translations, chrf, against_source, reference_likeness, strict=True
+        for source, t, score, own, like, words in zip(
+            sources, translations, chrf, against_source, reference_likeness, answered, strict=True
         )
     ]
+
+
+def english(words: str) -> bool:
+    """The words read as English rather than Spanish."""
+    return language_of(words)[0] != "es"
 
 
 def copies_english(source: str) -> bool:
@@ -132,6 +141,7 @@ def trust_figures(rows: list[Row]) -> dict[str, float]:
     least = np.zeros(len(rows), dtype=bool)
     least[confidence.argsort(kind="stable")[: max(1, round(LEAST_CONFIDENT * len(rows)))]] = True
     copies = np.asarray([row.copies for row in rows])
+    alike = np.asarray([row.like_source for row in rows])
     flagged = np.asarray([COPY in row.flags for row in rows])
     bad_least, bad_rest = float(bad[least].mean()), float(bad[~least].mean())
     return {
@@ -143,6 +153,8 @@ def trust_figures(rows: list[Row]) -> dict[str, float]:
         "copies": int(copies.sum()),
         "copy_recall": float(flagged[copies].mean()) if copies.any() else float("nan"),
         "copy_false": float(flagged[~copies].mean()) if (~copies).any() else float("nan"),
+        "alike": int(alike.sum()),
+        "alike_recall": float(flagged[alike].mean()) if alike.any() else float("nan"),
     }
 
 
@@ -157,7 +169,8 @@ def print_figures(name: str, figures: dict[str, float], echo: tuple[int, float])
         f"{name:<14} {figures['sentences']:>5}  spearman {figures['spearman']:.3f}  "
         f"bad(chrF<30) least-10% {figures['bad_least']:.1%} rest {figures['bad_rest']:.1%} "
         f"ratio {figures['bad_ratio']:.1f}x  copy recall {figures['copy_recall']:.1%} "
-        f"(of {figures['copies']}), on others {figures['copy_false']:.1%}  "
+        f"(of {figures['copies']}; by letters alone {figures['alike_recall']:.1%} of "
+        f"{figures['alike']}), on others {figures['copy_false']:.1%}  "
         f"echo recall {echo[1]:.1%} (of {echo[0]})"
     )
 

@@ -63,6 +63,36 @@ def test_a_typo_of_a_frequent_word_is_corrected_and_an_unknown_word_kept() -> No
     assert only("typos")("xylophone") == "xylophone"
 
 
+def test_a_real_english_word_the_training_never_uses_is_not_taken_for_a_slip() -> None:
+    # "heed" and "wire" are one edit from "need"/"where"-like training words, but are words.
+    training = [*TRAINING, *(["I need it.", "I need you."] * 6), *(["We were there."] * 6)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("tom must heed it") == "Tom must heed it."
+    assert normalizer("tom must neeed it") == "Tom must need it."
+
+
+def test_slips_are_put_right_only_in_lines_typed_without_care_and_only_in_free_words() -> None:
+    assert ALL("whree is tom") == "Where is Tom?"
+    assert ALL("Whree is Tom?") == "Whree is Tom?"  # a capital: the writer took care
+    assert ALL("whree is tom.") == "Whree is Tom."  # final punctuation too
+    assert ALL("tom is at whree(x) now") == "Tom is at whree(x) now."  # glued to a bracket
+
+
+def test_a_real_word_that_starts_a_sentence_gets_the_apostrophe_training_always_gives_it() -> None:
+    training = [*TRAINING, *(["I'll go.", "I'll help you."] * 5)]
+    normalizer = Normalizer.from_stats(build_word_stats(training))
+    assert normalizer("ill help you") == "I'll help you."  # "Ill" never starts a sentence
+    assert normalizer("tom is ill") == "Tom is ill."  # not first: the word "ill"
+    assert normalizer("its late") == "Its late."  # "Its" starts half the sentences
+
+
+def test_a_line_with_one_slip_is_still_casual_english_but_not_a_command() -> None:
+    training = [*TRAINING, *(["git status", "git commit", "Tom went home."] * 6)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("tom wnet home") == "Tom went home."
+    assert normalizer("wnet home tom") == "wnet home tom"  # a first unknown word: a program
+
+
 def test_all_steps_together_undo_the_casual_variant() -> None:
     assert DEFAULT("im sure toms car is red") == "I'm sure Tom's car is red."
     assert DEFAULT("where is mary") == "Where is Mary?"

@@ -109,8 +109,14 @@ def not_english(source: str) -> bool:
     """Confidently another language; inputs with few letters are never flagged."""
     if sum(char.isalpha() for char in source) < MIN_LETTERS_FOR_LANGUAGE:
         return False
-    language, probability = _identifier().classify(source)
+    language, probability = language_of(source)
     return language != "en" and probability >= NOT_ENGLISH_PROBABILITY
+
+
+def language_of(text: str) -> tuple[str, float]:
+    """The likeliest of LANGUAGES for `text`, and its probability."""
+    language, probability = _identifier().classify(text)
+    return language, float(probability)
 
 
 def flags_for(source: str, output: str, *, cut: bool) -> tuple[str, ...]:

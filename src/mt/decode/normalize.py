@@ -6,11 +6,15 @@ input it has rarely seen. What is lost can mostly be put back from the training 
 written with care:
 
 - apostrophes: a word typed without one, whose apostrophe spelling is at least CONTRACTED of the
-  training uses ("dont", "im", "toms"); never a word that exists without one (REAL_WORDS: "its",
-  "were", "well", "ill", "hell", ...);
-- typos (not by default: DEFAULT_STEPS): an all-lower-case word the training English never
-  uses, one edit (a letter changed, dropped, added, or two swapped) from a word it uses
-  TYPO_TARGET times or more, becomes the most frequent such word;
+  training uses ("dont", "im", "toms"); a word that exists without one (REAL_WORDS: "its",
+  "were", "well", "ill", "hell", ...) only as a sentence's first word, where the apostrophe
+  spelling starts at least CONTRACTED of the training sentences that start with either ("its
+  not easy" -> "It's not easy.", "ill help" -> "I'll help."; "were", whose plain spelling starts
+  a tenth of them, "Were you there?", stays);
+- typos: an all-lower-case word that neither the training English nor an English dictionary
+  (pyspellchecker's word list, so "heed" and "surfer" are words, not slips) knows, one edit (a
+  letter changed, dropped, added, or two swapped) from a word the training uses TYPO_TARGET times
+  or more, becomes the most frequent such word;
 - case: an all-lower-case word the training English writes capitalised in most of its uses after
   the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
 - punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
@@ -23,10 +27,12 @@ nor lines that are not prose (mt.data.prose: "git cola --prompt" stays as typed)
 
 from __future__ import annotations
 
+import functools
+import re
 import string
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mt.data.prose import FUNCTION_WORDS, WORD, command_like, is_prose, outside_spans
@@ -43,9 +49,10 @@ from mt.decode.run_tables import table_of_run
 from mt.files import WORD_STATS
 
 STEPS = ("apostrophes", "typos", "case", "punctuation")
-DEFAULT_STEPS = frozenset(("apostrophes", "case", "punctuation"))
-"""What --normalize does: typos are off, as this corpus is too small to tell a rare word from a
-slip (on clean selection sentences, the typo step changed 28 of 2,000, "heed" -> "need")."""
+DEFAULT_STEPS = frozenset(STEPS)
+"""What --normalize does. The typo step asks the dictionary too: with the training English alone
+it took rare words for slips ("heed" -> "need": 22 of 2,000 clean selection sentences changed);
+with it, none."""
 CONTRACTED = 0.99
 """Share of a word's training uses that must carry the apostrophe for it to be restored: "its"
 (95% "it's") and "ill" (95% "I'll") stay as typed."""
@@ -53,7 +60,7 @@ MIN_CONTRACTED = 5
 """Training uses an apostrophe spelling needs before it is restored."""
 REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "wed", "shed", "ones"))
 """Words that exist without the apostrophe; a small corpus may never use them, so they are named."""
-TYPO_TARGET = 10
+TYPO_TARGET = 5
 """Training uses a word needs before an unknown word one edit away is taken for a slip of it."""
 MIN_TYPO_LENGTH = 4
 """Shorter unknown words are left alone: too many words lie one edit from a three-letter one."""
@@ -81,6 +88,8 @@ class Normalizer:
     lower_starts: frozenset[str] = frozenset()
     """Words the training English starts sentences with in lower case (tldr's "git", "docker"):
     a line that starts so is a command, not casual typing."""
+    contracted_first: Mapping[str, str] = field(default_factory=dict)
+    """Like `contracted`, for real words as a sentence's first word ("its" -> "it's")."""
 
     @classmethod
     def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
@@ -102,6 +111,17 @@ class Normalizer:
                 continue
             if count >= CONTRACTED * (count + uses.get(plain, 0)):
                 contracted[plain] = word
+        firsts: dict[str, int] = defaultdict(int)
+        for word, spelling in stats.spellings.items():
+            firsts[word.lower()] += spelling.first
+        contracted_first = {
+            plain: word
+            for word, count in firsts.items()
+            if (plain := word.replace("'", "")) in REAL_WORDS
+            and plain != word
+            and count >= MIN_CONTRACTED
+            and count >= CONTRACTED * (count + firsts.get(plain, 0))
+        }
         questions = {
             start: counts.questions >= QUESTION * counts.sentences
             for start, counts in stats.starts.items()
@@ -119,7 +139,15 @@ class Normalizer:
             and spelling.first >= MIN_CASED
             and spelling.first >= 2 * capital_first[word]
         )
-        return cls(cased, contracted, dict(uses), questions, frozenset(steps), lower_starts)
+        return cls(
+            cased,
+            contracted,
+            dict(uses),
+            questions,
+            frozenset(steps),
+            lower_starts,
+            contracted_first,
+        )
 
     def __call__(self, sentence: str) -> str:
         # A writer who used an apostrophe or a capital (after the first letter) knows them: the
@@ -134,8 +162,11 @@ class Normalizer:
         )
         cased = any(c.isupper() for c in masked.lstrip()[1:])
         steps = self.steps - ({"case", "typos"} if cased else set())
+        steps -= set() if _careless(masked) else {"typos"}
         steps -= {"apostrophes"} if "'" in masked or "’" in masked else set()
-        text = WORD.sub(lambda match: self._word(match.group(), steps), masked)
+        first = WORD.search(masked)
+        start = first.start() if first and not masked[: first.start()].strip() else -1
+        text = WORD.sub(lambda match: self._word(match, steps, match.start() == start), masked)
         if "case" in self.steps:
             text = _capitalise_first(text)
         if "punctuation" in self.steps:
@@ -152,27 +183,44 @@ class Normalizer:
         if is_prose(sentence):
             return True
         rest = outside_spans(sentence)
-        typed = WORD.findall(rest)
-        if typed and typed[0] in self.lower_starts:
+        matches = list(WORD.finditer(rest))
+        if matches and matches[0].group() in self.lower_starts:
             return False
-        words = [word.lower().replace("’", "'") for word in typed]
+        words = [match.group().lower().replace("’", "'") for match in matches]
+        known = [w in self.known or w in self.contracted for w in words]
+        # One slip the typo step would put right may stand among them ("check tgis out"), but
+        # not first: a command starts with its program's name ("aws iam list-groups").
+        careless = _careless(rest)
+        slips = [
+            careless and not k and _between_spaces(match) and self._slip(w)
+            for match, w, k in zip(matches, words, known, strict=True)
+        ]
         return (
             not command_like(rest)
             and len(words) >= 2
-            and all(w in self.known or w in self.contracted for w in words)
+            and known[0]
+            and all(k or slip for k, slip in zip(known, slips, strict=True))
+            and sum(slips) <= 1
         )
 
-    def _word(self, typed: str, steps: frozenset[str]) -> str:
+    def _word(self, match: re.Match[str], steps: frozenset[str], first: bool) -> str:
+        typed = match.group()
         if not typed.islower():
             return typed
         word = typed.replace("’", "'")
         if "apostrophes" in steps and word in self.contracted:
             word = self.contracted[word]
-        elif "typos" in steps and self._unknown(word):
+        elif "apostrophes" in steps and first and word in self.contracted_first:
+            word = self.contracted_first[word]
+        elif "typos" in steps and _between_spaces(match) and self._unknown(word):
             word = self._corrected(word)
         if "case" in steps:
             word = self.cased.get(word, word)
         return word if word != typed.replace("’", "'") else typed
+
+    def _slip(self, word: str) -> bool:
+        """A typo the typo step would put right ("tgis" in "check tgis out")."""
+        return "typos" in self.steps and self._unknown(word) and self._corrected(word) != word
 
     def _unknown(self, word: str) -> bool:
         return (
@@ -181,6 +229,7 @@ class Normalizer:
             and word not in self.known
             and word not in self.contracted
             and word not in REAL_WORDS
+            and not english_word(word)
         )
 
     def _corrected(self, word: str) -> str:
@@ -201,6 +250,37 @@ class Normalizer:
         keys = start_keys(words_of(stripped))
         question = next((self.questions[k] for k in reversed(keys) if k in self.questions), False)
         return stripped + ("?" if question else ".") + text[len(stripped) :]
+
+
+@functools.cache
+def _english_dictionary():
+    """pyspellchecker's English word list (160,000 words with their frequencies, shipped in
+    its wheel), loaded once (about 0.2 s) when the typo step first needs it."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en", distance=1)
+
+
+def english_word(word: str) -> bool:
+    """A real English word, though the training English may never use it ("heed", "dozing",
+    "surfer"): the typo step leaves it alone."""
+    return word in _english_dictionary()
+
+
+def _between_spaces(match: re.Match[str]) -> bool:
+    """A word standing free, not glued to brackets, dots or other signs ("seq[0]", "pred(x)",
+    "[f]ile", ".oxt", "*func*"): only such words can be slips."""
+    text, start, end = match.string, match.start(), match.end()
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return before.isspace() and (after.isspace() or after in ",.!?;:")
+
+
+def _careless(text: str) -> bool:
+    """Typed without a capital and without final punctuation: only in such lines are unknown
+    words taken for slips (a line written with care keeps "zmap", "mbox" and "[f]ile")."""
+    stripped = text.rstrip().rstrip(_CLOSERS)
+    return not any(c.isupper() for c in text) and not (stripped and stripped[-1] in ".!?:;")
 
 
 def _capitalise_first(text: str) -> str:
