@@ -71,6 +71,25 @@ def test_a_real_english_word_the_training_never_uses_is_not_taken_for_a_slip() -
     assert normalizer("tom must neeed it") == "Tom must need it."
 
 
+def test_a_three_letter_slip_is_put_right_only_as_a_keyboard_slip_of_a_frequent_word() -> None:
+    training = [*TRAINING, *(["The dog is here.", "I see the cat."] * 30)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    assert normalizer("where is teh dog") == "where is the dog"  # two letters swapped
+    assert normalizer("where is yhe dog") == "where is the dog"  # a key next to "t"
+    assert normalizer("where is seq") == "where is seq"  # "q" is not next to "e": no slip of see
+    assert normalizer("where is tom") == "where is tom"  # "tom" is a training word
+
+
+def test_a_longer_slip_of_a_word_the_training_lacks_is_put_right_from_the_dictionary() -> None:
+    typos = frozenset(["typos"])
+    normalizer = Normalizer.from_stats(STATS, typos)
+    assert normalizer("tom is in the gaveyard") == "tom is in the graveyard"
+    assert normalizer("tom uses numpy") == "tom uses numpy"  # "lumpy" is not common enough
+    # Without the training English (an old run whose data is gone) the dictionary decides nothing.
+    unknowing = Normalizer.from_stats(NO_WORD_STATS, typos)
+    assert unknowing("tom is in the gaveyard") == "tom is in the gaveyard"
+
+
 def test_slips_are_put_right_only_in_lines_typed_without_care_and_only_in_free_words() -> None:
     assert ALL("whree is tom") == "Where is Tom?"
     assert ALL("Whree is Tom?") == "Whree is Tom?"  # a capital: the writer took care

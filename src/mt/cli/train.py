@@ -94,7 +94,10 @@ def train(
     grad_accum: Annotated[int | None, Opt(help="Batches accumulated per optimizer step.")] = None,
     precision: Annotated[
         str | None,
-        Opt(help="auto (bf16 on a GPU or AMX CPU that supports it, else fp32), fp32, bf16, fp16."),
+        Opt(
+            help="auto (bf16 where a short probe finds it faster with the same results on this "
+            "machine, else fp32), fp32, bf16, fp16."
+        ),
     ] = None,
     compile: Annotated[  # named like the config field, so ctx.params carries it
         bool | None, Opt("--compile/--no-compile", help="Use torch.compile.")

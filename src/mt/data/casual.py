@@ -26,7 +26,7 @@ WORDS_PER_TYPO = 4
 in every word would be noise no reader writes."""
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-_NEIGHBOURS = {
+NEIGHBOURS = {
     key: "".join(
         _ROWS[r][c]
         for r in range(3)
@@ -109,7 +109,7 @@ def _slip(word: str, rng: random.Random) -> str:
     at = rng.randrange(1, len(word))  # the first letter stays: people rarely miss it
     letter = word[at]
     if kind == 0:
-        near = _NEIGHBOURS.get(letter.lower(), "")
+        near = NEIGHBOURS.get(letter.lower(), "")
         if near:
             typed = rng.choice(near)
             return word[:at] + (typed.upper() if letter.isupper() else typed) + word[at + 1 :]

@@ -14,7 +14,11 @@ written with care:
 - typos: an all-lower-case word that neither the training English nor an English dictionary
   (pyspellchecker's word list, so "heed" and "surfer" are words, not slips) knows, one edit (a
   letter changed, dropped, added, or two swapped) from a word the training uses TYPO_TARGET times
-  or more, becomes the most frequent such word;
+  or more, becomes the most frequent such word; failing that, the dictionary's most frequent word
+  one edit away, if it is common (DICTIONARY_TARGET: "gaveyard" -> "graveyard"). A three-letter
+  word ("teh", "otm", "hsd", "jus") is only taken for a keyboard slip (a neighbouring key, a
+  letter dropped or doubled, two swapped) of a word the training uses SHORT_TYPO_TARGET times,
+  and so is a longer one for the dictionary's word;
 - case: an all-lower-case word the training English writes capitalised in most of its uses after
   the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
 - punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
@@ -35,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mt.data.casual import NEIGHBOURS
 from mt.data.prose import FUNCTION_WORDS, WORD, command_like, is_prose, outside_spans
 from mt.data.spans import find_spans, replace_spans
 from mt.data.wordstats import (
@@ -62,8 +67,16 @@ REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "we
 """Words that exist without the apostrophe; a small corpus may never use them, so they are named."""
 TYPO_TARGET = 5
 """Training uses a word needs before an unknown word one edit away is taken for a slip of it."""
-MIN_TYPO_LENGTH = 4
-"""Shorter unknown words are left alone: too many words lie one edit from a three-letter one."""
+MIN_TYPO_LENGTH = 3
+"""Shorter unknown words are left alone: too many words lie one edit from a two-letter one."""
+SHORT_WORD = 3
+SHORT_TYPO_TARGET = 50
+"""Many words lie one edit from a three-letter one: only a word the training uses this often,
+as long or one letter longer, is taken for what was meant ("teh" -> "the", "otm" -> "tom")."""
+DICTIONARY_TARGET = 1000
+"""pyspellchecker's frequency a dictionary word needs to be taken for what a slip meant when
+the training English has no such word (its rare words: "gaveyard" -> "graveyard"); "lumpy"
+(768) is not common enough to be what "numpy" meant."""
 CAPITALISED = 0.5
 MIN_CASED = 3
 """Share of a word's later (not first) training uses that must be capitalised to capitalise it."""
@@ -234,13 +247,22 @@ class Normalizer:
 
     def _corrected(self, word: str) -> str:
         """The most used training word one edit from `word` (a contraction typed without its
-        apostrophe counts as its contraction); `word` when none is used TYPO_TARGET times."""
-        best, best_uses = word, TYPO_TARGET - 1
-        for candidate in sorted(_one_edit(word)):
+        apostrophe counts as its contraction); else, for a longer word, the dictionary's most
+        frequent word one keyboard slip away, if it is common; `word` when there is none."""
+        short = len(word) <= SHORT_WORD
+        best, best_uses = word, (SHORT_TYPO_TARGET if short else TYPO_TARGET) - 1
+        for candidate in sorted(_slips_of(word) if short else _one_edit(word)):
             spelled = self.contracted.get(candidate, candidate)
             uses = self.known.get(spelled, 0)
             if uses > best_uses:
                 best, best_uses = spelled, uses
+        if best != word or short or not self.known:
+            return best  # without training statistics the dictionary alone decides nothing
+        frequency = _english_dictionary().word_frequency
+        best_frequency = DICTIONARY_TARGET - 1
+        for candidate in sorted(_slips_of(word)):
+            if frequency[candidate] > best_frequency:
+                best, best_frequency = candidate, frequency[candidate]
         return best
 
     def _punctuated(self, text: str) -> str:
@@ -300,6 +322,18 @@ def _one_edit(word: str) -> set[str]:
     changes = {a + c + b[1:] for a, b in splits if b for c in letters}
     inserts = {a + c + b for a, b in splits for c in letters}
     return (deletes | swaps | changes | inserts) - {word}
+
+
+def _slips_of(word: str) -> set[str]:
+    """The words `word` is one keyboard slip of (mt.data.casual makes the same four): a key
+    next to the one meant, a letter dropped, a letter doubled, two letters swapped. Narrower
+    than `_one_edit`, for guesses that have less to go on ("seq" is no slip of "see")."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    undoubled = {a + b[1:] for a, b in splits if b and a[-1:] == b[:1]}
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    keys = {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")}
+    dropped = {a + c + b for a, b in splits for c in string.ascii_lowercase}
+    return (undoubled | swaps | keys | dropped) - {word}
 
 
 def word_stats_for(model_dir: Path) -> WordStats:
