@@ -14,17 +14,27 @@ words.tsv, two tables a person can read:
     <blank line>
     start   sentences   questions
     where is    120     118
+    <blank line>
+    pair    count
+    <s> it's    310
+    it's raining    12
+    wagged its  2
 
 `first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
 MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
+`pair` counts two neighbouring words in lower case (`<s>` is a sentence's start), for the words
+that are words both with and without an apostrophe (REAL_WORDS: "its"/"it's", "were"/"we're"):
+which one a casual "its" meant is told by its neighbours. Files written before the pairs keep
+working without them.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -39,7 +49,13 @@ MIN_COUNT = 2
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions"
-_ROW = "text<TAB>count<TAB>count"  # the shape of both tables' rows, for the error
+_PAIR_HEADER = "pair\tcount"
+_ROW = "text<TAB>count<TAB>count"  # the shape of the first two tables' rows, for the error
+_PAIR_ROW = "text<TAB>count"
+SENTENCE_START = "<s>"
+REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "wed", "shed", "ones"))
+"""Words that exist without the apostrophe their contraction has ("its", "it's"); a small corpus
+may never use them, so they are named. Their neighbours are counted (`WordStats.pairs`)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +77,8 @@ class WordStats:
     spellings: Mapping[str, Spelling]
     starts: Mapping[str, Start]
     sentences: int
+    pairs: Mapping[str, int] = field(default_factory=dict)
+    """"left right" in lower case -> count, for pairs with a word of REAL_WORDS either way."""
 
 
 NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
@@ -83,6 +101,7 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
     later: Counter[str] = Counter()
     starts: Counter[str] = Counter()
     questions: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
     total = 0
     for sentence in sentences:
         total += 1
@@ -91,6 +110,7 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
             continue
         first[words[0]] += 1
         later.update(words[1:])
+        pairs.update(real_word_pairs(words))
         keys = start_keys(words)
         starts.update(keys)
         if sentence.rstrip().endswith("?"):
@@ -100,7 +120,19 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
         spellings={w: Spelling(first[w], later[w]) for w in sorted(kept)},
         starts={s: Start(n, questions[s]) for s, n in sorted(starts.items()) if n >= MIN_COUNT},
         sentences=total,
+        pairs={p: n for p, n in sorted(pairs.items()) if n >= MIN_COUNT},
     )
+
+
+def real_word_pairs(words: list[str]) -> list[str]:
+    """The neighbouring pairs of a sentence's `words` ("<s>" before the first) that hold a word
+    of REAL_WORDS with or without its apostrophe, in lower case."""
+    lower = [SENTENCE_START] + [word.lower() for word in words]
+    return [
+        f"{left} {right}"
+        for left, right in itertools.pairwise(lower)
+        if left.replace("'", "") in REAL_WORDS or right.replace("'", "") in REAL_WORDS
+    ]
 
 
 def word_stats_of_part(
@@ -120,6 +152,9 @@ def write_word_stats(path: Path, stats: WordStats) -> None:
         stream.write(f"\n{_START_HEADER}\n")
         for start, counts in sorted(stats.starts.items()):
             stream.write(f"{start}\t{counts.sentences}\t{counts.questions}\n")
+        stream.write(f"\n{_PAIR_HEADER}\n")
+        for pair, count in sorted(stats.pairs.items()):
+            stream.write(f"{pair}\t{count}\n")
 
 
 def read_word_stats(path: Path) -> WordStats:
@@ -130,10 +165,14 @@ def read_word_stats(path: Path) -> WordStats:
     blank = lines.index("", 2) if "" in lines[2:] else len(lines)
     if lines[blank + 1 : blank + 2] != [_START_HEADER]:
         raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
+    # The pairs came later: a file without them ends with the starts.
+    paired = lines.index(_PAIR_HEADER, blank) if _PAIR_HEADER in lines[blank:] else len(lines)
     spellings = dict(counted_rows(path, lines, 2, blank, shape=_ROW))
-    starts = dict(counted_rows(path, lines, blank + 2, len(lines), shape=_ROW))
+    starts = dict(counted_rows(path, lines, blank + 2, paired, shape=_ROW))
+    pairs = dict(counted_rows(path, lines, paired + 1, len(lines), shape=_PAIR_ROW))
     return WordStats(
         spellings={word: Spelling(*counts) for word, counts in spellings.items()},
         starts={start: Start(*counts) for start, counts in starts.items()},
         sentences=count_field(path, 1, lines[0].removeprefix(_SENTENCES)),
+        pairs={pair: counts[0] for pair, counts in pairs.items()},
     )

@@ -44,6 +44,8 @@ from mt.data.prose import FUNCTION_WORDS, WORD, command_like, is_prose, outside_
 from mt.data.spans import find_spans, replace_spans
 from mt.data.wordstats import (
     NO_WORD_STATS,
+    REAL_WORDS,
+    SENTENCE_START,
     WordStats,
     read_word_stats,
     start_keys,
@@ -63,8 +65,9 @@ CONTRACTED = 0.99
 (95% "it's") and "ill" (95% "I'll") stay as typed."""
 MIN_CONTRACTED = 5
 """Training uses an apostrophe spelling needs before it is restored."""
-REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "wed", "shed", "ones"))
-"""Words that exist without the apostrophe; a small corpus may never use them, so they are named."""
+CONTEXT_ODDS = 10.0
+"""How much likelier the training English must make the apostrophe spelling of a real word
+("it's" for "its") between the same neighbours before a casual "its" gets it."""
 TYPO_TARGET = 5
 """Training uses a word needs before an unknown word one edit away is taken for a slip of it."""
 MIN_TYPO_LENGTH = 3
@@ -102,7 +105,12 @@ class Normalizer:
     """Words the training English starts sentences with in lower case (tldr's "git", "docker"):
     a line that starts so is a command, not casual typing."""
     contracted_first: Mapping[str, str] = field(default_factory=dict)
-    """Like `contracted`, for real words as a sentence's first word ("its" -> "it's")."""
+    """Like `contracted`, for real words as a sentence's first word ("its" -> "it's"): what
+    decides when the statistics have no pairs (written before them)."""
+    real_contracted: Mapping[str, str] = field(default_factory=dict)
+    """A real word -> its most used apostrophe spelling ("its" -> "it's", "ill" -> "i'll")."""
+    pairs: Mapping[str, int] = field(default_factory=dict)
+    """Neighbouring words around real words and their contractions (WordStats.pairs)."""
 
     @classmethod
     def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
@@ -135,6 +143,12 @@ class Normalizer:
             and count >= MIN_CONTRACTED
             and count >= CONTRACTED * (count + firsts.get(plain, 0))
         }
+        real_contracted: dict[str, str] = {}
+        for word, count in uses.items():
+            plain = word.replace("'", "")
+            best = uses.get(real_contracted.get(plain, ""), 0)
+            if plain != word and plain in REAL_WORDS and count > best:
+                real_contracted[plain] = word
         questions = {
             start: counts.questions >= QUESTION * counts.sentences
             for start, counts in stats.starts.items()
@@ -160,6 +174,8 @@ class Normalizer:
             frozenset(steps),
             lower_starts,
             contracted_first,
+            real_contracted,
+            dict(stats.pairs),
         )
 
     def __call__(self, sentence: str) -> str:
@@ -175,11 +191,22 @@ class Normalizer:
         )
         cased = any(c.isupper() for c in masked.lstrip()[1:])
         steps = self.steps - ({"case", "typos"} if cased else set())
-        steps -= set() if _careless(masked) else {"typos"}
+        careless = _careless(masked)
+        steps -= set() if careless else {"typos"}
         steps -= {"apostrophes"} if "'" in masked or "’" in masked else set()
-        first = WORD.search(masked)
-        start = first.start() if first and not masked[: first.start()].strip() else -1
-        text = WORD.sub(lambda match: self._word(match, steps, match.start() == start), masked)
+        # Real words ("its", "were", "well") are only read as contractions in lines typed
+        # without care, where the neighbours decide: a careful "were" is meant.
+        if "apostrophes" in steps and self.pairs and careless:
+            steps |= {"in context"}
+        matches = list(WORD.finditer(masked))
+        first = matches[0].start() if matches and not masked[: matches[0].start()].strip() else -1
+        lower = [SENTENCE_START] + [m.group().lower().replace("’", "'") for m in matches] + [""]
+        pieces, end = [], 0
+        for index, match in enumerate(matches):
+            around = (lower[index], lower[index + 2])  # the words before and after, in lower case
+            pieces += [masked[end : match.start()], self._word(match, steps, first, around)]
+            end = match.end()
+        text = "".join(pieces) + masked[end:]
         if "case" in self.steps:
             text = _capitalise_first(text)
         if "punctuation" in self.steps:
@@ -216,20 +243,42 @@ class Normalizer:
             and sum(slips) <= 1
         )
 
-    def _word(self, match: re.Match[str], steps: frozenset[str], first: bool) -> str:
+    def _word(
+        self, match: re.Match[str], steps: frozenset[str], first: int, around: tuple[str, str]
+    ) -> str:
         typed = match.group()
         if not typed.islower():
             return typed
         word = typed.replace("’", "'")
         if "apostrophes" in steps and word in self.contracted:
             word = self.contracted[word]
-        elif "apostrophes" in steps and first and word in self.contracted_first:
+        elif "in context" in steps and word in self.real_contracted and _between_spaces(match):
+            word = self._in_context(word, *around)
+        elif "apostrophes" in steps and match.start() == first and word in self.contracted_first:
             word = self.contracted_first[word]
         elif "typos" in steps and _between_spaces(match) and self._unknown(word):
             word = self._corrected(word)
         if "case" in steps:
             word = self.cased.get(word, word)
         return word if word != typed.replace("’", "'") else typed
+
+    def _in_context(self, word: str, before: str, after: str) -> str:
+        """A real word ("its") or its contraction ("it's"), whichever the training English
+        writes between these neighbours, when it is CONTEXT_ODDS times likelier: "i think its
+        late" -> "it's", "the dog wagged its tail" -> "its". Naive Bayes on the two pairs
+        (before word, word after), half a count added to each; a neighbour the training never
+        puts beside either spelling says nothing."""
+        contracted = self.real_contracted[word]
+        uses = self.known.get(contracted, 0) + 0.5, self.known.get(word, 0) + 0.5
+        odds = uses[0] / uses[1]
+        for with_it, without in (
+            (f"{before} {contracted}", f"{before} {word}"),
+            (f"{contracted} {after}", f"{word} {after}"),
+        ):
+            counts = self.pairs.get(with_it, 0), self.pairs.get(without, 0)
+            if any(counts):
+                odds *= ((counts[0] + 0.5) / uses[0]) / ((counts[1] + 0.5) / uses[1])
+        return contracted if odds >= CONTEXT_ODDS else word
 
     def _slip(self, word: str) -> bool:
         """A typo the typo step would put right ("tgis" in "check tgis out")."""
