@@ -78,7 +78,7 @@ def test_a_recurrent_model_gets_its_gradient_clipping_unless_told_otherwise() ->
 @pytest.mark.parametrize(
     ("preset", "changes", "message"),
     [
-        ("nope", {}, "--preset: unknown preset 'nope' \\(known: default, rnn-large"),
+        ("nope", {}, "--preset: unknown preset 'nope' \\(known: default, quick, rnn-large"),
         (None, {"colour": "red"}, "unknown option\\(s\\) colour"),
         (None, {"heads": 3}, "--d-model 256 is not divisible by --heads 3"),
         (None, {"lr": -1.0}, "--lr must be positive"),

@@ -29,6 +29,14 @@ def test_rate_zero_changes_nothing_and_rate_one_changes_every_sentence() -> None
     assert any(text == text.lower() and text[-1] in ".!?" for text in noisy)
 
 
+def test_command_lines_and_code_are_not_made_casual() -> None:
+    lines = ["git status --short", "tar -xvf {{archive.tar}}", "print(len(items))"]
+    kinds = "lower,punctuation,apostrophes,typos"
+    assert noisy_sources(lines, rate=1.0, seed=0, epoch=0, kinds=kinds) == lines
+    prose = ["Show the status of the working tree."]
+    assert noisy_sources(prose, rate=1.0, seed=0, epoch=0, kinds=kinds) != prose
+
+
 def test_a_rate_changes_about_that_share() -> None:
     noisy = noisy_sources(SOURCES, rate=0.3, seed=0, epoch=0)
     share = sum(a != b for a, b in zip(noisy, SOURCES, strict=True)) / len(SOURCES)

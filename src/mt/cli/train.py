@@ -38,7 +38,10 @@ def train(
     ] = None,
     preset: Annotated[
         str | None,
-        Opt(help="default, thesis-small, thesis-medium, thesis-large, rnn-small, rnn-large."),
+        Opt(
+            help="default, quick (no dropout or smoothing: budgets of minutes), thesis-small, "
+            "thesis-medium, thesis-large, rnn-small, rnn-large."
+        ),
     ] = None,
     arch: Annotated[str | None, Opt(help="transformer or rnn.")] = None,
     d_model: Annotated[int | None, Opt("--d-model", help="Model width d.")] = None,

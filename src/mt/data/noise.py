@@ -9,6 +9,9 @@ training sources is, each epoch, made casual in the ways `--source-noise-kinds` 
 - apostrophes: apostrophes dropped ("don't" -> "dont"; half), by mt.data.casual;
 - typos: a few keyboard slips (mt.data.casual.TYPO_RATE of the words), by mt.data.casual.
 
+Only prose is made casual (mt.data.prose): a command line or a line of code is typed as it is,
+and a slip in "git status" would teach the model to mend program names.
+
 mt.data.batching encodes them again. The draw is a pure function of (seed, epoch), like the batch
 order, so a resumed run sees exactly the sources an uninterrupted one would. Targets never change.
 The default kinds, "lower,punctuation", draw exactly what --source-noise drew before there were
@@ -23,6 +26,7 @@ import numpy as np
 
 from mt.config import NOISE_KINDS
 from mt.data.casual import TYPO_RATE, CasualStyle, casual_variant
+from mt.data.prose import is_prose
 
 FINAL_PUNCTUATION = ".!?"
 DEFAULT_KINDS = "lower,punctuation"
@@ -70,6 +74,8 @@ def noisy_sources(
     out = list(texts)
     for index in np.flatnonzero(draws[:, 0] < rate):
         text = texts[index]
+        if not is_prose(text):
+            continue
         if style.apostrophes or style.typos:
             text = casual_variant(text, int(casual_seeds[index]), style)
         lower, mark = "lower" in chosen and draws[index, 1] < 0.5, draws[index, 2]

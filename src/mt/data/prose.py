@@ -37,6 +37,10 @@ def command_like(text: str) -> bool:
     return _COMMAND.search(text) is not None
 
 
+_OPENERS = " \t\"'“‘«([¡¿"
+"""What may come before a sentence's capital: '"Hello", said Ilse.' is prose."""
+
+
 def is_prose(text: str) -> bool:
     """Whether `text` reads as English sentences: outside its protected spans, no command-line
     options or tldr placeholders, and a function word or a capital first letter (a heading or a
@@ -45,6 +49,6 @@ def is_prose(text: str) -> bool:
     if command_like(rest):
         return False
     words = WORD.findall(rest)
-    if words and rest.lstrip()[:1].isupper():
+    if words and rest.lstrip(_OPENERS)[:1].isupper():
         return True
     return any(word.lower().replace("’", "").replace("'", "") in FUNCTION_WORDS for word in words)

@@ -143,12 +143,6 @@ class Normalizer:
             and count >= MIN_CONTRACTED
             and count >= CONTRACTED * (count + firsts.get(plain, 0))
         }
-        real_contracted: dict[str, str] = {}
-        for word, count in uses.items():
-            plain = word.replace("'", "")
-            best = uses.get(real_contracted.get(plain, ""), 0)
-            if plain != word and plain in REAL_WORDS and count > best:
-                real_contracted[plain] = word
         questions = {
             start: counts.questions >= QUESTION * counts.sentences
             for start, counts in stats.starts.items()
@@ -174,7 +168,7 @@ class Normalizer:
             frozenset(steps),
             lower_starts,
             contracted_first,
-            real_contracted,
+            _real_contractions(uses),
             dict(stats.pairs),
         )
 
@@ -321,6 +315,16 @@ class Normalizer:
         keys = start_keys(words_of(stripped))
         question = next((self.questions[k] for k in reversed(keys) if k in self.questions), False)
         return stripped + ("?" if question else ".") + text[len(stripped) :]
+
+
+def _real_contractions(uses: Mapping[str, int]) -> dict[str, str]:
+    """A real word -> its most used apostrophe spelling ("its" -> "it's"), from lower-case uses."""
+    contractions: dict[str, str] = {}
+    for word, count in uses.items():
+        plain = word.replace("'", "")
+        if plain != word and plain in REAL_WORDS and count > uses.get(contractions.get(plain), 0):
+            contractions[plain] = word
+    return contractions
 
 
 @functools.cache
