@@ -75,7 +75,7 @@ MIN_TYPO_LENGTH = 3
 SHORT_WORD = 3
 SHORT_TYPO_TARGET = 50
 """Many words lie one edit from a three-letter one: only a word the training uses this often,
-as long or one letter longer, is taken for what was meant ("teh" -> "the", "otm" -> "tom")."""
+one keyboard slip away (`_slips_of`), is taken for what was meant ("teh" -> "the")."""
 DICTIONARY_TARGET = 1000
 """pyspellchecker's frequency a dictionary word needs to be taken for what a slip meant when
 the training English has no such word (its rare words: "gaveyard" -> "graveyard"); "lumpy"
@@ -368,13 +368,12 @@ def _capitalise_first(text: str) -> str:
 
 
 def _one_edit(word: str) -> set[str]:
+    """Every word one edit from `word`: its keyboard slips, any letter dropped or changed."""
     letters = string.ascii_lowercase
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     deletes = {a + b[1:] for a, b in splits if b}
-    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
     changes = {a + c + b[1:] for a, b in splits if b for c in letters}
-    inserts = {a + c + b for a, b in splits for c in letters}
-    return (deletes | swaps | changes | inserts) - {word}
+    return (_slips_of(word) | deletes | changes) - {word}
 
 
 def _slips_of(word: str) -> set[str]:
