@@ -135,27 +135,36 @@ def fit_calibration(
     features: np.ndarray, good: np.ndarray, *, fitted: dict, l2: float = 1e-3, steps: int = 3000
 ) -> Calibration:
     """Logistic regression of `good` (in [0, 1], (N,): 0/1 labels, or a soft target such as
-    chrF / 100) on `features` (N, len(FEATURES)), by projected gradient descent on standardised
-    features: the MONOTONE weight is kept >= 0."""
+    chrF / 100) on `features` (N, len(FEATURES)): fit_logistic with the MONOTONE weight >= 0."""
     x = np.asarray(features, dtype=np.float64)
-    y = np.asarray(good, dtype=np.float64)
-    if x.ndim != 2 or x.shape[1] != len(FEATURES) or len(y) != len(x) or len(x) < 2:
+    if x.ndim != 2 or x.shape[1] != len(FEATURES) or len(good) != len(x) or len(x) < 2:
         raise MtError(f"calibration needs (N, {len(FEATURES)}) features for N >= 2 lines")
+    mean, scale, w, b = fit_logistic(x, good, monotone=FEATURES.index(MONOTONE), l2=l2, steps=steps)
+    return Calibration(
+        tuple(mean.tolist()), tuple(scale.tolist()), tuple(w.tolist()), b, dict(fitted)
+    )
+
+
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, *, monotone: int, l2: float = 1e-3, steps: int = 3000
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on the columns of
+    x, standardised, by projected gradient descent that keeps weight `monotone` >= 0 (also
+    what benchmarks/bench_confidence_features.py fits other feature sets with)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
     mean = x.mean(0)
     scale = x.std(0)
     scale[scale == 0] = 1.0
     z = (x - mean) / scale
     w = np.zeros(z.shape[1])
     b = 0.0
-    monotone = FEATURES.index(MONOTONE)
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(z @ w + b)))
         w -= 0.5 * (z.T @ (p - y) / len(y) + l2 * w)
         b -= 0.5 * float((p - y).mean())
         w[monotone] = max(w[monotone], 0.0)
-    return Calibration(
-        tuple(mean.tolist()), tuple(scale.tolist()), tuple(w.tolist()), b, dict(fitted)
-    )
+    return mean, scale, w, b
 
 
 def write_calibration(run_dir: Path, calibration: Calibration) -> Path:

@@ -1,0 +1,179 @@
+"""Would more of the model's own evidence rank translations better than the confidence does now?
+
+    python benchmarks/bench_confidence_features.py --run RUN --calibrate-on PREPARED/selection.tsv \
+        --data PREPARED [--domains ../shared/data/domains] [--threads 1]
+
+The confidence (mt.decode.confidence) uses what the search already knows: the mean log-prob,
+the length ratio, [UNK] pieces, the source length. Quality-estimation work (Fomicheva et al.,
+"Unsupervised Quality Estimation for Neural Machine Translation", TACL 2020) also reads how the
+log-prob is spread over the labels, the entropy of each step's distribution, Monte Carlo dropout,
+and attention coverage. This benchmark measures whether those would help mt's models before the
+translator pays for them: each output is translated greedily (as bench_trust does), then forced
+through the PyTorch model again (one pass; five more with dropout on) to read
+
+- label_std, label_min, label_low: spread of the labels' log-probs, the lowest, share below 0.1;
+- entropy: mean entropy of the next-label distributions;
+- dropout_log_prob, dropout_variance: mean log of the expected label probability over five
+  dropout passes, and its variance (Fomicheva's D-TP and D-Var);
+- coverage_deficit, coverage_excess: per source piece, how far the attention it got (last decoder
+  layer, mean over heads, summed over the output) falls below or rises above 1.
+
+The line is forced as one sequence (the translator may have cut it into sentences), so these are
+the line's figures, not the pieces'. Each feature set is fitted as `mt calibrate` fits (logistic
+regression on chrF / 100, the mean log-prob's weight kept >= 0) on the calibration sentences and
+scored on the test part and each domain test part (bench_trust's samples and seed): Spearman with
+sentence chrF, and the bad (chrF < 30) share of the least confident 10% over the rest's.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import torch
+from bench_trust import BAD_CHRF, LEAST_CONFIDENT, sets, spearman
+from machine import describe, load_average
+
+from mt.config import DecodeConfig
+from mt.data.batching import encode_sources, pad
+from mt.data.prepared_dir import read_pairs
+from mt.data.textclean import clean_text
+from mt.data.tokenization import BOS, EOS, PAD
+from mt.decode.calibrate import grouped_references, sample_sources, sentence_chrf
+from mt.decode.confidence import FEATURES, MONOTONE, fit_logistic
+from mt.decode.translator import Translator, open_translator
+
+EXTRA = (
+    "label_std",
+    "label_min",
+    "label_low",
+    "entropy",
+    "dropout_log_prob",
+    "dropout_variance",
+    "coverage_deficit",
+    "coverage_excess",
+)
+NAMES = (*FEATURES, *EXTRA)
+SETS = {
+    "now": FEATURES,
+    "+labels": (*FEATURES, "label_std", "label_min", "label_low"),
+    "+entropy": (*FEATURES, "entropy"),
+    "+dropout": (*FEATURES, "dropout_log_prob", "dropout_variance"),
+    "+coverage": (*FEATURES, "coverage_deficit", "coverage_excess"),
+    "all": NAMES,
+}
+DROPOUT_PASSES = 5
+BATCH = 32
+
+
+@torch.no_grad()
+def forced_features(translator: Translator, sources: list[str], outputs: list[str]) -> np.ndarray:
+    """EXTRA for each (source, output) line, from teacher-forced passes of the PyTorch model."""
+    run, model = translator.run, translator.run.model
+    rows = []
+    for start in range(0, len(sources), BATCH):
+        chunk = range(start, min(start + BATCH, len(sources)))
+        src_ids = [run.source.encode(clean_text(sources[i])) for i in chunk]
+        src = pad(encode_sources(src_ids, translator.max_src_len))
+        limit = model.max_positions - 1
+        tgt = [run.target.encode(clean_text(outputs[i]))[:limit] for i in chunk]
+        tgt_in = pad([np.asarray([BOS, *t], dtype=np.int64) for t in tgt])
+        tgt_out = pad([np.asarray([*t, EOS], dtype=np.int64) for t in tgt])
+        mask = src != PAD
+        lprobs = model(src, mask, tgt_in).float().log_softmax(-1)
+        labels = lprobs.gather(-1, tgt_out[..., None])[..., 0]
+        entropy = -(lprobs.exp() * lprobs).sum(-1)
+        attention = model.cross_attention_map(src, mask, tgt_in).float()
+        model.train()
+        torch.manual_seed(0)
+        sampled = torch.stack(
+            [
+                model(src, mask, tgt_in).float().log_softmax(-1).gather(-1, tgt_out[..., None])
+                for _ in range(DROPOUT_PASSES)
+            ]
+        )[..., 0].exp()  # (passes, B, T) probabilities
+        model.eval()
+        for row, t in enumerate(tgt):
+            n, s = len(t) + 1, int(mask[row].sum()) - 1  # labels with [EOS]; source without
+            lp = labels[row, :n].numpy()
+            probs = sampled[:, row, :n].numpy()
+            cover = attention[row, :n, :s].sum(0).numpy()
+            rows.append(
+                [
+                    float(lp.std()),
+                    float(lp.min()),
+                    float((lp < np.log(0.1)).mean()),
+                    float(entropy[row, :n].mean()),
+                    float(np.log(probs.mean(0) + 1e-9).mean()),
+                    float(probs.var(0).mean()),
+                    float(np.clip(1 - cover, 0, None).mean()) if s else 0.0,
+                    float(np.clip(cover - 1, 0, None).mean()) if s else 0.0,
+                ]
+            )
+    return np.asarray(rows)
+
+
+def features_and_chrf(
+    translator: Translator, references: dict[str, list[str]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(N, len(NAMES)) features and the sentence chrF of each translated source."""
+    sources = list(references)
+    translations = list(translator.translate(sources))
+    kept = [(s, t) for s, t in zip(sources, translations, strict=True) if t.evidence is not None]
+    sources, outputs = [s for s, _ in kept], [t.text for _, t in kept]
+    chrf = np.asarray(sentence_chrf(outputs, [references[s] for s in sources]))
+    now = np.asarray([t.evidence.features() for _, t in kept])
+    return np.hstack([now, forced_features(translator, sources, outputs)]), chrf
+
+
+def columns(names: tuple[str, ...]) -> list[int]:
+    assert names[0] == MONOTONE  # fit_logistic keeps the first column's weight >= 0
+    return [NAMES.index(name) for name in names]
+
+
+def ranking(confidence: np.ndarray, chrf: np.ndarray) -> str:
+    bad = chrf < BAD_CHRF
+    least = np.zeros(len(chrf), dtype=bool)
+    least[confidence.argsort(kind="stable")[: max(1, round(LEAST_CONFIDENT * len(chrf)))]] = True
+    rest = bad[~least].mean()
+    ratio = bad[least].mean() / rest if rest else float("inf")
+    return f"{spearman(confidence, chrf):.3f} / {ratio:.1f}x"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", type=Path, required=True, help="a run directory (PyTorch)")
+    parser.add_argument("--calibrate-on", type=Path, required=True, help="a selection.tsv")
+    parser.add_argument("--data", type=Path, required=True, help="prepared: its test part")
+    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
+    parser.add_argument("--sentences", type=int, default=2000, help="calibration sample")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    translator = open_translator(
+        args.run, DecodeConfig(beam_size=1), device="cpu", threads=args.threads
+    )
+    print(f"machine: {describe(args.threads)}; load {load_average()}")
+    references = grouped_references(read_pairs(args.calibrate_on))
+    chosen = sample_sources(references, args.sentences, 0)
+    x, chrf = features_and_chrf(translator, {s: references[s] for s in chosen})
+    print(f"fitted on {len(chrf)} sentences of {args.calibrate_on}; Spearman of each feature:")
+    print("  " + "  ".join(f"{n} {spearman(x[:, j], chrf):+.2f}" for j, n in enumerate(NAMES)))
+    models = {name: _fit(x[:, columns(names)], chrf / 100) for name, names in SETS.items()}
+    print("Spearman with chrF / least-confident-10% bad-share ratio, per feature set:")
+    print(f"{'set':<12} {'n':>5}  " + "  ".join(f"{name:>14}" for name in SETS))
+    for set_name, refs in sets(args.data, args.domains, 1000, 300, 1):
+        x, chrf = features_and_chrf(translator, refs)
+        cells = [ranking(models[name](x[:, columns(names)]), chrf) for name, names in SETS.items()]
+        print(f"{set_name:<12} {len(chrf):>5}  " + "  ".join(f"{c:>14}" for c in cells))
+
+
+def _fit(x: np.ndarray, target: np.ndarray):
+    """mt calibrate's regression (mt.decode.confidence.fit_logistic) on these columns, the
+    first being MONOTONE's: a function from features to confidence."""
+    mean, scale, w, b = fit_logistic(x, target, monotone=0)
+    return lambda q: 1.0 / (1.0 + np.exp(-(((q - mean) / scale) @ w + b)))
+
+
+if __name__ == "__main__":
+    main()
