@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from bench_trust import BAD_CHRF, LEAST_CONFIDENT, sets, spearman
+from bench_trust import ranking_figures, sets, spearman
 from machine import describe, load_average
 
 from mt.config import DecodeConfig
@@ -72,11 +72,11 @@ def forced_features(translator: Translator, sources: list[str], outputs: list[st
     """EXTRA for each (source, output) line, from teacher-forced passes of the PyTorch model."""
     run, model = translator.run, translator.run.model
     rows = []
+    limit = model.max_positions - 1  # labels after [BOS] that the positions hold
     for start in range(0, len(sources), BATCH):
         chunk = range(start, min(start + BATCH, len(sources)))
         src_ids = [run.source.encode(clean_text(sources[i])) for i in chunk]
         src = pad(encode_sources(src_ids, translator.max_src_len))
-        limit = model.max_positions - 1
         tgt = [run.target.encode(clean_text(outputs[i]))[:limit] for i in chunk]
         tgt_in = pad([np.asarray([BOS, *t], dtype=np.int64) for t in tgt])
         tgt_out = pad([np.asarray([*t, EOS], dtype=np.int64) for t in tgt])
@@ -133,12 +133,8 @@ def columns(names: tuple[str, ...]) -> list[int]:
 
 
 def ranking(confidence: np.ndarray, chrf: np.ndarray) -> str:
-    bad = chrf < BAD_CHRF
-    least = np.zeros(len(chrf), dtype=bool)
-    least[confidence.argsort(kind="stable")[: max(1, round(LEAST_CONFIDENT * len(chrf)))]] = True
-    rest = bad[~least].mean()
-    ratio = bad[least].mean() / rest if rest else float("inf")
-    return f"{spearman(confidence, chrf):.3f} / {ratio:.1f}x"
+    figures = ranking_figures(confidence, chrf)
+    return f"{figures['spearman']:.3f} / {figures['bad_ratio']:.1f}x"
 
 
 def main() -> None:

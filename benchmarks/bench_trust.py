@@ -134,22 +134,30 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
 
 
-def trust_figures(rows: list[Row]) -> dict[str, float]:
-    confidence = np.asarray([row.confidence for row in rows])
-    chrf = np.asarray([row.chrf for row in rows])
+def ranking_figures(confidence: np.ndarray, chrf: np.ndarray) -> dict[str, float]:
+    """How well confidence ranks: Spearman with chrF, and the bad (chrF < BAD_CHRF) share among
+    the least confident LEAST_CONFIDENT against the rest's."""
     bad = chrf < BAD_CHRF
-    least = np.zeros(len(rows), dtype=bool)
-    least[confidence.argsort(kind="stable")[: max(1, round(LEAST_CONFIDENT * len(rows)))]] = True
-    copies = np.asarray([row.copies for row in rows])
-    alike = np.asarray([row.like_source for row in rows])
-    flagged = np.asarray([COPY in row.flags for row in rows])
+    least = np.zeros(len(chrf), dtype=bool)
+    least[confidence.argsort(kind="stable")[: max(1, round(LEAST_CONFIDENT * len(chrf)))]] = True
     bad_least, bad_rest = float(bad[least].mean()), float(bad[~least].mean())
     return {
-        "sentences": len(rows),
         "spearman": spearman(confidence, chrf),
         "bad_least": bad_least,
         "bad_rest": bad_rest,
         "bad_ratio": bad_least / bad_rest if bad_rest else float("inf"),
+    }
+
+
+def trust_figures(rows: list[Row]) -> dict[str, float]:
+    confidence = np.asarray([row.confidence for row in rows])
+    chrf = np.asarray([row.chrf for row in rows])
+    copies = np.asarray([row.copies for row in rows])
+    alike = np.asarray([row.like_source for row in rows])
+    flagged = np.asarray([COPY in row.flags for row in rows])
+    return {
+        "sentences": len(rows),
+        **ranking_figures(confidence, chrf),
         "copies": int(copies.sum()),
         "copy_recall": float(flagged[copies].mean()) if copies.any() else float("nan"),
         "copy_false": float(flagged[~copies].mean()) if (~copies).any() else float("nan"),
