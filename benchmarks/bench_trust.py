@@ -19,6 +19,7 @@ it prints, per set:
   and the best reference's chrF is below 70 (where the reference copies too, copying is right);
   and the flag's rate on the others;
 - the copy flag's recall on echoes (each source given back as its own output).
+--show-copies prints each copy (caught or missed) and each other output the flag is raised on.
 Decoding is greedy (beam 1) unless --beam-size says otherwise. Other figures (glossary terms,
 protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
 `print_figures` are the pieces to call.
@@ -51,6 +52,8 @@ DOMAINS = Path("../shared/data/domains")
 
 @dataclass(frozen=True)
 class Row:
+    source: str
+    output: str
     confidence: float
     chrf: float
     flags: tuple[str, ...]
@@ -96,6 +99,8 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
     )
     return [
         Row(
+            source,
+            t.text,
             t.confidence if t.confidence is not None else 0.0,
             score,
             t.flags,
@@ -183,6 +188,16 @@ def print_figures(name: str, figures: dict[str, float], echo: tuple[int, float])
     )
 
 
+def show_copies(rows: list[Row]) -> None:
+    """Each output that copies the source, and each other output the flag is raised on, to read
+    what the flag catches and misses."""
+    for row in rows:
+        flagged = COPY in row.flags
+        if row.copies or flagged:
+            verdict = ("caught" if flagged else "MISSED") if row.copies else "flag on a non-copy"
+            print(f"  {verdict}: {row.source!r} -> {row.output!r}")
+
+
 def sets(data: Path, domains: Path, size: int, domain_size: int, seed: int):
     """(name, references) for the test part and each domain test part, sampled with `seed`."""
     test = grouped_references(read_pairs(data / "test.tsv"))
@@ -202,6 +217,9 @@ def main() -> None:
     parser.add_argument("--beam-size", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--show-copies", action="store_true", help="print the copies and the flag's other hits"
+    )
     args = parser.parse_args()
     config = DecodeConfig(beam_size=args.beam_size, n_best=1)
     translator = open_translator(args.run, config, device="cpu", threads=args.threads)
@@ -217,6 +235,8 @@ def main() -> None:
     ):
         rows = trust_rows(translator, references)
         print_figures(name, trust_figures(rows), echo_recall(list(references)))
+        if args.show_copies:
+            show_copies(rows)
 
 
 if __name__ == "__main__":
