@@ -16,7 +16,11 @@ through the PyTorch model again (one pass; five more with dropout on) to read
 - dropout_log_prob, dropout_variance: mean log of the expected label probability over five
   dropout passes, and its variance (Fomicheva's D-TP and D-Var);
 - coverage_deficit, coverage_excess: per source piece, how far the attention it got (last decoder
-  layer, mean over heads, summed over the output) falls below or rises above 1.
+  layer, mean over heads, summed over the output) falls below or rises above 1;
+- dropout_agreement: the source translated again greedily SAMPLES times with dropout on, the mean
+  sentence chrF of those translations against the one given (Fomicheva's D-Lex-Sim, their
+  strongest single feature: a model unsure of a sentence scatters its translations). It costs
+  SAMPLES more searches, so it is measured here before any engine pays for it.
 
 The line is forced as one sequence (the translator may have cut it into sentences), so these are
 the line's figures, not the pieces'. Each feature set is fitted as `mt calibrate` fits (logistic
@@ -53,6 +57,7 @@ EXTRA = (
     "dropout_variance",
     "coverage_deficit",
     "coverage_excess",
+    "dropout_agreement",
 )
 NAMES = (*FEATURES, *EXTRA)
 SETS = {
@@ -61,9 +66,11 @@ SETS = {
     "+entropy": (*FEATURES, "entropy"),
     "+dropout": (*FEATURES, "dropout_log_prob", "dropout_variance"),
     "+coverage": (*FEATURES, "coverage_deficit", "coverage_excess"),
+    "+agreement": (*FEATURES, "dropout_agreement"),
     "all": NAMES,
 }
 DROPOUT_PASSES = 5
+SAMPLES = 5
 BATCH = 32
 
 
@@ -124,7 +131,22 @@ def features_and_chrf(
     sources, outputs = [s for s, _ in kept], [t.text for _, t in kept]
     chrf = np.asarray(sentence_chrf(outputs, [references[s] for s in sources]))
     now = np.asarray([t.evidence.features() for _, t in kept])
-    return np.hstack([now, forced_features(translator, sources, outputs)]), chrf
+    forced = forced_features(translator, sources, outputs)
+    agreement = dropout_agreement(translator, sources, outputs)[:, None]
+    return np.hstack([now, forced, agreement]), chrf
+
+
+def dropout_agreement(translator: Translator, sources: list[str], outputs: list[str]) -> np.ndarray:
+    """Mean sentence chrF / 100 of SAMPLES greedy translations with dropout on against `outputs`."""
+    model = translator.run.model
+    model.train()
+    torch.manual_seed(0)
+    try:
+        samples = [[t.text for t in translator.translate(sources)] for _ in range(SAMPLES)]
+    finally:
+        model.eval()
+    references = [[output] for output in outputs]
+    return np.mean([sentence_chrf(sample, references) for sample in samples], axis=0) / 100
 
 
 def columns(names: tuple[str, ...]) -> list[int]:
