@@ -58,6 +58,18 @@ def test_a_copied_label_or_heading_is_flagged() -> None:
     assert copies_source("List installed extension images:", "List installed extension images:")
 
 
+def test_a_heading_left_half_in_english_is_flagged_but_not_a_translation_sharing_a_word() -> None:
+    # 60% of the letters are the source's and the rest does not make it read as Spanish
+    assert copies_source("Threading model", "Threading modelo.")
+    assert copies_source("Protecting document", "Protecting documento.")
+    # too few letters for the language to tell: quiet
+    assert not copies_source("Are you a doctor?", "¿Eres doctor?")
+    # two thirds of the letters the source's, in an output that reads as Spanish: a translation
+    assert not copies_source(
+        "The animal hospital is in the capital", "El hospital animal está en la capital."
+    )
+
+
 def test_a_repetition_loop_is_flagged_unless_the_source_has_it() -> None:
     loop = "Quiero ir a la casa de la casa de la casa de la casa de"
     assert flags_for("I want to go home.", loop, cut=False) == (REPETITION,)
