@@ -41,7 +41,7 @@ from machine import describe, load_average
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
-from mt.decode.flags import COPY, copies_source, language_of, names_of, to_translate
+from mt.decode.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 from mt.decode.translator import Translator, open_translator
 
 BAD_CHRF = 30.0
@@ -97,25 +97,15 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
     reference_likeness = sentence_chrf(
         asked, [[words(r, s) for r in references[s]] for s in sources]
     )
-    return [
-        Row(
-            source,
-            t.text,
-            t.confidence if t.confidence is not None else 0.0,
-            score,
-            t.flags,
-            copies_english(source) and own >= COPY_CHRF and like < COPY_CHRF and english(words),
-            copies_english(source) and own >= COPY_CHRF and like < COPY_CHRF,
-        )
-        for source, t, score, own, like, words in zip(
-            sources, translations, chrf, against_source, reference_likeness, answered, strict=True
-        )
-    ]
-
-
-def english(words: str) -> bool:
-    """The words read as English rather than Spanish."""
-    return language_of(words)[0] != "es"
+    rows = []
+    for source, t, score, own, like, words in zip(
+        sources, translations, chrf, against_source, reference_likeness, answered, strict=True
+    ):
+        alike = copies_english(source) and own >= COPY_CHRF and like < COPY_CHRF
+        confidence = t.confidence if t.confidence is not None else 0.0
+        copies = alike and not reads_as_spanish(words)
+        rows.append(Row(source, t.text, confidence, score, t.flags, copies, alike))
+    return rows
 
 
 def copies_english(source: str) -> bool:

@@ -77,7 +77,7 @@ def copies_source(source: str, output: str) -> bool:
         return True
     if shared < HALF_COPY_OVERLAP or letters < MIN_LETTERS_FOR_LANGUAGE:
         return False  # too few letters for the language to tell ("Tom va a", "¿Eres doctor?")
-    return language_of(" ".join(out))[0] != "es"
+    return not reads_as_spanish(" ".join(out))
 
 
 def longest_loop(tokens: list[str]) -> tuple[int, int]:
@@ -126,6 +126,11 @@ def language_of(text: str) -> tuple[str, float]:
     """The likeliest of LANGUAGES for `text`, and its probability."""
     language, probability = _identifier().classify(text)
     return language, float(probability)
+
+
+def reads_as_spanish(text: str) -> bool:
+    """py3langid's likeliest language for `text` is Spanish."""
+    return language_of(text)[0] == "es"
 
 
 def flags_for(source: str, output: str, *, cut: bool) -> tuple[str, ...]:
