@@ -47,6 +47,7 @@ from mt.data.tokenization import BOS, EOS, PAD
 from mt.decode.calibrate import grouped_references, sample_sources, sentence_chrf
 from mt.decode.confidence import FEATURES, MONOTONE, fit_logistic
 from mt.decode.translator import Translator, open_translator
+from mt.model.probes import model_mode
 
 EXTRA = (
     "label_std",
@@ -92,15 +93,14 @@ def forced_features(translator: Translator, sources: list[str], outputs: list[st
         labels = lprobs.gather(-1, tgt_out[..., None])[..., 0]
         entropy = -(lprobs.exp() * lprobs).sum(-1)
         attention = model.cross_attention_map(src, mask, tgt_in).float()
-        model.train()
         torch.manual_seed(0)
-        sampled = torch.stack(
-            [
-                model(src, mask, tgt_in).float().log_softmax(-1).gather(-1, tgt_out[..., None])
-                for _ in range(DROPOUT_PASSES)
-            ]
-        )[..., 0].exp()  # (passes, B, T) probabilities
-        model.eval()
+        with model_mode(model, training=True):
+            sampled = torch.stack(
+                [
+                    model(src, mask, tgt_in).float().log_softmax(-1).gather(-1, tgt_out[..., None])
+                    for _ in range(DROPOUT_PASSES)
+                ]
+            )[..., 0].exp()  # (passes, B, T) probabilities
         for row, t in enumerate(tgt):
             n, s = len(t) + 1, int(mask[row].sum()) - 1  # labels with [EOS]; source without
             lp = labels[row, :n].numpy()
@@ -138,13 +138,9 @@ def features_and_chrf(
 
 def dropout_agreement(translator: Translator, sources: list[str], outputs: list[str]) -> np.ndarray:
     """Mean sentence chrF / 100 of SAMPLES greedy translations with dropout on against `outputs`."""
-    model = translator.run.model
-    model.train()
     torch.manual_seed(0)
-    try:
+    with model_mode(translator.run.model, training=True):
         samples = [[t.text for t in translator.translate(sources)] for _ in range(SAMPLES)]
-    finally:
-        model.eval()
     references = [[output] for output in outputs]
     return np.mean([sentence_chrf(sample, references) for sample in samples], axis=0) / 100
 

@@ -45,7 +45,7 @@ def probe_training(
 
     with torch.random.fork_rng(devices=[]):
         model = build()
-        with _mode(model, training=True):
+        with model_mode(model, training=True):
 
             def step(mode: str) -> Tensor:
                 model.zero_grad(set_to_none=True)
@@ -86,14 +86,15 @@ def probe_decoding(model: nn.Module, device: torch.device) -> ProbeResult:
     def agrees(fp32: Tensor, bf16: Tensor) -> bool:
         return float((fp32 == bf16).float().mean()) >= ARGMAX_AGREEMENT
 
-    with torch.random.fork_rng(devices=[]), _mode(model, training=False):
+    with torch.random.fork_rng(devices=[]), model_mode(model, training=False):
         key = _key("decoding", model.config, device)
         return probe_precision(steps_along_path, agrees, key=key)
 
 
 @contextlib.contextmanager
-def _mode(model: nn.Module, *, training: bool) -> Iterator[None]:
-    """The model in train or eval mode for the probe, then as it was, with no gradients left."""
+def model_mode(model: nn.Module, *, training: bool) -> Iterator[None]:
+    """The model in train or eval mode (dropout on or off) for a while, then as it was, with no
+    gradients left."""
     was_training = model.training
     model.train(training)
     try:
