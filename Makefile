@@ -127,12 +127,14 @@ bench-formats: $(STAMP)
 # benchmarks/domain_split.py), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),
 # whose vocabularies grow by the characters the domains need and the placeholder tokens, and whose
 # smaller domains are repeated as in `make model` (DOMAIN_TEMPERATURE 2: news and tldr twice): 30 and
-# 10 minutes, with 30% rehearsal of the base data and without; then BLEU/chrF (beam 5) of each on
-# every domain's test part and the Tatoeba test part. About 90 minutes on a 2-core CPU.
+# 10 minutes, with DOMAIN_MIX rehearsal of the base data (0.6, chosen in docs/domain.md) and without;
+# then BLEU/chrF (beam 5) of each on every domain's test part and the Tatoeba test part. About 90
+# minutes on a 2-core CPU.
 DOMAIN_BASE ?= bench/run
 DOMAIN_BASE_DATA ?= bench/data
 DOMAIN_OUT ?= bench/domain
 DOMAIN_TEMPERATURE ?= 2
+DOMAIN_MIX ?= 0.6
 DOMAIN_TUNE = $(BIN)/mt train $(DOMAIN_OUT)/data --init-from $(DOMAIN_BASE) --force
 bench-domain: $(STAMP)
 	@test -f $(DOMAIN_BASE)/best.safetensors || { echo "bench-domain needs the make bench model in $(DOMAIN_BASE): run 'make bench' first or give DOMAIN_BASE=RUN DOMAIN_BASE_DATA=PREPARED" >&2; exit 1; }
@@ -140,9 +142,9 @@ bench-domain: $(STAMP)
 	$(BIN)/mt prepare $(DOMAIN_OUT)/split/train/*.tsv --tokenizers-from $(DOMAIN_BASE) \
 		--paragraphs all --max-length 64 --split 0.96,0.03,0.01 --max-selection 1000 --max-test 500 \
 		--sampling-temperature $(DOMAIN_TEMPERATURE) --out $(DOMAIN_OUT)/data --force
-	$(DOMAIN_TUNE) --mix $(DOMAIN_BASE_DATA):0.3 --time-budget 30m --out $(DOMAIN_OUT)/mix-30m
+	$(DOMAIN_TUNE) --mix $(DOMAIN_BASE_DATA):$(DOMAIN_MIX) --time-budget 30m --out $(DOMAIN_OUT)/mix-30m
 	$(DOMAIN_TUNE) --time-budget 30m --out $(DOMAIN_OUT)/plain-30m
-	$(DOMAIN_TUNE) --mix $(DOMAIN_BASE_DATA):0.3 --time-budget 10m --out $(DOMAIN_OUT)/mix-10m
+	$(DOMAIN_TUNE) --mix $(DOMAIN_BASE_DATA):$(DOMAIN_MIX) --time-budget 10m --out $(DOMAIN_OUT)/mix-10m
 	$(DOMAIN_TUNE) --time-budget 10m --out $(DOMAIN_OUT)/plain-10m
 	$(BIN)/python benchmarks/bench_domain.py --domains $(DOMAINS) --tatoeba $(DOMAIN_BASE_DATA) \
 		--beam 5 --run base=$(DOMAIN_BASE) --run mix-10m=$(DOMAIN_OUT)/mix-10m \
