@@ -5,9 +5,9 @@ fine-tuned from it (docs/domain.md, "The recipe").
         --share 0.75 --out bench/domain/blend-0.75
 
 The new run directory is the fine-tuned one's (tokenizers, model.json, train.json) with
-best.safetensors = (1 - share) * base + share * tuned. The base's rows are grown to the tuned
-run's vocabulary as `mt train --init-from` grows them (mt.train.vocab_rows); the rows of labels
-the base never had are taken from the tuned run as they are, since the base has nothing to say
+best.safetensors = (1 - share) * base + share * tuned. A grown vocabulary (`mt prepare
+--tokenizers-from`) appends labels, so the base's rows are the tuned run's first rows; the rows of
+labels the base never had are the tuned run's as they are, since the base has nothing to say
 about them. Score the result with bench_domain.py like any run.
 """
 
@@ -17,7 +17,6 @@ import argparse
 import shutil
 from pathlib import Path
 
-import torch
 from torch import Tensor
 
 from mt.files import BEST_WEIGHTS
@@ -25,23 +24,16 @@ from mt.model.checkpoint import load_tensors
 from mt.model.rundir import save_weights
 from mt.model.transformer import make_model
 from mt.run_configs import read_model_config
-from mt.train.vocab_rows import grow_vocabulary_rows
 
 
 def blended(base: dict[str, Tensor], tuned: dict[str, Tensor], share: float) -> dict[str, Tensor]:
-    """`share` of the tuned weights and the rest of the base's, name by name."""
-    growth = {
-        (base[name].shape[0], tensor.shape[0])
-        for name, tensor in tuned.items()
-        if tensor.dim() and base[name].shape[0] != tensor.shape[0]
-    }
-    grown = grow_vocabulary_rows(base, tuned, growth=growth)
+    """`share` of the tuned weights and the rest of the base's, name by name; rows past the
+    base's (labels it never had) stay the tuned run's."""
     out = {}
     for name, tensor in tuned.items():
-        mixed = (1 - share) * grown[name].float() + share * tensor.float()
-        old = base[name].shape[0] if tensor.dim() else 0
-        if tensor.dim() and old != tensor.shape[0]:
-            mixed[old:] = tensor[old:].float()
+        head = slice(0, base[name].shape[0]) if tensor.dim() else ...
+        mixed = tensor.float().clone()
+        mixed[head] = (1 - share) * base[name].float() + share * tensor[head].float()
         out[name] = mixed.to(tensor.dtype)
     return out
 
@@ -60,8 +52,7 @@ def main() -> None:
     base, _ = load_tensors(args.base / BEST_WEIGHTS)
     tuned, _ = load_tensors(args.tuned / BEST_WEIGHTS)
     model = make_model(read_model_config(args.tuned))
-    with torch.no_grad():
-        model.load_state_dict(blended(base, tuned, args.share))
+    model.load_state_dict(blended(base, tuned, args.share))  # checks the shapes against model.json
     if args.out.exists():
         shutil.rmtree(args.out)
     keep = shutil.ignore_patterns("checkpoints", "last.safetensors", "calibration.json")
