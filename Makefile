@@ -51,7 +51,7 @@ corpus: $(STAMP)
 # benchmarks/domain_split.py, so their test parts stay unseen), with tokenizers learned on all of it
 # (markup characters included); held-out selection and test parts of at most 3,000 pairs each.
 # MODEL_TEMPERATURE repeats the smaller corpora's training pairs so that each one's share goes as
-# size^(1/T) (mt.data.upsampling): with 2, news and tldr are repeated 3 times, LibreOffice twice.
+# size^(1/T) (mt.data.prepare.upsampling): with 2, news and tldr are repeated 3 times, LibreOffice twice.
 # The run directory is ready for `mt translate runs/model` and `mt serve runs/model`.
 MODEL_BUDGET ?= 60m
 MODEL_TEMPERATURE ?= 2

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import parse_duration
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.files import PREPARE_JSON
 from mt.model.rundir import read_metrics
 from mt.train.launch import start_training

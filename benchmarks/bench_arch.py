@@ -21,10 +21,10 @@ from rich.table import Table
 
 from mt.cli.progress import RichReporter
 from mt.config import RECIPES, DecodeConfig, parse_duration
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
-from mt.decode.evaluation import evaluate_run
 from mt.errors import MtError
+from mt.evaluate.evaluation import evaluate_run
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run, read_metrics
 from mt.train.launch import start_training

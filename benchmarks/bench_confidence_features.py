@@ -3,7 +3,7 @@
     python benchmarks/bench_confidence_features.py --run RUN --calibrate-on PREPARED/selection.tsv \
         --data PREPARED [--domains ../shared/data/domains] [--threads 1]
 
-The confidence (mt.decode.confidence) uses what the search already knows: the mean log-prob,
+The confidence (mt.quality.confidence) uses what the search already knows: the mean log-prob,
 the length ratio, [UNK] pieces, the source length. Quality-estimation work (Fomicheva et al.,
 "Unsupervised Quality Estimation for Neural Machine Translation", TACL 2020) also reads how the
 log-prob is spread over the labels, the entropy of each step's distribution, Monte Carlo dropout,
@@ -40,14 +40,14 @@ from bench_trust import ranking_figures, sets, spearman
 from machine import describe, load_average
 
 from mt.config import DecodeConfig
-from mt.data.batching import encode_sources, pad
+from mt.data.feed.batching import encode_sources, pad
 from mt.data.prepared_dir import read_pairs
-from mt.data.textclean import clean_text
 from mt.data.tokenization import BOS, EOS, PAD
-from mt.decode.calibrate import grouped_references, sample_sources, sentence_chrf
-from mt.decode.confidence import FEATURES, MONOTONE, fit_logistic
 from mt.decode.translator import Translator, open_translator
+from mt.evaluate.calibrate import grouped_references, sample_sources, sentence_chrf
 from mt.model.probes import model_mode
+from mt.quality.confidence import FEATURES, MONOTONE, fit_logistic
+from mt.text.cleaning import clean_text
 
 EXTRA = (
     "label_std",
@@ -183,7 +183,7 @@ def main() -> None:
 
 
 def _fit(x: np.ndarray, target: np.ndarray):
-    """mt calibrate's regression (mt.decode.confidence.fit_logistic) on these columns, the
+    """mt calibrate's regression (mt.quality.confidence.fit_logistic) on these columns, the
     first being MONOTONE's: a function from features to confidence."""
     mean, scale, w, b = fit_logistic(x, target, monotone=0)
     return lambda q: 1.0 / (1.0 + np.exp(-(((q - mean) / scale) @ w + b)))

@@ -29,8 +29,8 @@ from rich.table import Table
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import open_translator
+from mt.evaluate.scores import corpus_scores
 
 
 def samples(domains: Path, tatoeba: Path, limit: int, seed: int) -> dict[str, list[tuple]]:

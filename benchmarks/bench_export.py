@@ -31,8 +31,8 @@ from rich.table import Table
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import load_prepared
 from mt.decode.engine import open_run
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator
+from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
 
 CPU = torch.device("cpu")

@@ -40,8 +40,8 @@ from mt.decode.documents import html as html_format
 from mt.decode.documents import markdown, po
 from mt.decode.documents.align import aligner_for
 from mt.decode.documents.document import translate_units
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import open_translator
+from mt.evaluate.scores import corpus_scores
 
 TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*)>")
 VOID = {"br", "img", "hr", "input", "meta", "link", "wbr"}

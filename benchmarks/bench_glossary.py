@@ -36,8 +36,8 @@ from machine import describe, load_average
 
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, in_source_case
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import TermCounts, open_translator
+from mt.evaluate.scores import corpus_scores
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
 _LABEL = re.compile(r'<span class="menuitem">(.*?)</span>')

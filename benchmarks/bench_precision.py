@@ -29,12 +29,12 @@ from rich.table import Table
 from torch import nn
 
 from mt.config import DecodeConfig, RunConfig, TrainConfig, new_run_config
-from mt.data.batching import Batch, EncodedPairs, collate, epoch_batches
+from mt.data.feed.batching import Batch, EncodedPairs, collate, epoch_batches
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.decode.engine import TorchEngine
-from mt.decode.scores import corpus_scores
-from mt.decode.testsets import EvaluationSet
 from mt.decode.translator import Translator, open_translator
+from mt.evaluate.scores import corpus_scores
+from mt.evaluate.testsets import EvaluationSet
 from mt.model.loss import masked_loss_terms
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model

@@ -4,7 +4,7 @@
 
 On the test parts of python-docs and tldr (our by-document split of --domains, by default
 ../shared/data/domains: benchmarks/domain_split.py) and the run's Tatoeba test part, it keeps the
-pairs whose English has protected spans (mt.data.spans) that also stand verbatim in the reference,
+pairs whose English has protected spans (mt.text.spans) that also stand verbatim in the reference,
 samples --limit of them per set (seeded), and translates them twice: with protection (placeholder
 tokens for a model trained with them, the stand-ins for an older one) and without. It prints, per
 set and kind of span (url, code, path, placeholder, number, name, ...), the copy rate (the share of
@@ -32,13 +32,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
-from mt.data.lexicon import CAPITALISED
 from mt.data.prepared_dir import read_pairs
-from mt.data.spans import shared_spans
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
+from mt.evaluate.scores import corpus_scores
 from mt.model.rundir import read_train_config
+from mt.text.lexicon import CAPITALISED
+from mt.text.spans import shared_spans
 
 DOMAINS = Path("../shared/data/domains")
 DOMAIN_SETS = ("python-docs", "tldr")

@@ -31,7 +31,7 @@ from rich.table import Table
 
 from mt.atomic import atomic_write_text
 from mt.config import DecodeConfig, parse_duration
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.decode.translator import open_translator
 from mt.model.rundir import read_train_config

@@ -5,7 +5,7 @@
 On the first --limit pairs of the run's prepared test part (sentences unseen in training) and on
 their casual variant (lower-cased, final punctuation dropped), greedy and beam 5, with three rules
 for which words get stand-ins: none (placeholders off), the old rule (every capitalised word and
-number that is not one source piece) and the fixed one (mt.decode.names with the run's lexicon,
+number that is not one source piece) and the fixed one (mt.text.names with the run's lexicon,
 or the lexicon of its prepared directory for a run made before lexicons). For each it prints
 - wrong copies: the share of outputs holding a capitalised source word that the reference does
   not hold ("Allow me presentaron a mí."; target at most 1%), and of them those whose word had a
@@ -37,13 +37,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
-from mt.data.lexicon import CAPITALISED
-from mt.data.noise import casual
+from mt.data.feed.noise import casual
 from mt.data.prepared_dir import read_pairs
 from mt.decode.placeholders import Protectable, protect
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator, open_translator
+from mt.evaluate.scores import corpus_scores
 from mt.model.rundir import read_train_config
+from mt.text.lexicon import CAPITALISED
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
 EXAMPLES = 5  # wrong copies quoted for the fixed rule

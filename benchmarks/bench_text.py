@@ -7,9 +7,9 @@ On a seeded sample of the test part (--limit pairs, beam 5) it prints BLEU and c
 - paragraphs: 4 test sentences joined on one line, scored against the 4 references joined, with
   sentence splitting (the default) and with --no-split;
 - casual typing (first, in a table of its own, on --casual-part): the seeded casual variant of
-  mt.data.casual (lower case, no final punctuation, no apostrophes, a few typos) against the clean
+  mt.text.casual (lower case, no final punctuation, no apostrophes, a few typos) against the clean
   sentences, each translated as typed, with each step of the input normalisation
-  (mt.decode.normalize) alone, with the default steps (all four), with all but the typo step, with
+  (mt.text.normalize) alone, with the default steps (all four), with all but the typo step, with
   the default and the output's form restored; and the clean sentences that normalising leaves
   unchanged; greedy (--casual-beam)
   on --limit pairs; the run's --source-noise is printed;
@@ -44,11 +44,12 @@ from rich.console import Console
 from rich.table import Table
 
 from mt.config import DecodeConfig
-from mt.data.casual import casual_variants
 from mt.data.prepared_dir import read_pairs
-from mt.decode.normalize import STEPS, Normalizer, word_stats_for
-from mt.decode.scores import corpus_scores
+from mt.decode.run_tables import word_stats_for
 from mt.decode.translator import Translator, open_translator
+from mt.evaluate.scores import corpus_scores
+from mt.text.casual import casual_variants
+from mt.text.normalize import STEPS, Normalizer
 
 PARAGRAPH = 4
 KNOWN_NAMES = ("Tom", "Mary", "John", "Alice", "Bob", "Ken", "Jim", "Jane", "Mike", "Emily")

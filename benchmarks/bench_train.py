@@ -20,8 +20,8 @@ from rich.table import Table
 from torch import Tensor, nn
 
 from mt.config import RECIPES, ModelConfig, TrainConfig
-from mt.data.batching import collate, encode_parts, epoch_batches
-from mt.data.prepare import prepare_corpus
+from mt.data.feed.batching import collate, encode_parts, epoch_batches
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.files import PREPARE_JSON
 from mt.model.devices import resolve_device

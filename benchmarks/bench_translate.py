@@ -21,10 +21,10 @@ from rich.table import Table
 
 from mt.cli.progress import RichReporter
 from mt.config import DecodeConfig, parse_duration
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator
+from mt.evaluate.scores import corpus_scores
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run, read_train_config

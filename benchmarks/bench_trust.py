@@ -11,7 +11,7 @@ it prints, per set:
   their ratio;
 - the copy flag's recall on outputs that copy the source, where "copies the source" is measured
   apart from the flag's own measure (shared letters of words): the source is English prose with
-  a word of 3+ letters (mt.data.prose: not a command, code or a bare name), and on the words
+  a word of 3+ letters (mt.text.prose: not a command, code or a bare name), and on the words
   there are to translate (outside protected spans, the source's names left out: copied by
   right) the output's chrF against the source, taken both ways (the lower), is >= 70, those
   words of the output read as English rather than Spanish (py3langid: a cognate translation,
@@ -40,9 +40,9 @@ from machine import describe, load_average
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
-from mt.decode.calibrate import calibrate_run, grouped_references, sentence_chrf
-from mt.decode.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 from mt.decode.translator import Translator, open_translator
+from mt.evaluate.calibrate import calibrate_run, grouped_references, sentence_chrf
+from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 
 BAD_CHRF = 30.0
 LEAST_CONFIDENT = 0.10
@@ -75,7 +75,7 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
     chrf = sentence_chrf(outputs, [references[s] for s in sources])
 
     # Measured on what there is to translate: not protected spans (URLs, code, paths, numbers)
-    # nor the source's names, which are copied by right (mt.decode.flags.to_translate).
+    # nor the source's names, which are copied by right (mt.quality.flags.to_translate).
     names = {s: names_of(s) for s in sources}
 
     def words(text: str, source: str) -> str:
@@ -110,7 +110,7 @@ def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list
 
 def copies_english(source: str) -> bool:
     """The source is English prose with words to translate, not a command or code
-    (mt.data.prose, the flag's own condition on the source)."""
+    (mt.text.prose, the flag's own condition on the source)."""
     return copies_source(source, source)
 
 

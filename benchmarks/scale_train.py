@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from mt.config import RunConfig, TrainConfig, new_run_config
-from mt.data.batching import Batch, EncodedPairs, epoch_batches, step_batches
+from mt.data.feed.batching import Batch, EncodedPairs, epoch_batches, step_batches
 from mt.data.prepared_dir import load_prepared
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.model.devices import resolve_device

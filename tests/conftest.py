@@ -74,7 +74,7 @@ def write_corpus(path: Path, pairs: list[tuple[str, str]] | None = None) -> Path
 def prepare_tiny(root: Path) -> Path:
     """The invented corpus prepared with small vocabularies into root/prepared."""
     from mt.config import PrepareConfig
-    from mt.data.prepare import prepare_corpus
+    from mt.data.prepare.pipeline import prepare_corpus
 
     out = root / "prepared"
     config = PrepareConfig(src_vocab=150, tgt_vocab=180)

@@ -15,17 +15,33 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mt"
 
 # Each stage and what it may import besides itself. Data flows one way: files -> data (prepared
-# directory) -> train (run directory) -> decode (text, scores) -> export / serving; `model` is
-# what train and decode share; `core` is the top-level modules every stage uses.
+# directory) -> train (run directory) -> decode (text, scores) -> evaluate / export / serving;
+# `text` is the English-text layer under every stage, `model` what train and decode share,
+# `quality` what decode judges its translations with, and `core` the top-level modules every
+# stage uses.
 ALLOWED = {
     "core": set(),
-    "data": {"core"},
+    "text": {"core"},
+    "data": {"core", "text"},
     "model": {"core", "data"},
-    "train": {"core", "data", "model"},
-    "decode": {"core", "data", "model"},
+    "train": {"core", "text", "data", "model"},
+    "quality": {"core", "text"},
+    "decode": {"core", "text", "data", "model", "quality"},
+    "evaluate": {"core", "text", "data", "model", "quality", "decode"},
     "export": {"core", "data", "model", "decode"},
-    "serving": {"core", "data", "model", "decode"},
-    "cli": {"core", "data", "model", "train", "decode", "export", "serving"},
+    "serving": {"core", "text", "data", "model", "quality", "decode"},
+    "cli": {
+        "core",
+        "text",
+        "data",
+        "model",
+        "train",
+        "quality",
+        "decode",
+        "evaluate",
+        "export",
+        "serving",
+    },
 }
 CONSOLE_ONLY_IN = {"cli"}
 

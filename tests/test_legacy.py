@@ -1,7 +1,7 @@
 """Directories written before the stage layout (tests/fixtures/legacy, made by commit 8ae3155)
 still load, translate to the same words, score the same and resume training.
 
-They were also written before lexicons (mt.data.lexicon): with the prepared directory their
+They were also written before lexicons (mt.text.lexicon): with the prepared directory their
 train.json names gone, the stand-ins go by the built-in lists and the vocabulary alone, and these
 inputs translate exactly as they did; with it there, its lexicon is counted and the stand-ins no
 longer take the ordinary word "Does".
@@ -18,10 +18,10 @@ import pytest
 from conftest import cli_output
 from mt.checksums import write_checksums
 from mt.config import DecodeConfig
-from mt.data.lexicon import NO_LEXICON, lexicon_of_part
 from mt.data.prepared_dir import load_prepared
 from mt.decode.placeholders import protect
 from mt.decode.translator import open_translator
+from mt.text.lexicon import NO_LEXICON, lexicon_of_part
 
 LEGACY = Path(__file__).parent / "fixtures" / "legacy"
 

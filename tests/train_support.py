@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from mt.config import ModelConfig, TrainConfig
-from mt.data.batching import StepBatch, TrainData, encode_pairs, epoch_batches, step_batches
+from mt.data.feed.batching import StepBatch, TrainData, encode_pairs, epoch_batches, step_batches
 from mt.train.distributed import Distributed
 from mt.train.reporting import SilentReporter
 from mt.train.trainer import Trainer

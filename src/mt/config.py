@@ -111,7 +111,7 @@ PRESETS: dict[str, ModelShape] = {
 
 
 NOISE_KINDS = ("lower", "punctuation", "apostrophes", "typos")
-"""What --source-noise may do to a chosen source (mt.data.noise says how)."""
+"""What --source-noise may do to a chosen source (mt.data.feed.noise says how)."""
 
 
 @dataclass(frozen=True)
@@ -142,10 +142,10 @@ class TrainConfig(_DictMixin):
     compile: bool = False
     average_last: int = 0  # average this many last evaluation snapshots into the final weights
     skip_nonfinite: int = 0
-    source_noise: float = 0.0  # share of sources made casual each epoch (mt.data.noise)
-    source_noise_kinds: str = "lower,punctuation"  # how: mt.data.noise.KINDS, comma-separated
+    source_noise: float = 0.0  # share of sources made casual each epoch (mt.data.feed.noise)
+    source_noise_kinds: str = "lower,punctuation"  # how: mt.data.feed.noise.KINDS, comma-separated
     placeholders: float | None = None  # share of pairs with shared spans given placeholder
-    # tokens each epoch (mt.data.spans); None: PLACEHOLDER_RATE when the tokenizers have them
+    # tokens each epoch (mt.text.spans); None: PLACEHOLDER_RATE when the tokenizers have them
     seed: int = 0
 
     @property
@@ -427,7 +427,7 @@ def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any
 
 NORMALIZE_INPUT = True
 """Whether `translate`, `evaluate` and `serve` normalise casual input before translating it
-(mt.decode.normalize; docs/text.md has the measurements that chose it)."""
+(mt.text.normalize; docs/text.md has the measurements that chose it)."""
 
 
 @dataclass(frozen=True)
@@ -506,11 +506,11 @@ class PrepareConfig(_DictMixin):
     auto, those of translator files (.po, TMX, XLIFF: documentation paragraphs); all; none."""
     extend_vocab: bool = True
     """With --tokenizers-from: append the placeholders and the characters the run's vocabulary
-    cannot spell (mt.data.vocab_growth); False copies the run's tokenizers byte for byte."""
+    cannot spell (mt.data.prepare.vocab_growth); False copies the run's tokenizers byte for byte."""
     min_char_count: int = 5  # a character is added when the training text has it this often
     sampling_temperature: float = 1.0
     """Each corpus's training pairs repeated so that its share goes as size^(1/T)
-    (mt.data.upsampling); 1 keeps the corpora as they are."""
+    (mt.data.prepare.upsampling); 1 keeps the corpora as they are."""
 
     def __post_init__(self) -> None:
         _check(

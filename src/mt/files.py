@@ -4,7 +4,7 @@ of a stored format version. No torch here: `mt prepare` uses it and must start f
 A prepared directory (`mt prepare`): prepare.json, train.tsv, selection.tsv, test.tsv, the two
 tokenizers, the token arrays of train and selection (PART.en.ids, PART.en.offsets, the same for
 .es; see tokenarrays.py), lexicon.tsv (how the training part writes each capitalised English
-word; see mt.data.lexicon) and checksums.sha256. A run directory (`mt train`), everything needed
+word; see mt.text.lexicon) and checksums.sha256. A run directory (`mt train`), everything needed
 to translate, resume or inspect it:
 
 RUN/model.json            format version + model config

@@ -1,7 +1,7 @@
 import numpy as np
 import torch
 
-from mt.data.batching import (
+from mt.data.feed.batching import (
     Batch,
     EncodedPairs,
     _cut,

@@ -14,9 +14,9 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mt.data.streams
+import mt.data.readers.streams
 from conftest import invented_pairs
-from mt.data.corpus import (
+from mt.data.readers.corpus import (
     BAD_LINE_EXAMPLES,
     BLANK,
     EMPTY_ENGLISH,
@@ -31,9 +31,9 @@ from mt.data.corpus import (
     read_corpus,
     stream_corpus,
 )
-from mt.data.corpus_rows import ONE_COLUMN
-from mt.data.textclean import clean_text, clean_texts
+from mt.data.readers.corpus_rows import ONE_COLUMN
 from mt.errors import MtError
+from mt.text.cleaning import clean_text, clean_texts
 
 
 def write(path: Path, text: str) -> Path:
@@ -424,7 +424,7 @@ def test_chunks_and_blocks_of_any_size_give_one_result(
             target=write(tmp_path / "c.es", "Bueno.\r\n\r\nDos.\r\nSí.\r\nVale.\r\n"),
         )
     whole = everything(source)
-    monkeypatch.setattr(mt.data.streams, "BLOCK_BYTES", 3)
+    monkeypatch.setattr(mt.data.readers.streams, "BLOCK_BYTES", 3)
     assert everything(source, chunk_lines=2) == everything(source, chunk_lines=1) == whole
     assert whole[0]  # some pairs, some bad lines
     assert whole[2]
@@ -496,9 +496,9 @@ def test_tiny_chunks_and_blocks_change_nothing(tmp_path: Path, text: str) -> Non
         with pytest.raises(MtError, match=str(error).replace("(", r"\(").replace(")", r"\)")):
             everything(source, chunk_lines=1)
         return
-    original = mt.data.streams.BLOCK_BYTES
+    original = mt.data.readers.streams.BLOCK_BYTES
     try:
-        mt.data.streams.BLOCK_BYTES = 2
+        mt.data.readers.streams.BLOCK_BYTES = 2
         assert everything(source, chunk_lines=1) == whole
     finally:
-        mt.data.streams.BLOCK_BYTES = original
+        mt.data.readers.streams.BLOCK_BYTES = original

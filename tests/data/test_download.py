@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_output, invented_pairs
-from mt.data.corpus import read_corpus
+from mt.data.readers.corpus import read_corpus
 
 PAIRS = invented_pairs()[:40]
 TWO_COLUMNS = "".join(f"{en}\t{es}\n" for en, es in PAIRS)

@@ -6,8 +6,8 @@ import pytest
 
 from conftest import invented_pairs
 from mt.config import ConfigError, TrainConfig
-from mt.data.batching import encode_pairs, encode_parts
-from mt.data.noise import casual, noisy_sources
+from mt.data.feed.batching import encode_pairs, encode_parts
+from mt.data.feed.noise import casual, noisy_sources
 from mt.data.tokenization import WordPieceCodec
 
 SOURCES = [en for en, _ in invented_pairs()]

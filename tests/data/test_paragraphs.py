@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from mt.config import PrepareConfig
-from mt.data.corpus import CorpusInput, read_corpus
-from mt.data.paragraphs import Outcome, open_markup, split_pair
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.paragraphs import Outcome, open_markup, split_pair
+from mt.data.prepare.pipeline import prepare_corpus
+from mt.data.readers.corpus import CorpusInput, read_corpus
 
 
 def test_same_number_of_sentences_gives_sentence_pairs_with_markup_verbatim() -> None:

@@ -19,8 +19,8 @@ import pytest
 from conftest import cli_output as invoke
 from conftest import invented_pairs, write_corpus
 from mt.config import PrepareConfig
-from mt.data.partition import tokenizer_sample_mask
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.partition import tokenizer_sample_mask
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared, read_pairs
 from mt.data.tokenization import UNK, WordPieceCodec
 from mt.errors import MtError

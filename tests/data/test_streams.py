@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from mt.data.streams import iter_blocks, iter_lines, open_binary, peek_head, plain_suffix
+from mt.data.readers.streams import iter_blocks, iter_lines, open_binary, peek_head, plain_suffix
 from mt.errors import MtError
 
 TEXT = "".join(f"line {n}\tlínea {n}\n" for n in range(5000)).encode()

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import run_cli
 from mt.config import PrepareConfig
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared, summary_rows
 from mt.data.tokenization import PLACEHOLDERS, UNK, WordPieceCodec
 from mt.errors import MtError

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import run_cli
 from mt.config import PrepareConfig
-from mt.data.corpus import CorpusInput, read_corpus
-from mt.data.prepare import prepare_corpus
-from mt.data.translator_files import read_translator_file
+from mt.data.prepare.pipeline import prepare_corpus
+from mt.data.readers.corpus import CorpusInput, read_corpus
+from mt.data.readers.translator_files import read_translator_file
 from mt.errors import MtError
 
 PO = """\

@@ -8,8 +8,8 @@ import numpy as np
 
 from conftest import cli_output as invoke
 from conftest import write_corpus
+from mt.data.prepare.upsampling import corpus_repeats, row_repeats
 from mt.data.prepared_dir import read_pairs
-from mt.data.upsampling import corpus_repeats, row_repeats
 
 
 def test_temperature_one_keeps_every_corpus_as_it_is() -> None:

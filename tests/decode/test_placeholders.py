@@ -1,6 +1,6 @@
 """Stand-ins for unseen names and numbers: what is swapped, and that restoring gives it back.
 
-Which words are names is the Protectable's judgement (tests/decode/test_names.py); here it is the
+Which words are names is the Protectable's judgement (tests/text/test_names.py); here it is the
 plain rule "not in VOCABULARY", or one that records what it was asked.
 """
 

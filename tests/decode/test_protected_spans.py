@@ -16,7 +16,7 @@ import torch
 
 from conftest import invented_pairs, run_cli, tiny_run
 from mt.config import DecodeConfig
-from mt.data.augment import PLACEHOLDER_RATE
+from mt.data.feed.augment import PLACEHOLDER_RATE
 from mt.data.tokenization import EOS, PLACEHOLDERS
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator

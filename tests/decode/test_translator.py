@@ -11,9 +11,9 @@ import pytest
 
 from mt.cli.textio import read_lines, write_translations
 from mt.config import DecodeConfig
-from mt.data.lexicon import read_lexicon
 from mt.decode.translator import Translation, open_translator
 from mt.errors import MtError
+from mt.text.lexicon import read_lexicon
 
 
 def test_lines_lose_their_newline_and_a_leading_byte_order_mark() -> None:
@@ -55,7 +55,7 @@ def test_a_run_brings_the_lexicon_of_its_training_part(trained_run: Path) -> Non
 
 
 def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None:
-    from mt.data.wordstats import read_word_stats
+    from mt.text.wordstats import read_word_stats
 
     assert read_word_stats(trained_run / "words.tsv").sentences > 100  # copied from prepare
     config = DecodeConfig(beam_size=1)

@@ -18,12 +18,12 @@ import torch
 
 from conftest import cli_output, invented_pairs, run_cli, write_corpus
 from mt.config import DecodeConfig
-from mt.data.batching import encode_sources
+from mt.data.feed.batching import encode_sources
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.decode.ct2_engine import ExportedRun, open_exported
 from mt.decode.engine import TorchEngine
-from mt.decode.scores import corpus_scores
 from mt.decode.translator import Translator
+from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
 from mt.files import CHECKSUMS
 from mt.model.rundir import LoadedRun, load_run, save_weights
@@ -304,7 +304,7 @@ def test_mt_imports_without_ctranslate2() -> None:
     code = (
         "import sys; sys.modules['ctranslate2'] = None\n"
         "import mt.cli.app, mt.train.launch, mt.train.trainer, mt.decode.translator\n"
-        "import mt.decode.evaluation, mt.export.writer\n"
+        "import mt.evaluate.evaluation, mt.export.writer\n"
         "print('ok')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

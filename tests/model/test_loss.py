@@ -1,6 +1,6 @@
 import pytest
 
-from mt.decode.scores import corpus_scores
+from mt.evaluate.scores import corpus_scores
 from mt.model.loss import TokenStats
 
 

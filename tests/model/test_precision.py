@@ -19,7 +19,7 @@ from mt.config import (
     TrainConfig,
     resumed_train_config,
 )
-from mt.data.prepare import prepare_corpus
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.decode.translator import open_translator
 from mt.model.loss import evaluate_teacher_forced
 from mt.model.precision import (

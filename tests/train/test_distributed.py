@@ -20,7 +20,7 @@ from safetensors.torch import load_file
 
 from conftest import cli_output as invoke
 from mt.config import ModelConfig
-from mt.data.batching import TrainData, collate, epoch_batches, step_batches
+from mt.data.feed.batching import TrainData, collate, epoch_batches, step_batches
 from mt.errors import MtError
 from mt.model.loss import masked_loss_terms
 from mt.model.rundir import read_metrics

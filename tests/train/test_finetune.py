@@ -16,10 +16,10 @@ import torch
 from conftest import run_cli
 from mt.checksums import file_sha256
 from mt.config import FINETUNE_PEAK_SHARE, FINETUNE_WARMUP, PrepareConfig, TrainConfig
-from mt.data.batching import encode_pairs
-from mt.data.prepare import prepare_corpus
+from mt.data.feed.batching import encode_pairs
+from mt.data.feed.rehearsal import Mix, base_count, mixed_pairs, parse_mix
+from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
-from mt.data.rehearsal import Mix, base_count, mixed_pairs, parse_mix
 from mt.errors import MtError
 from mt.files import BEST_WEIGHTS, MODEL_JSON
 from mt.model.rundir import load_run

@@ -112,8 +112,8 @@ def test_inference_and_selection_code_never_load_the_trainer() -> None:
     """Translation, evaluation, the command line and selection stand without mt.train.trainer (so no
     import cycle with selection, and no training code in a served model's process)."""
     code = (
-        "import sys, mt.cli.app, mt.decode.evaluation, mt.decode.translator, mt.train.selection; "
-        "import mt.data.batching; "
+        "import sys, mt.cli.app, mt.evaluate.evaluation, mt.decode.translator, mt.train.selection; "
+        "import mt.data.feed.batching; "
         "print(sorted(m for m in ('mt.train.trainer', 'mt.train.launch') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from mt.config import TrainConfig
-from mt.data.batching import StepBatch
+from mt.data.feed.batching import StepBatch
 from mt.data.tokenization import PAD
 from mt.errors import MtError
 from mt.model.loss import masked_loss_terms

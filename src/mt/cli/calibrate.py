@@ -31,8 +31,8 @@ def calibrate(
     """
 
     def action() -> None:
-        from mt.decode.calibrate import calibrate_run, selection_part
         from mt.decode.translator import open_translator
+        from mt.evaluate.calibrate import calibrate_run, selection_part
 
         config = DecodeConfig(beam_size=beam_size, n_best=1)
         selection = selection_part(run, data)

@@ -27,7 +27,7 @@ def download(
 
     Example: mt download --out data/spa-eng.tsv
     """
-    from mt.data.download import download_corpus
+    from mt.data.readers.download import download_corpus
 
     result = run_or_exit(lambda: download_corpus(out=out, source=source))
     from_member = f" ({result.member})" if result.member else ""
@@ -143,9 +143,9 @@ def prepare(
     """
     from mt.cli.progress import RichStages
     from mt.config import PrepareConfig
-    from mt.data.corpus import parse_split
-    from mt.data.inputs import corpus_inputs
-    from mt.data.prepare import prepare_corpus
+    from mt.data.prepare.pipeline import prepare_corpus
+    from mt.data.readers.corpus import parse_split
+    from mt.data.readers.inputs import corpus_inputs
 
     def run():  # -> PrepareResult
         inputs = corpus_inputs(

@@ -281,7 +281,7 @@ def _write_document(document, translator, output_file: Path | None) -> None:
 
 def keep_names(path: Path | None) -> tuple[str, ...]:
     """The names of a --keep file (none without one)."""
-    from mt.data.spans import read_keep
+    from mt.text.spans import read_keep
 
     return () if path is None else read_keep(path)
 
@@ -345,8 +345,8 @@ def evaluate(
     """
 
     def action() -> None:
-        from mt.decode.evaluation import evaluate_set, evaluation_set
         from mt.decode.translator import open_translator
+        from mt.evaluate.evaluation import evaluate_set, evaluation_set
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")

@@ -123,8 +123,8 @@ _LABELS = {
 
 
 class RichStages:
-    """Implements mt.data.stages.Stages on a rich console; a context manager. The bars go when
-    prepare ends: its summary table says what was done."""
+    """Implements mt.data.prepare.stages.Stages on a rich console; a context manager. The bars go
+    when prepare ends: its summary table says what was done."""
 
     def __init__(self, console: Console) -> None:
         self._progress = Progress(

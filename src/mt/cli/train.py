@@ -146,7 +146,7 @@ def train(
 
     def action() -> None:
         from mt.cli.progress import RichReporter
-        from mt.data.rehearsal import parse_mix
+        from mt.data.feed.rehearsal import parse_mix
         from mt.errors import MtError
         from mt.train.launch import dry_run as build_only
         from mt.train.launch import train_run

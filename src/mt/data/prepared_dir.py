@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mt.data.corpus import PARTS
+from mt.data.readers.corpus import PARTS
 from mt.data.tokenarrays import open_column
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
@@ -26,7 +26,7 @@ from mt.files import (
 )
 
 if TYPE_CHECKING:
-    from mt.data.batching import EncodedPairs
+    from mt.data.feed.batching import EncodedPairs
 
 PART_FILES = {part: f"{part}.tsv" for part in PARTS}
 ARRAY_PARTS = ("train", "selection")
@@ -53,7 +53,7 @@ class Prepared:
 
     def encoded(self, part: str, *, max_src_len: int, max_tgt_len: int) -> EncodedPairs:
         """The token arrays of "train" or "selection", read row by row from their files."""
-        from mt.data.batching import EncodedPairs  # torch: only training needs it
+        from mt.data.feed.batching import EncodedPairs  # torch: only training needs it
 
         entries = self.info["token_arrays"]["parts"][part]
         return EncodedPairs(

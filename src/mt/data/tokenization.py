@@ -26,7 +26,7 @@ PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
 # Placeholder tokens for protected spans (URLs, code, numbers, names, glossary terms): a span is
 # replaced by one of these on the way in and put back on the way out. A model learns to copy them
-# from training pairs whose shared spans were replaced the same way (mt.data.spans); the white
+# from training pairs whose shared spans were replaced the same way (mt.text.spans); the white
 # brackets are OpenNMT's placeholder convention and never occur in ordinary text.
 PLACEHOLDERS = tuple(f"｟{number}｠" for number in range(1, 17))
 RESERVED = len(SPECIAL_TOKENS) + len(PLACEHOLDERS)  # labels of a vocabulary that no text decides

@@ -2,15 +2,15 @@
 
 How mt's search maps onto CTranslate2's (read mt.decode.search first):
 
-- Tokens: CTranslate2 exchanges label strings; the source goes in with its [EOS] (mt.data.batching
-  adds it) and the decoder starts from [BOS]. mt bans [PAD] and [BOS] without renormalising the
-  other labels' log-probs; CTranslate2's suppression renormalises (a shift of about 3e-4 per
-  sentence on the tiny test models). So the search runs without suppression, which gives mt's
-  choices and log-probs whenever a banned label never wins, as it never does for a trained
-  model; a sentence whose result holds one is searched again with them suppressed and its
-  hypotheses rescored with `score_batch`, which gives the unrenormalised log-probs. Greedy
-  choices are then still mt's (a row's shift does not reorder it); beam search may rank
-  differently, because the shift differs between beams.
+- Tokens: CTranslate2 exchanges label strings; the source goes in with its [EOS]
+  (mt.data.feed.batching adds it) and the decoder starts from [BOS]. mt bans [PAD] and [BOS]
+  without renormalising the other labels' log-probs; CTranslate2's suppression renormalises (a
+  shift of about 3e-4 per sentence on the tiny test models). So the search runs without
+  suppression, which gives mt's choices and log-probs whenever a banned label never wins, as it
+  never does for a trained model; a sentence whose result holds one is searched again with them
+  suppressed and its hypotheses rescored with `score_batch`, which gives the unrenormalised
+  log-probs. Greedy choices are then still mt's (a row's shift does not reorder it); beam search
+  may rank differently, because the shift differs between beams.
 - Length: mt lets a sentence emit at most floor(a * S + b) labels (capped by the positions),
   then forces [EOS]. CTranslate2's limit is one number per batch and ends a hypothesis at the
   limit without [EOS]. So a batch is searched with its largest limit, and a sentence whose result
@@ -43,7 +43,7 @@ import torch
 
 from mt.checksums import verify_checksums
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
-from mt.data.batching import EncodedPairs
+from mt.data.feed.batching import EncodedPairs
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from mt.config import DecodeConfig, TrainConfig
-from mt.data.batching import EncodedPairs, pad
+from mt.data.feed.batching import EncodedPairs, pad
 from mt.data.tokenization import PAD
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.search import Hypothesis, search

@@ -9,11 +9,11 @@ model copies those and not digit stand-ins such as "30" (benchmarks/bench_text.p
 Stand-ins already in the sentence are not used; when all are taken, a word is left as it is.
 
 Which words are names is not decided here: `protect` asks the `Protectable` it is given about
-every capitalised word and number (mt.decode.names is the one the Translator gives), so that the
+every capitalised word and number (mt.text.names is the one the Translator gives), so that the
 swapping can be tested apart from the judgement.
 
 A model whose tokenizers have the placeholder tokens (trained with `--placeholders`) needs no
-stand-ins: `protect_spans` replaces every protected span (mt.data.spans: URLs, code, paths,
+stand-ins: `protect_spans` replaces every protected span (mt.text.spans: URLs, code, paths,
 format placeholders, numbers, --keep names) and every name the `Protectable` picks by a token,
 ｟1｠ to ｟16｠ in order of appearance, and `restore_spans` puts them back. A span whose token the
 translation lost is put back at the end of the sentence (before its final mark): a URL out of
@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from mt.data.lexicon import CAPITALISED
-from mt.data.spans import Span, find_spans
 from mt.data.tokenization import PLACEHOLDERS
+from mt.text.lexicon import CAPITALISED
+from mt.text.spans import Span, find_spans
 
 STAND_INS = ("Tom", "Mary", "John")
 _NAME_OR_NUMBER = re.compile(

@@ -12,7 +12,11 @@ from typing import TypeVar
 
 from mt.data.prepared_dir import PART_FILES
 from mt.errors import MtError
+from mt.files import LEXICON, WORD_STATS
 from mt.model.rundir import read_train_config
+from mt.text.lexicon import NO_LEXICON, Lexicon, lexicon_of_part, read_lexicon
+from mt.text.normalize import Normalizer
+from mt.text.wordstats import NO_WORD_STATS, WordStats, read_word_stats, word_stats_of_part
 
 T = TypeVar("T")
 
@@ -44,3 +48,25 @@ def prepared_dir_of(model_dir: Path) -> Path | None:
     except MtError:
         return None
     return prepared if (prepared / PART_FILES["train"]).is_file() else None
+
+
+def lexicon_for(model_dir: Path) -> Lexicon:
+    """The lexicon of a run or export directory: its own lexicon.tsv; for one made before there
+    were lexicons, that of the prepared directory its train.json names (counted from its training
+    part if it has none); an empty lexicon when that directory is gone."""
+    return table_of_run(
+        model_dir, LEXICON, read=read_lexicon, count=lexicon_of_part, absent=NO_LEXICON
+    )
+
+
+def word_stats_for(model_dir: Path) -> WordStats:
+    """The word statistics of a run or export directory: its own words.tsv; for one made before
+    there were any, those of the prepared directory its train.json names (counted from its
+    training part if it has none); nothing when that directory is gone."""
+    return table_of_run(
+        model_dir, WORD_STATS, read=read_word_stats, count=word_stats_of_part, absent=NO_WORD_STATS
+    )
+
+
+def normalizer_for(model_dir: Path) -> Normalizer:
+    return Normalizer.from_stats(word_stats_for(model_dir))

@@ -1,10 +1,10 @@
 """Cut a line of text into the pieces a model translates, keeping every character between them.
 
 The model learned from one short sentence per line; a line holding a paragraph, or a sentence
-longer than the training limit, is cut first: into sentences (mt.data.sentences, the splitter
+longer than the training limit, is cut first: into sentences (mt.text.sentences, the splitter
 `mt prepare` also cuts documentation paragraphs with), then any piece still too long at clause
 boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows, never
-inside a protected span (a URL, a path, code: mt.data.spans) while another break is left. Every
+inside a protected span (a URL, a path, code: mt.text.spans) while another break is left. Every
 non-space character of the line lands in exactly one piece, so nothing is ever dropped, and the
 whitespace around and between pieces is kept to put the translations back in its place.
 """
@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mt.data.sentences import sentence_spans
-from mt.data.spans import find_spans
+from mt.text.sentences import sentence_spans
+from mt.text.spans import find_spans
 
 _CLAUSE_BREAKS = (
     re.compile(r"(?<=[;:])\s+"),
@@ -77,7 +77,7 @@ def segment(
     normalize: Callable[[str], str] | None = None,
 ) -> Segmented:
     """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps.
-    `normalize` (casual input made careful, mt.decode.normalize) rewrites each sentence before it
+    `normalize` (casual input made careful, mt.text.normalize) rewrites each sentence before it
     is cut: a sentence's second half is no sentence, and must not get a capital or a full stop."""
     if split:
         spans = sentence_spans(line)

@@ -11,14 +11,10 @@ import numpy as np
 import torch
 
 from mt.config import NORMALIZE_INPUT, DecodeConfig
-from mt.data.augment import has_placeholders
-from mt.data.batching import encode_sources
-from mt.data.spans import mask_spans
-from mt.data.textclean import clean_text, without_surrogates
+from mt.data.feed.augment import has_placeholders
+from mt.data.feed.batching import encode_sources
 from mt.data.tokenization import BOS, EOS, PAD, PLACEHOLDERS, UNK
-from mt.decode.confidence import Evidence, add_evidence, read_calibration
 from mt.decode.engine import engine_for
-from mt.decode.flags import flags_for
 from mt.decode.glossary import (
     NAME_STAND_INS,
     Glossary,
@@ -32,8 +28,6 @@ from mt.decode.glossary import (
 )
 from mt.decode.glossary import Slots as TermSlots
 from mt.decode.glossary import restore as restore_terms
-from mt.decode.names import NameRule, lexicon_for
-from mt.decode.normalize import normalizer_for
 from mt.decode.placeholders import (
     Protectable,
     Slots,
@@ -42,10 +36,16 @@ from mt.decode.placeholders import (
     restore,
     restore_spans,
 )
+from mt.decode.run_tables import lexicon_for, normalizer_for
 from mt.decode.search import Hypothesis, length_limit
 from mt.decode.segment import join_alternatives, segment
 from mt.errors import MtError
 from mt.model.rundir import LoadedRun
+from mt.quality.confidence import Evidence, add_evidence, read_calibration
+from mt.quality.flags import flags_for
+from mt.text.cleaning import clean_text, without_surrogates
+from mt.text.names import NameRule
+from mt.text.spans import mask_spans
 
 CHUNK_LINES = 2000
 """Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
@@ -82,8 +82,8 @@ class Translation:
     hypotheses: tuple[tuple[str, float], ...]  # (detokenized text, score), best first
     pieces: int = 1  # sentences (and parts of too-long ones) translated for this line
     evidence: Evidence | None = None  # what the search saw of the best translation
-    confidence: float | None = None  # in [0, 1] (mt.decode.confidence); None: not computed
-    flags: tuple[str, ...] = ()  # mt.decode.flags: copy, repetition, cut, not_english
+    confidence: float | None = None  # in [0, 1] (mt.quality.confidence); None: not computed
+    flags: tuple[str, ...] = ()  # mt.quality.flags: copy, repetition, cut, not_english
 
     @property
     def text(self) -> str:
@@ -134,7 +134,7 @@ class Translator:
         )
         # calibration.json from `mt calibrate`, else the uncalibrated fallback (it says so)
         self.calibration = read_calibration(run.directory)
-        # --normalize: casual input made to look like the training English (mt.decode.normalize)
+        # --normalize: casual input made to look like the training English (mt.text.normalize)
         self.normalizer: Callable[[str], str] | None = (
             normalizer_for(run.directory) if normalize else None
         )

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from mt.config import TrainConfig
-from mt.data.batching import EncodedPairs, batch_indices, collate, lengths
+from mt.data.feed.batching import EncodedPairs, batch_indices, collate, lengths
 from mt.model.precision import autocast
 
 

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor, nn
 
 from mt.config import ModelConfig
-from mt.data.batching import Batch
+from mt.data.feed.batching import Batch
 from mt.data.tokenization import BOS, EOS
 from mt.model.loss import masked_loss_terms
 from mt.model.precision import ProbeResult, autocast, cached_verdict, probe_precision

@@ -23,10 +23,10 @@ from torch import Tensor
 
 from mt.checksums import file_sha256
 from mt.config import RunConfig, TrainConfig, finetune_run_config
-from mt.data.base_run import check_extends_vocabulary, read_base_run
-from mt.data.batching import EncodedPairs
+from mt.data.feed.batching import EncodedPairs
+from mt.data.feed.rehearsal import Mix, mixed_pairs
+from mt.data.prepare.base_run import check_extends_vocabulary, read_base_run
 from mt.data.prepared_dir import Prepared, load_prepared
-from mt.data.rehearsal import Mix, mixed_pairs
 from mt.errors import MtError
 from mt.files import BEST_WEIGHTS
 from mt.model.checkpoint import load_tensors
@@ -91,7 +91,7 @@ def fine_tuning(
 
 
 def rehearsal(prepared: Prepared, mix: Mix, config: TrainConfig) -> Rehearsal:
-    """Each epoch's training pairs with `mix.fraction` of base pairs (mt.data.rehearsal); the
+    """Each epoch's training pairs with `mix.fraction` of base pairs (mt.data.feed.rehearsal); the
     base data's vocabulary must be the prepared data's or its first ids."""
     base = load_prepared(mix.prepared)
     check_extends_vocabulary(

@@ -1,7 +1,7 @@
 """Start or resume a training run: the steps in order, each done by the module that owns it.
 
 Configuration is assembled in mt.config, the run directory claimed and written by mt.model.rundir,
-the data encoded by mt.data.batching, the model trained by mt.train.trainer. `train_run` is
+the data encoded by mt.data.feed.batching, the model trained by mt.train.trainer. `train_run` is
 what `mt train` calls; a library user calls it too, with option changes by config field name, e.g.
 ``train_run(prepared=Path("data/prepared"), out=Path("runs/a"), changes={"max_steps": 100})``. A
 fine-tuned run (``init_from``, ``mix``) is set up by mt.train.finetune and then trains, resumes and
@@ -26,10 +26,10 @@ from mt.config import (
     new_run_config,
     resumed_train_config,
 )
-from mt.data.augment import placeholder_rate
-from mt.data.batching import TrainData, with_augmentation
+from mt.data.feed.augment import placeholder_rate
+from mt.data.feed.batching import TrainData, with_augmentation
+from mt.data.feed.rehearsal import Mix
 from mt.data.prepared_dir import Prepared, load_prepared
-from mt.data.rehearsal import Mix
 from mt.errors import MtError
 from mt.files import (
     CURVES_PNG,
@@ -181,7 +181,7 @@ def start_training(
 def _copy_lexicon(prepared_dir: Path, run_dir: Path) -> None:
     """The prepared directory's lexicon and word statistics go with the run, which must translate
     without it; a directory prepared before them has none, and the run then does without (or
-    counts them from the prepared data while it is there: mt.decode.names, mt.decode.normalize)."""
+    counts them from the prepared data while it is there: mt.text.names, mt.text.normalize)."""
     for name in (LEXICON, WORD_STATS):
         if (prepared_dir / name).is_file():
             atomic_write_bytes(run_dir / name, (prepared_dir / name).read_bytes())

@@ -22,7 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from mt.config import TrainConfig
-from mt.data.batching import EncodedPairs
+from mt.data.feed.batching import EncodedPairs
 from mt.files import BEST_WEIGHTS
 from mt.model.loss import TokenStats, evaluate_teacher_forced
 from mt.model.rundir import save_weights

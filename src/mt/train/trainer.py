@@ -23,7 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from mt.config import ModelConfig, TrainConfig
-from mt.data.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
+from mt.data.feed.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
 from mt.errors import MtError
 from mt.files import LAST_WEIGHTS
 from mt.interrupts import handling

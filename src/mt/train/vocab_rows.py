@@ -1,5 +1,5 @@
 """The rows a fine-tuned model gains when its prepared data grew the base run's vocabularies
-(mt.data.vocab_growth appends labels, so every old id keeps its meaning).
+(mt.data.prepare.vocab_growth appends labels, so every old id keeps its meaning).
 
 The base's rows are copied exactly. Each new row of an embedding or of the output projection is
 the mean of the base's ordinary rows (specials left out): a neutral word the model has already

@@ -17,10 +17,10 @@ from typing import Protocol
 
 import torch
 
-from mt.data.batching import encode_sources
-from mt.data.textclean import clean_text
+from mt.data.feed.batching import encode_sources
 from mt.data.tokenization import BOS, PAD
 from mt.model.rundir import LoadedRun
+from mt.text.cleaning import clean_text
 
 _PLAIN_WORD = r"(?:(?!Qz[a-z]{2})\w)+"
 WORD = re.compile(rf"(?i:Qz[a-z]{{2}})|{_PLAIN_WORD}(?:['’]{_PLAIN_WORD})*|[^\w\s]")

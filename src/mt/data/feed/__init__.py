@@ -1,0 +1,1 @@
+"""The training feed: token arrays -> augmented, noised, rehearsed, length-bucketed batches."""

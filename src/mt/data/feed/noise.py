@@ -1,0 +1,91 @@
+"""Source-side noise for training: make some English sentences look typed casually.
+
+Tatoeba's English is capitalised and ends in punctuation; what people type often is neither, and a
+model that never saw such input translates it worse. With `--source-noise RATE` that share of the
+training sources is, each epoch, made casual in the ways `--source-noise-kinds` names:
+
+- lower: lowercased (half the chosen sentences);
+- punctuation: final punctuation dropped (half) or "." / "!" swapped (a tenth);
+- apostrophes: apostrophes dropped ("don't" -> "dont"; half), by mt.text.casual;
+- typos: a few keyboard slips (mt.text.casual.TYPO_RATE of the words), by mt.text.casual.
+
+Only prose is made casual (mt.text.prose): a command line or a line of code is typed as it is,
+and a slip in "git status" would teach the model to mend program names.
+
+mt.data.feed.batching encodes them again. The draw is a pure function of (seed, epoch), like the
+batch order, so a resumed run sees exactly the sources an uninterrupted one would. Targets never
+change. The default kinds, "lower,punctuation", draw exactly what --source-noise drew before there
+were kinds; the two new kinds take their draws from a stream of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mt.config import NOISE_KINDS
+from mt.text.casual import TYPO_RATE, CasualStyle, casual_variant
+from mt.text.prose import is_prose
+
+FINAL_PUNCTUATION = ".!?"
+DEFAULT_KINDS = "lower,punctuation"
+_STREAM = 0x6E6F6973  # keeps these draws apart from the batch order's, which use (seed, epoch)
+_CASUAL_STREAM = 1  # the apostrophes and typos kinds: apart from the draws of the first two
+
+
+def parse_kinds(text: str) -> frozenset[str]:
+    """ "lower,typos" -> its kinds; ValueError naming an unknown one."""
+    kinds = frozenset(kind.strip() for kind in text.split(",") if kind.strip())
+    unknown = sorted(kinds - set(NOISE_KINDS))
+    if unknown or not kinds:
+        raise ValueError(f"unknown noise kind {unknown[0]!r}" if unknown else "no noise kind")
+    return kinds
+
+
+def casual(text: str, *, lower: bool, punctuation: str | None) -> str:
+    """`text` lowercased if `lower`; its final punctuation mark (with the spaces before it)
+    replaced by `punctuation` ("" drops it, None keeps it)."""
+    if lower:
+        text = text.lower()
+    if punctuation is not None and text and text[-1] in FINAL_PUNCTUATION:
+        text = text[:-1].rstrip() + punctuation
+    return text
+
+
+def noisy_sources(
+    texts: Sequence[str], *, rate: float, seed: int, epoch: int, kinds: str = DEFAULT_KINDS
+) -> list[str]:
+    """A `rate` share of `texts` made casual in the `kinds` named (see the module docstring); a
+    chosen sentence that none of them change is lowercased (with "lower"), so that `rate` is
+    what changes."""
+    chosen = parse_kinds(kinds)
+    rng = np.random.default_rng([seed, epoch, _STREAM])
+    draws = rng.random((len(texts), 3))
+    casual_seeds = np.random.default_rng([seed, epoch, _STREAM, _CASUAL_STREAM]).integers(
+        2**62, size=len(texts)
+    )
+    style = CasualStyle(
+        lower=0.0,
+        punctuation=0.0,
+        apostrophes=0.5 if "apostrophes" in chosen else 0.0,
+        typos=TYPO_RATE if "typos" in chosen else 0.0,
+    )
+    out = list(texts)
+    for index in np.flatnonzero(draws[:, 0] < rate):
+        text = texts[index]
+        if not is_prose(text):
+            continue
+        if style.apostrophes or style.typos:
+            text = casual_variant(text, int(casual_seeds[index]), style)
+        lower, mark = "lower" in chosen and draws[index, 1] < 0.5, draws[index, 2]
+        punctuation = "" if mark < 0.5 else _swapped(text[-1:]) if mark < 0.6 else None
+        punctuation = punctuation if "punctuation" in chosen else None
+        noisy = casual(text, lower=lower, punctuation=punctuation)
+        unchanged = noisy == texts[index] and "lower" in chosen
+        out[index] = casual(noisy, lower=True, punctuation=None) if unchanged else noisy
+    return out
+
+
+def _swapped(mark: str) -> str | None:
+    return {".": "!", "!": "."}.get(mark)

@@ -1,0 +1,1 @@
+"""The prepare pipeline: corpus rows -> split, paragraphs, vocabularies, token arrays, tables."""

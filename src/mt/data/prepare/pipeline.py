@@ -1,0 +1,412 @@
+"""`mt prepare`: corpus files -> a prepared directory (cleaned parts, tokenizers, token arrays).
+
+The corpora are read as streams, so memory does not grow with their size except for two 8-byte
+hashes a pair (duplicates and the English sentence of each pair) and the offsets of the encoded
+training part:
+
+1. read: every corpus is cleaned and filtered chunk by chunk and spooled to one temporary file,
+   keeping only the hashes in NumPy arrays;
+2. split: duplicates and the split by English sentence are decided on the hashes alone
+   (partition.py), with the selection and test parts capped; the spool is then written out part
+   by part;
+3. tokenizers are trained on a seeded sample of the training part (all of it, in file order,
+   when it is smaller than the sample);
+4. every part is encoded in batches (pairs over `--max-length` leave it here); the training and
+   selection parts are written as the token arrays that `mt train` reads row by row
+   (tokenarrays.py);
+5. the capitalised words of the training part are counted into lexicon.tsv (lexicon.py), so that
+   translation can tell names, which it copies, from ordinary words; and how the training English
+   spells its words and starts its questions into words.tsv (wordstats.py), so that translation
+   can normalise casual input (mt.text.normalize).
+
+The directory is built under a temporary sibling name and renamed into place, so an interrupted run
+never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how `train`,
+`translate` and `evaluate` read it back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mt.atomic import check_replaceable, replace_directory
+from mt.checksums import write_checksums
+from mt.config import PREPARE, PrepareConfig
+from mt.data.prepare.base_run import BaseRun, read_base_run
+from mt.data.prepare.paragraphs import WholeParagraphs
+from mt.data.prepare.part_arrays import encode_parts, line_chunks, too_long_reason
+from mt.data.prepare.partition import (
+    assign_parts,
+    combine_hashes,
+    pair_hashes,
+    tokenizer_sample_mask,
+)
+from mt.data.prepare.stages import NoStages, Stages
+from mt.data.prepare.upsampling import row_repeats
+from mt.data.prepare.vocabularies import choose_tokenizers, vocabulary_info
+from mt.data.prepared_dir import PART_FILES
+from mt.data.readers.corpus import (
+    PARTS,
+    BadLine,
+    CorpusInput,
+    CorpusReport,
+    Filters,
+    read_corpus,
+    report_summary,
+    stream_corpus,
+)
+from mt.data.readers.translator_files import is_translator_input
+from mt.errors import MtError
+from mt.files import LEXICON, PREPARE_JSON, PREPARED_FORMAT, WORD_STATS, write_json
+from mt.text.lexicon import lexicon_of_part, write_lexicon
+from mt.text.wordstats import word_stats_of_part, write_word_stats
+
+_EXAMPLES = 20  # bad lines quoted in prepare.json
+_TRAIN = PARTS.index("train")
+
+
+@dataclass(frozen=True)
+class PrepareResult:
+    out: Path
+    info: dict[str, Any]
+    bad_lines: list[BadLine]
+    bad_count: int
+
+
+@dataclass
+class _Spool:
+    """What reading leaves: the cleaned pairs in one file and their hashes in file order."""
+
+    path: Path
+    pair_hashes: list[np.ndarray] = field(default_factory=list)
+    english_hashes: list[np.ndarray] = field(default_factory=list)
+    reports: list[CorpusReport] = field(default_factory=list)
+    pairs_per_corpus: list[int] = field(default_factory=list)
+    duplicate: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+def prepare_corpus(
+    corpora: Path | CorpusInput | Sequence[CorpusInput],
+    *,
+    out: Path,
+    config: PrepareConfig = PREPARE,
+    selection: Path | None = None,
+    test: Path | None = None,
+    force: bool = False,
+    stages: Stages | None = None,
+    tokenizers_from: Path | None = None,
+) -> PrepareResult:
+    """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
+    training part, encode it, and write `out`; `selection` and `test` files replace the split's
+    held-out parts. With `tokenizers_from` (a run directory) its tokenizers are copied and used
+    instead, and prepare.json tells how well they cover the new data."""
+    started = time.perf_counter()
+    inputs = _inputs(corpora)
+    if (selection is None) != (test is None):
+        raise MtError("give both --selection and --test, or neither")
+    base = None
+    if tokenizers_from is not None:
+        base = read_base_run(tokenizers_from, option="--tokenizers-from")
+    _check_out(out, force=force)
+    tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()
+        held_out = _held_out(selection, test)
+        info, total = _build(inputs, tmp, config, held_out, stages or NoStages(), base)
+        if held_out:
+            info["held_out_files"] = {"selection": str(selection), "test": str(test)}
+        info["elapsed_seconds"] = round(time.perf_counter() - started, 2)
+        write_json(tmp / PREPARE_JSON, info)
+        write_checksums(tmp, _array_digests(info["token_arrays"]))
+        _check_out(out, force=force)  # another run may have created it meanwhile
+        replace_directory(tmp, out)
+    except OSError as error:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise MtError(f"cannot write {out}: {error}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return PrepareResult(out=out, info=info, bad_lines=total.bad_lines, bad_count=total.bad_count)
+
+
+def _build(
+    inputs: list[CorpusInput],
+    tmp: Path,
+    config: PrepareConfig,
+    held_out: dict[str, Any],
+    stages: Stages,
+    base: BaseRun | None,
+) -> tuple[dict[str, Any], CorpusReport]:
+    """The five stages in order, each writing into `tmp`; prepare.json's content and the counts."""
+    name = _names(inputs)
+    spool = _read_all(inputs, tmp, config=config, stages=stages)
+    total = _deduplicate(spool)
+    if total.pairs == 0:
+        raise MtError(f"{name}: no valid English-Spanish pair{report_summary(total)}")
+    part, excluded = assign_parts(
+        np.concatenate(spool.english_hashes),
+        spool.duplicate,
+        fractions=config.split,
+        seed=config.seed,
+        max_pairs=(config.max_selection, config.max_test),
+        held_english=_english_hashes(held_out),
+        name=name,
+    )
+    sample = tokenizer_sample_mask(part, size=config.tokenizer_sample, seed=config.seed)
+    repeats, corpus_repeats = row_repeats(
+        part, spool.pairs_per_corpus, config.sampling_temperature, train=_TRAIN
+    )
+    stages.start("split", len(part))
+    texts = _write_parts(spool.path, tmp, part=part, sample=sample, repeats=repeats, stages=stages)
+    spool.path.unlink()
+    for held, pairs in held_out.items():
+        _write_pairs(tmp / PART_FILES[held], pairs.pairs)
+    source, target, extra = choose_tokenizers(texts, config, tmp=tmp, base=base)
+    del texts
+    whole = WholeParagraphs.of([report.whole_paragraphs for report in spool.reports])
+    arrays, lengths, parts, too_long = encode_parts(
+        tmp, source=source, target=target, max_length=config.max_length, stages=stages, whole=whole
+    )
+    if config.max_length:
+        total.filtered[too_long_reason(config.max_length)] = too_long
+        total.pairs -= too_long
+        _count_left_out(whole, spool.reports, total)
+    if parts["train"]["pairs"] == 0:
+        raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
+    stages.start("lexicon", parts["train"]["pairs"])
+    lexicon = lexicon_of_part(tmp / PART_FILES["train"], advance=stages.advance)
+    write_lexicon(tmp / LEXICON, lexicon)
+    write_word_stats(tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"]))
+    info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
+    for entry, times in zip(info["corpora"], corpus_repeats, strict=True):
+        entry["train_repeats"] = times
+    info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
+    info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)
+    info["lengths"], info["token_arrays"] = lengths, arrays
+    info.update(extra)
+    return info, total
+
+
+def _filters(config: PrepareConfig) -> Filters:
+    """The raw-text filters applied while reading (`max_length` waits for the tokenizers)."""
+    return Filters(
+        max_words=config.max_words,
+        max_ratio=config.max_ratio,
+        drop_identical=config.drop_identical,
+    )
+
+
+def _info(
+    inputs: Sequence[CorpusInput],
+    reports: Sequence[CorpusReport],
+    config: PrepareConfig,
+    total: CorpusReport,
+    *,
+    held_out: bool,
+) -> dict[str, Any]:
+    return {
+        "format_version": PREPARED_FORMAT,
+        "corpus": _names(inputs),
+        "corpora": [
+            {"name": source_input.name, **report.counts()}
+            for source_input, report in zip(inputs, reports, strict=True)
+        ],
+        "seed": config.seed,
+        "sampling_temperature": config.sampling_temperature,
+        "split": None if held_out else list(config.split),
+        "max_selection": None if held_out else config.max_selection,
+        "max_test": None if held_out else config.max_test,
+        "held_out_files": None,
+        "filters": {
+            "max_words": config.max_words,
+            "max_ratio": config.max_ratio,
+            "drop_identical": config.drop_identical,
+            "max_length": config.max_length,
+            "paragraphs": config.paragraphs,
+        },
+        "bad_line_examples": [str(bad) for bad in total.bad_lines[:_EXAMPLES]],
+    }
+
+
+def _inputs(corpora: Path | CorpusInput | Sequence[CorpusInput]) -> list[CorpusInput]:
+    if isinstance(corpora, Path):
+        return [CorpusInput(path=corpora)]
+    if isinstance(corpora, CorpusInput):
+        return [corpora]
+    if not corpora:
+        raise MtError("no corpus given: name a TSV/CSV file or --source-file/--target-file")
+    return list(corpora)
+
+
+def _names(inputs: Sequence[CorpusInput]) -> str:
+    return ", ".join(source.name for source in inputs)
+
+
+# ----- 1. read -----------------------------------------------------------------------------------
+
+
+def _read_all(
+    inputs: Sequence[CorpusInput], tmp: Path, *, config: PrepareConfig, stages: Stages
+) -> _Spool:
+    spool = _Spool(path=tmp / ".spool.tsv")
+    stages.start("read", None)
+    filters = _filters(config)
+    with spool.path.open("w", encoding="utf-8", newline="\n") as file:
+        for source in inputs:
+            report = CorpusReport(path=source.name)
+            pairs = 0
+            chunks = stream_corpus(
+                source,
+                report,
+                strict=config.strict,
+                filters=filters,
+                paragraphs=_splits_paragraphs(source, config),
+            )
+            for chunk in chunks:
+                file.write(
+                    "".join(f"{en}\t{es}\n" for en, es in zip(chunk.en, chunk.es, strict=True))
+                )
+                english = pair_hashes(chunk.en)
+                spool.english_hashes.append(english)
+                spool.pair_hashes.append(combine_hashes(english, pair_hashes(chunk.es)))
+                pairs += len(chunk.en)
+                stages.advance(len(chunk.en))
+            spool.reports.append(report)
+            spool.pairs_per_corpus.append(pairs)
+    if not spool.pair_hashes:
+        spool.pair_hashes.append(np.zeros(0, dtype=np.uint64))
+        spool.english_hashes.append(np.zeros(0, dtype=np.uint64))
+    return spool
+
+
+def _splits_paragraphs(source: CorpusInput, config: PrepareConfig) -> bool:
+    """--paragraphs auto: the pairs of translator files are documentation paragraphs."""
+    if config.paragraphs == "auto":
+        return source.path is not None and is_translator_input(source.path)
+    return config.paragraphs == "all"
+
+
+def _total_report(reports: Sequence[CorpusReport]) -> CorpusReport:
+    total = CorpusReport(path=", ".join(report.path for report in reports))
+    for report in reports:
+        total.merge(report)
+    return total
+
+
+def _deduplicate(spool: _Spool) -> CorpusReport:
+    """Mark later copies of a pair as duplicates (`spool.duplicate`); the counts of all corpora."""
+    spool.duplicate = pd.Series(np.concatenate(spool.pair_hashes)).duplicated().to_numpy()
+    bounds = np.cumsum([0, *spool.pairs_per_corpus])
+    for report, (a, b) in zip(spool.reports, itertools.pairwise(bounds), strict=True):
+        kept = int((~spool.duplicate[a:b]).sum())
+        report.duplicates, report.pairs = report.pairs - kept, kept
+    return _total_report(spool.reports)
+
+
+# ----- 2. split ----------------------------------------------------------------------------------
+
+
+def _held_out(selection: Path | None, test: Path | None) -> dict[str, Any]:
+    if selection is None or test is None:
+        return {}
+    return {
+        "selection": read_corpus(selection, strict=True),
+        "test": read_corpus(test, strict=True),
+    }
+
+
+def _english_hashes(held_out: dict[str, Any]) -> np.ndarray | None:
+    if not held_out:
+        return None
+    return np.concatenate(
+        [pair_hashes([en for en, _ in corpus.pairs]) for corpus in held_out.values()]
+    )
+
+
+def _write_parts(
+    spool: Path,
+    tmp: Path,
+    *,
+    part: np.ndarray,
+    sample: np.ndarray,
+    repeats: np.ndarray,
+    stages: Stages,
+) -> tuple[list[str], list[str]]:
+    """The spool cut into the part files, each training pair written `repeats` times (the
+    sampling temperature); returns the tokenizer sample's English and Spanish."""
+    english: list[str] = []
+    spanish: list[str] = []
+    files = {
+        label: (tmp / PART_FILES[name]).open("w", encoding="utf-8", newline="\n")
+        for label, name in enumerate(PARTS)
+    }
+    try:
+        position = 0
+        for lines in line_chunks(spool):
+            labels = part[position : position + len(lines)].tolist()
+            times = repeats[position : position + len(lines)].tolist()
+            chosen = np.flatnonzero(sample[position : position + len(lines)]).tolist()
+            for label, file in files.items():
+                file.write(
+                    "".join(
+                        line * n
+                        for line, p, n in zip(lines, labels, times, strict=True)
+                        if p == label
+                    )
+                )
+            for index in chosen:
+                en, _, es = lines[index].rstrip("\n").partition("\t")
+                english.append(en)
+                spanish.append(es)
+            position += len(lines)
+            stages.advance(len(lines))
+    finally:
+        for file in files.values():
+            file.close()
+    return english, spanish
+
+
+def _write_pairs(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
+    path.write_text("".join(f"{en}\t{es}\n" for en, es in pairs), encoding="utf-8")
+
+
+# ----- 3. tokenizers and 4. token arrays ---------------------------------------------------------
+
+
+def _count_left_out(
+    whole: WholeParagraphs, reports: Sequence[CorpusReport], total: CorpusReport
+) -> None:
+    for index, count in whole.left_out.items():
+        reports[index].paragraphs["left_out_too_long"] = count
+    if whole.left_out:
+        total.paragraphs["left_out_too_long"] = sum(whole.left_out.values())
+
+
+def _check_out(out: Path, *, force: bool) -> None:
+    check_replaceable(
+        out,
+        force=force,
+        is_ours=lambda directory: (directory / PREPARE_JSON).is_file(),
+        refusal=f"is not a prepared directory (no {PREPARE_JSON}); refusing to replace it",
+    )
+
+
+def _array_digests(arrays: dict[str, Any]) -> dict[str, str]:
+    """The arrays' sums, taken while they were written, so the listing need not read them again."""
+    return {
+        name: digest
+        for part in arrays["parts"].values()
+        for entry in part.values()
+        for name, digest in entry["sha256"].items()
+    }

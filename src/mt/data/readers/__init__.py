@@ -1,0 +1,1 @@
+"""Corpus readers: TSV/CSV, line-aligned pairs, compressed streams, .po, TMX, XLIFF, downloads."""

@@ -1,0 +1,134 @@
+"""Measure a trained run: the thesis' teacher-forced metrics and the field's BLEU/chrF/TER."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from mt.config import DecodeConfig
+from mt.data.feed.batching import encode_parts
+from mt.data.prepared_dir import load_prepared
+from mt.decode.translator import Translator, translator_for
+from mt.errors import MtError
+from mt.evaluate.scores import corpus_scores
+from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
+from mt.model.rundir import LoadedRun, read_train_config
+
+
+@dataclass
+class EvaluationReport:
+    pairs: int  # (source, reference) pairs the teacher-forced metrics saw
+    cross_entropy: float
+    accuracy: float | None  # None for a CTranslate2 export (see mt.decode.ct2_engine)
+    bleu: float
+    chrf: float
+    ter: float
+    signatures: dict[str, str]
+    decode: dict[str, object]
+    seconds: float
+    sentences_per_second: float
+    tokens_per_second: float
+    multi_ref: dict[str, float] | None = None
+    segments: int = 0  # lines scored, duplicates included
+    references: int = 1  # references per segment
+    skipped: int = 0  # bad lines left out by --skip-bad
+    precision: str = ""  # what the search computed in, and why
+    hypotheses: list[str] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data.pop("hypotheses")
+        return data
+
+
+def evaluate_run(
+    run: LoadedRun,
+    pairs: list[tuple[str, str]],
+    config: DecodeConfig,
+    device: torch.device,
+    *,
+    multi_ref: bool = False,
+) -> EvaluationReport:
+    """Score (English, Spanish) pairs, each a segment with one reference (prepared parts)."""
+    test_set = EvaluationSet.from_pairs("pairs", pairs)
+    return evaluate_set(translator_for(run, config, device), test_set, multi_ref=multi_ref)
+
+
+def evaluate_set(
+    translator: Translator, test_set: EvaluationSet, *, multi_ref: bool = False
+) -> EvaluationReport:
+    """Every segment scored as given, so the figures match `sacrebleu` on the same files; the
+    translations are exactly what `mt translate` gives with the same translator."""
+    pairs = test_set.pairs()
+    run, config = translator.run, translator.config
+    train_config, _ = read_train_config(run.directory)
+    encoded = encode_parts(pairs, [], run.source, run.target, train_config).train
+    teacher = translator.engine.teacher_forced(encoded, train_config)
+
+    started = time.perf_counter()
+    unique = list(dict.fromkeys(test_set.sources))  # a repeated source is decoded once
+    translated = dict(zip(unique, (t.text for t in translator.translate(unique)), strict=True))
+    seconds = time.perf_counter() - started
+    hypotheses = [translated[source] for source in test_set.sources]
+    scores = corpus_scores(hypotheses, test_set.references)
+
+    multi = None
+    if multi_ref:
+        groups = test_set.grouped()
+        grouped = corpus_scores([translated[src] for src in groups], list(groups.values()))
+        multi = {
+            "sentences": len(groups),
+            "bleu": grouped.bleu,
+            "chrf": grouped.chrf,
+            "ter": grouped.ter,
+        }
+    return EvaluationReport(
+        pairs=len(pairs),
+        cross_entropy=teacher.loss,
+        accuracy=teacher.accuracy,
+        bleu=scores.bleu,
+        chrf=scores.chrf,
+        ter=scores.ter,
+        signatures={
+            "bleu": scores.bleu_signature,
+            "chrf": scores.chrf_signature,
+            "ter": scores.ter_signature,
+        },
+        decode=config.to_dict(),
+        seconds=seconds,
+        sentences_per_second=len(unique) / seconds if seconds else 0.0,
+        tokens_per_second=translator.decoded_tokens / seconds if seconds else 0.0,
+        multi_ref=multi,
+        segments=len(test_set),
+        references=test_set.reference_count(),
+        skipped=len(test_set.skipped),
+        precision=translator.precision_reason,
+        hypotheses=hypotheses,
+    )
+
+
+def evaluation_set(
+    run: Path,
+    split: str,
+    *,
+    tsv: Path | None = None,
+    source: Path | None = None,
+    references: list[Path] | None = None,
+    skip_bad: bool = False,
+) -> EvaluationSet:
+    """What to score: a TSV or aligned --src/--ref files as given, or a part of the run's data."""
+    if tsv is not None and (source is not None or references):
+        raise MtError("give either --tsv or --src/--ref, not both")
+    if tsv is not None:
+        return read_tsv_set(tsv, skip_bad=skip_bad)
+    if source is not None:
+        return read_aligned_set(source, references or [], skip_bad=skip_bad)
+    if references:
+        raise MtError("--ref needs --src, the source file its lines translate")
+    if split not in ("test", "selection"):
+        raise MtError(f"--split must be test or selection, got {split!r}")
+    _, prepared_dir = read_train_config(run)
+    return EvaluationSet.from_pairs(split, load_prepared(prepared_dir).read_part(split))

@@ -1,0 +1,1 @@
+"""How far to trust a translation: confidence, flags, and the calibration they are fitted with."""

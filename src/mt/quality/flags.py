@@ -1,0 +1,149 @@
+"""Flags that tell the user which translations to check, and why.
+
+- `copy`: the output repeats the source's words, though the source has English words to
+  translate: prose (mt.text.prose, not a command or code) with a word of 3 or more letters
+  outside URLs, code, paths and numbers, which are copied by right, as are names. Most of the
+  output's letters are the source's words, or half of them and the rest does not read as Spanish.
+- `repetition`: a loop, an n-gram of 1 to 4 words repeated back to back (a word 4 times, a longer
+  n-gram 3 times) where the source has no such repeat.
+- `cut`: the length limit ended the output before the model chose to end it.
+- `not_english`: the input is confidently another language (py3langid, whose model ships in its
+  wheel, restricted to English and the languages most often pasted by mistake); short inputs need
+  a high probability, so "Hello" or a name is never flagged.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from mt.text.prose import is_prose, outside_spans
+
+COPY = "copy"
+REPETITION = "repetition"
+CUT = "cut"
+NOT_ENGLISH = "not_english"
+FLAGS = (COPY, REPETITION, CUT, NOT_ENGLISH)
+
+LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
+"""What py3langid chooses among: a wider set misreads short English as Latin or Swahili."""
+NOT_ENGLISH_PROBABILITY = 0.95
+MIN_LETTERS_FOR_LANGUAGE = 12
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+COPY_OVERLAP = 0.7
+"""Share of the output's letters in words found in the source above which an output is a copy."""
+HALF_COPY_OVERLAP = 0.5
+"""Above this share, an output of MIN_LETTERS_FOR_LANGUAGE letters or more that still does not read
+as Spanish is a copy too: a heading left half in English ("Threading model" -> "Threading
+modelo"), which the share alone misses."""
+
+
+def words(text: str) -> list[str]:
+    return [word.casefold() for word in _WORD.findall(text)]
+
+
+def names_of(source: str) -> set[str]:
+    """The source's names, copied by right: capitalised words after the first, or a lone one
+    ("Tom", or a label such as "Options": the two cannot be told apart)."""
+    found = _WORD.findall(outside_spans(source))
+    return {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
+
+
+def to_translate(text: str, names: set[str]) -> list[str]:
+    """The words of `text` (a source, its output or a reference) that translating the source is
+    about: outside URLs, code, paths and numbers (mt.text.spans), and not the source's `names`
+    (`names_of`)."""
+    return [word.casefold() for word in _WORD.findall(outside_spans(text)) if word not in names]
+
+
+def copies_source(source: str, output: str) -> bool:
+    """The output is (mostly) the source's words, where the source is English prose with words
+    worth translating. Protected spans and names are copied by right and left out of the count
+    (`to_translate`); shares are of letters, so "a" or "de" weigh less than "station"."""
+    if not is_prose(source):
+        return False  # a command, code or a name: copying is what a good translation does
+    names = names_of(source)
+    source_words = to_translate(source, names)
+    if not any(len(word) >= 3 and word.isalpha() for word in source_words):
+        return False
+    out = to_translate(output, names)
+    letters = sum(len(word) for word in out)
+    if not letters:
+        return False
+    known = set(source_words)
+    shared = sum(len(word) for word in out if word in known) / letters
+    if shared >= COPY_OVERLAP:
+        return True
+    if shared < HALF_COPY_OVERLAP or letters < MIN_LETTERS_FOR_LANGUAGE:
+        return False  # too few letters for the language to tell ("Tom va a", "¿Eres doctor?")
+    return not reads_as_spanish(" ".join(out))
+
+
+def longest_loop(tokens: list[str]) -> tuple[int, int]:
+    """(n, times): the n-gram (n <= 4) repeated back to back the most times (shortest n on ties)."""
+    best = (1, 1)
+    for n in range(1, 5):
+        for start in range(len(tokens) - n + 1):
+            gram = tokens[start : start + n]
+            times = 1
+            while tokens[start + times * n : start + (times + 1) * n] == gram:
+                times += 1
+            if times > best[1]:
+                best = (n, times)
+    return best
+
+
+def _is_loop(tokens: list[str]) -> bool:
+    n, times = longest_loop(tokens)
+    return times >= (4 if n == 1 else 3)
+
+
+def repeats(source: str, output: str) -> bool:
+    """A repetition loop in the output that the source does not have."""
+    return _is_loop(words(output)) and not _is_loop(words(source))
+
+
+@functools.cache
+def _identifier():
+    """py3langid's identifier, loaded once (about 0.7 s) when first needed."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(list(LANGUAGES))
+    return identifier
+
+
+def not_english(source: str) -> bool:
+    """Confidently another language; inputs with few letters are never flagged."""
+    if sum(char.isalpha() for char in source) < MIN_LETTERS_FOR_LANGUAGE:
+        return False
+    language, probability = language_of(source)
+    return language != "en" and probability >= NOT_ENGLISH_PROBABILITY
+
+
+def language_of(text: str) -> tuple[str, float]:
+    """The likeliest of LANGUAGES for `text`, and its probability."""
+    language, probability = _identifier().classify(text)
+    return language, float(probability)
+
+
+def reads_as_spanish(text: str) -> bool:
+    """py3langid's likeliest language for `text` is Spanish."""
+    return language_of(text)[0] == "es"
+
+
+def flags_for(source: str, output: str, *, cut: bool) -> tuple[str, ...]:
+    """The flags of one translated line, in FLAGS order."""
+    if not source.strip():
+        return ()
+    found = []
+    if copies_source(source, output):
+        found.append(COPY)
+    if repeats(source, output):
+        found.append(REPETITION)
+    if cut:
+        found.append(CUT)
+    if not_english(source):
+        found.append(NOT_ENGLISH)
+    return tuple(found)

@@ -1,0 +1,123 @@
+"""English as people type it: a casual variant of a sentence, a pure function of a seed.
+
+Tatoeba's English is capitalised, punctuated and spelled right; what people type into a translator
+is often lower case, without final punctuation, without apostrophes ("dont", "im"), with names in
+lower case and a few keyboard slips. `casual_variant` makes that variant of a sentence. The same
+function makes the evaluation variant of the selection and test parts (benchmarks/bench_text.py)
+and the `--source-noise` kinds beyond the original two (mt.data.feed.noise), so that what training
+sees and what evaluation measures are one definition.
+
+The random choices come from `random.Random` seeded with a string of (seed, text): the variant is
+the same in every process and Python version, whatever PYTHONHASHSEED says.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+FINAL_PUNCTUATION = ".!?"
+APOSTROPHES = "'’"
+TYPO_RATE = 0.04
+"""Share of words (of three letters or more) given one keyboard slip: a few per hundred words."""
+WORDS_PER_TYPO = 4
+"""At most one slip per this many words of a sentence (and none in a one-word sentence): a typo
+in every word would be noise no reader writes."""
+
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+NEIGHBOURS = {
+    key: "".join(
+        _ROWS[r][c]
+        for r in range(3)
+        for c in range(len(_ROWS[r]))
+        if abs(r - row) + abs(c - col) == 1
+    )
+    for row, keys in enumerate(_ROWS)
+    for col, key in enumerate(keys)
+}
+"""Keys next to each key of a QWERTY keyboard (same row either side, the row above and below)."""
+_WORD = re.compile(r"[A-Za-z]+")
+_APOSTROPHE_IN_WORD = re.compile(r"(?<=\w)['’](?=\w)")
+
+
+@dataclass(frozen=True)
+class CasualStyle:
+    """How casual: the chance that a sentence is lowercased, loses its final punctuation, loses
+    its apostrophes; and the per-word rate of typos."""
+
+    lower: float = 1.0
+    punctuation: float = 1.0
+    apostrophes: float = 1.0
+    typos: float = TYPO_RATE
+
+
+EVALUATION = CasualStyle()
+"""The evaluation variant: every sentence all of it, and typos at TYPO_RATE."""
+
+
+def casual_variant(text: str, seed: int, style: CasualStyle = EVALUATION) -> str:
+    """`text` as typed casually; the same (text, seed, style) always gives the same variant."""
+    rng = random.Random(f"casual\t{seed}\t{text}")
+    draws = [rng.random() for _ in range(3)]  # drawn first, so each choice keeps its own draw
+    if draws[2] < style.apostrophes:
+        text = without_apostrophes(text)
+    if style.typos:
+        text = with_typos(text, rng, style.typos)
+    if draws[0] < style.lower:
+        text = text.lower()
+    if draws[1] < style.punctuation:
+        text = without_final_punctuation(text)
+    return text
+
+
+def casual_variants(texts: list[str], seed: int, style: CasualStyle = EVALUATION) -> list[str]:
+    return [casual_variant(text, seed, style) for text in texts]
+
+
+def without_apostrophes(text: str) -> str:
+    """ "I don't know Tom's car." -> "I dont know Toms car."; quotes are left alone."""
+    return _APOSTROPHE_IN_WORD.sub("", text)
+
+
+def without_final_punctuation(text: str) -> str:
+    stripped = text.rstrip()
+    while stripped and stripped[-1] in FINAL_PUNCTUATION:
+        stripped = stripped[:-1].rstrip()
+    return stripped if stripped else text
+
+
+def with_typos(text: str, rng: random.Random, rate: float) -> str:
+    """Some words of `text` with one keyboard slip each: a neighbouring key, a letter dropped or
+    doubled, two letters swapped. Only words of three letters or more, at most one slip per
+    WORDS_PER_TYPO words."""
+    words = list(_WORD.finditer(text))
+    allowed = max(len(words) // WORDS_PER_TYPO, 1) if len(words) > 1 else 0
+    pieces, end = [], 0
+    for match in words:
+        word = match.group()
+        if allowed and len(word) >= 3 and rng.random() < rate:
+            word = _slip(word, rng)
+            allowed -= 1
+        pieces += [text[end : match.start()], word]
+        end = match.end()
+    return "".join(pieces) + text[end:]
+
+
+def _slip(word: str, rng: random.Random) -> str:
+    kind = rng.randrange(4)
+    at = rng.randrange(1, len(word))  # the first letter stays: people rarely miss it
+    letter = word[at]
+    if kind == 0:
+        near = NEIGHBOURS.get(letter.lower(), "")
+        if near:
+            typed = rng.choice(near)
+            return word[:at] + (typed.upper() if letter.isupper() else typed) + word[at + 1 :]
+        kind = 1
+    if kind == 1:
+        return word[:at] + word[at + 1 :]
+    if kind == 2:
+        return word[:at] + letter + word[at:]
+    if word[at - 1] == letter:  # swapping two equal letters changes nothing: drop one instead
+        return word[:at] + word[at + 1 :]
+    return word[: at - 1] + letter + word[at - 1] + word[at + 1 :]

@@ -1,0 +1,130 @@
+"""What the training part says about each capitalised English word: a name, or an ordinary word.
+
+The stand-ins (mt.decode.placeholders) copy a word through translation unchanged. That is right for
+a name and wrong for "Allow" at the start of a sentence or for "Thursday", which the bench model
+copied into 21% of its outputs. The training pairs tell the two apart: a name is copied into the
+Spanish of its pair ("Kowalski" -> "Kowalski"), an ordinary word is translated ("Thursday" ->
+"jueves"), and an ordinary word also appears in lower case ("allow"). `mt prepare` counts this once
+over the training part and writes it as lexicon.tsv, a few columns a person can read:
+
+    word    capitalised copied  lower
+    Allow   12  0   340
+
+`mt train` and `mt export` copy the file beside the model; mt.text.names decides with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from mt.atomic import atomic_output
+from mt.errors import MtError
+from mt.text.tables import count_field, count_part, counted_rows, table_lines
+
+CAPITALISED = r"(?<![\w'’-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?![\w-])"  # Kowalski, McDonald
+"""A capitalised word as the stand-ins see it; the lexicon counts exactly these words."""
+_CAPITALISED = re.compile(CAPITALISED)
+_LOWER = re.compile(r"(?<![\w'’-])[a-z]+(?![\w-])")
+_WORD = re.compile(r"\w+")
+_HEADER = "word\tcapitalised\tcopied\tlower"
+_PAIRS = "# training pairs: "
+_ROW = "word<TAB>capitalised<TAB>copied<TAB>lower"  # what a malformed row is told it should be
+
+
+MIN_EVIDENCE = 3
+"""Training pairs that must hold a capitalised word before its copied share is trusted."""
+MIN_LOWER = 2
+"""Training pairs that must hold a word's lower-case form for it to count as a known word; the
+lexicon keeps lower-case words seen less often out of the file."""
+
+
+@dataclass(frozen=True)
+class WordCounts:
+    """Training pairs whose English holds the capitalised word (`capitalised`), those of them
+    whose Spanish holds it verbatim too (`copied`), and pairs whose English holds its lower-case
+    form (`lower`)."""
+
+    capitalised: int
+    copied: int
+    lower: int
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Counts by capitalised word, and how many training pairs they were counted on."""
+
+    words: Mapping[str, WordCounts]
+    pairs: int
+
+    def get(self, word: str) -> WordCounts | None:
+        return self.words.get(word)
+
+    def copied_share(self, word: str) -> float | None:
+        """The share of training pairs holding `word` whose Spanish copies it; None when too few
+        pairs hold it to tell."""
+        counts = self.words.get(word)
+        if counts is None or counts.capitalised < MIN_EVIDENCE:
+            return None
+        return counts.copied / counts.capitalised
+
+    def known_lower(self, word: str) -> bool:
+        """Whether the training English uses `word` in lower case, as an ordinary word."""
+        counts = self.words.get(word)
+        return counts is not None and counts.lower >= MIN_LOWER
+
+
+NO_LEXICON = Lexicon(words=MappingProxyType({}), pairs=0)
+"""What a run made before lexicons, whose training data is gone, has to go by."""
+
+
+def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
+    """Count every capitalised word of the English side over (english, spanish) `pairs`. A
+    lower-case word seen in MIN_LOWER pairs or more gets a row too, under its capitalised form
+    ("allow" as "Allow"), so that a sentence-initial "Allow" is known though never seen so."""
+    capitalised: Counter[str] = Counter()
+    copied: Counter[str] = Counter()
+    lower: Counter[str] = Counter()
+    total = 0
+    for english, spanish in pairs:
+        total += 1
+        words = set(_CAPITALISED.findall(english))
+        capitalised.update(words)
+        if words:
+            copied.update(words & set(_WORD.findall(spanish)))
+        lower.update(set(_LOWER.findall(english)))
+    known = {word.capitalize() for word, count in lower.items() if count >= MIN_LOWER}
+    words = {
+        word: WordCounts(capitalised[word], copied[word], lower[word.lower()])
+        for word in sorted(capitalised.keys() | known)
+    }
+    return Lexicon(words=words, pairs=total)
+
+
+def lexicon_of_part(path: Path, *, advance: Callable[[int], None] = lambda pairs: None) -> Lexicon:
+    """The lexicon of a prepared part's TSV (english<TAB>spanish), streamed line by line;
+    `advance` hears of every CHUNK pairs counted (a progress bar)."""
+    return count_part(path, build_lexicon, advance)
+
+
+def write_lexicon(path: Path, lexicon: Lexicon) -> None:
+    """The lexicon as lexicon.tsv, written atomically: a comment line with the pair count, the
+    column names, then one word a line in sorted order."""
+    with atomic_output(path, text=True) as stream:
+        stream.write(f"{_PAIRS}{lexicon.pairs}\n{_HEADER}\n")
+        for word, counts in sorted(lexicon.words.items()):
+            stream.write(f"{word}\t{counts.capitalised}\t{counts.copied}\t{counts.lower}\n")
+
+
+def read_lexicon(path: Path) -> Lexicon:
+    """lexicon.tsv read back; anything unexpected is one MtError naming the file and line."""
+    lines = table_lines(path)
+    if len(lines) < 2 or not lines[0].startswith(_PAIRS) or lines[1] != _HEADER:
+        raise MtError(f"{path}: not a lexicon written by `mt prepare`; run `mt prepare` again")
+    rows = counted_rows(path, lines, 2, len(lines), shape=_ROW)
+    words = {word: WordCounts(*counts) for word, counts in rows}
+    return Lexicon(words=words, pairs=count_field(path, 1, lines[0].removeprefix(_PAIRS)))

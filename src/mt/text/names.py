@@ -1,0 +1,72 @@
+"""Which words get stand-ins: only those likely a name or a number that the model cannot carry.
+
+A word that is not one source piece reaches the model as pieces it rarely saw, so a name or a
+number comes out mangled; the stand-ins carry it through unchanged (mt.decode.placeholders). But
+copying is wrong for an ordinary word, and every word that begins a sentence is capitalised:
+giving a stand-in to every capitalised word that is not one piece made the bench model copy an
+English word into 21% of its outputs ("Allow me to introduce myself." -> "Allow me presentaron a
+mí.", "I will see you on Thursday." -> "Te veré en Thursday."). So a capitalised word is left to
+the model when
+
+- it is a day, month, language, nationality or religion (ORDINARY): the model translates those;
+- the training pairs show it translated more often than copied (mt.text.lexicon);
+- it begins a sentence and its lower-case form is a known word: one source piece, or used in lower
+  case in the training English.
+
+The lexicon comes with the run (lexicon.tsv). A run or export made before there were lexicons is
+given the lexicon of the prepared directory its train.json names, counted when it is opened; when
+that is gone too, the list and the source vocabulary decide alone. Numbers keep the plain rule: a
+stand-in unless one piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mt.text.lexicon import NO_LEXICON, Lexicon
+
+COPIED = 0.5
+"""A capitalised word is a name when at least this share of the training pairs holding it copy
+it into the Spanish."""
+
+_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
+_MONTHS = "January February March April May June July August September October November December"
+_LANGUAGES_AND_NATIONALITIES = """
+    Afrikaans African Albanian American Arab Arabic Argentine Argentinian Armenian Asian
+    Australian Austrian Basque Belgian Bengali Berber Bolivian Brazilian British Bulgarian
+    Canadian Catalan Chilean Chinese Colombian Croatian Cuban Czech Danish Dutch Ecuadorian
+    Egyptian English Esperanto Estonian European Filipino Finnish French Galician Georgian German
+    Greek Guatemalan Haitian Hawaiian Hebrew Hindi Hungarian Icelandic Indian Indonesian Iranian
+    Iraqi Irish Israeli Italian Jamaican Japanese Jewish Kabyle Korean Kurdish Latin Latvian
+    Lithuanian Malay Mexican Mongolian Moroccan Nepali Nicaraguan Nigerian Norwegian Pakistani
+    Paraguayan Persian Peruvian Polish Portuguese Romanian Russian Scottish Serbian Slovak
+    Slovenian Spanish Spaniard Swahili Swedish Swiss Syrian Tagalog Thai Tibetan Turkish Ukrainian
+    Uruguayan Urdu Venezuelan Vietnamese Welsh Yiddish
+"""
+_RELIGIONS = "Buddhist Catholic Hindu Islamic Muslim Protestant"  # not "Christian": a name too
+ORDINARY = frozenset(f"{_DAYS} {_MONTHS} {_LANGUAGES_AND_NATIONALITIES} {_RELIGIONS}".split())
+"""Capitalised English words that Spanish translates (and writes in lower case): the rule holds
+even for a run with no lexicon."""
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """The `Protectable` the Translator passes to protect(): a stand-in for a word that is not
+    `one_piece` of the source vocabulary and is likely a name or a number."""
+
+    one_piece: Callable[[str], bool]
+    lexicon: Lexicon = NO_LEXICON
+
+    def __call__(self, word: str, *, initial: bool) -> bool:
+        if self.one_piece(word):
+            return False
+        if word[0].isdigit():
+            return True
+        if word in ORDINARY:
+            return False
+        share = self.lexicon.copied_share(word)
+        if share is not None:
+            return share >= COPIED
+        known = self.one_piece(word.lower()) or self.lexicon.known_lower(word)
+        return not (initial and known)

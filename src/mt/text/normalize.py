@@ -1,0 +1,382 @@
+"""Casual input made to look like the training English before it is translated.
+
+"im sure tom knows where it is" reaches a model trained on "I'm sure Tom knows where it is." as
+input it has rarely seen. What is lost can mostly be put back from the training English alone
+(mt.text.wordstats counts it at `mt prepare`), in four steps, each cheap and each a no-op on text
+written with care:
+
+- apostrophes: a word typed without one, whose apostrophe spelling is at least CONTRACTED of the
+  training uses ("dont", "im", "toms"); a word that exists without one (REAL_WORDS: "its",
+  "were", "well", "ill", "hell", ...) only as a sentence's first word, where the apostrophe
+  spelling starts at least CONTRACTED of the training sentences that start with either ("its
+  not easy" -> "It's not easy.", "ill help" -> "I'll help."; "were", whose plain spelling starts
+  a tenth of them, "Were you there?", stays);
+- typos: an all-lower-case word that neither the training English nor an English dictionary
+  (pyspellchecker's word list, so "heed" and "surfer" are words, not slips) knows, one edit (a
+  letter changed, dropped, added, or two swapped) from a word the training uses TYPO_TARGET times
+  or more, becomes the most frequent such word; failing that, the dictionary's most frequent word
+  one edit away, if it is common (DICTIONARY_TARGET: "gaveyard" -> "graveyard"). A three-letter
+  word ("teh", "otm", "hsd", "jus") is only taken for a keyboard slip (a neighbouring key, a
+  letter dropped or doubled, two swapped) of a word the training uses SHORT_TYPO_TARGET times,
+  and so is a longer one for the dictionary's word;
+- case: an all-lower-case word the training English writes capitalised in most of its uses after
+  the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
+- punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
+  start like it (first two words, else the first) mostly end in one, else ".".
+
+Words the writer capitalised or gave an apostrophe are never touched, so clean text comes out as
+it went in (docs/text.md has the measurements); nor are URLs, code and the other protected spans,
+nor lines that are not prose (mt.text.prose: "git cola --prompt" stays as typed).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from mt.text.casual import NEIGHBOURS
+from mt.text.prose import FUNCTION_WORDS, WORD, command_like, is_prose, outside_spans
+from mt.text.spans import find_spans, replace_spans
+from mt.text.wordstats import (
+    REAL_WORDS,
+    SENTENCE_START,
+    WordStats,
+    start_keys,
+    words_of,
+)
+
+STEPS = ("apostrophes", "typos", "case", "punctuation")
+DEFAULT_STEPS = frozenset(STEPS)
+"""What --normalize does. The typo step asks the dictionary too: with the training English alone
+it took rare words for slips ("heed" -> "need": 22 of 2,000 clean selection sentences changed);
+with it, none."""
+CONTRACTED = 0.99
+"""Share of a word's training uses that must carry the apostrophe for it to be restored: "its"
+(95% "it's") and "ill" (95% "I'll") stay as typed."""
+MIN_CONTRACTED = 5
+"""Training uses an apostrophe spelling needs before it is restored."""
+CONTEXT_ODDS = 10.0
+"""How much likelier the training English must make the apostrophe spelling of a real word
+("it's" for "its") between the same neighbours before a casual "its" gets it."""
+TYPO_TARGET = 5
+"""Training uses a word needs before an unknown word one edit away is taken for a slip of it."""
+MIN_TYPO_LENGTH = 3
+"""Shorter unknown words are left alone: too many words lie one edit from a two-letter one."""
+SHORT_WORD = 3
+SHORT_TYPO_TARGET = 50
+"""Many words lie one edit from a three-letter one: only a word the training uses this often,
+one keyboard slip away (`_slips_of`), is taken for what was meant ("teh" -> "the")."""
+DICTIONARY_TARGET = 1000
+"""pyspellchecker's frequency a dictionary word needs to be taken for what a slip meant when
+the training English has no such word (its rare words: "gaveyard" -> "graveyard"); "lumpy"
+(768) is not common enough to be what "numpy" meant."""
+CAPITALISED = 0.5
+MIN_CASED = 3
+"""Share of a word's later (not first) training uses that must be capitalised to capitalise it."""
+QUESTION = 0.5
+MIN_START = 3
+"""Training sentences a start needs before its share of questions is trusted."""
+
+_ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
+_CLOSERS = "\"'”’»)]"
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """Undo casual typing with tables from the training English; `steps` picks which steps run
+    (DEFAULT_STEPS unless told; the benchmark turns them on one at a time)."""
+
+    cased: Mapping[str, str]  # lower-case word -> its usual capitalised spelling
+    contracted: Mapping[str, str]  # lower-case word without apostrophe -> with it
+    known: Mapping[str, int]  # lower-case word -> training uses
+    questions: Mapping[str, bool]  # start -> whether such sentences are mostly questions
+    steps: frozenset[str] = DEFAULT_STEPS
+    lower_starts: frozenset[str] = frozenset()
+    """Words the training English starts sentences with in lower case (tldr's "git", "docker"):
+    a line that starts so is a command, not casual typing."""
+    contracted_first: Mapping[str, str] = field(default_factory=dict)
+    """Like `contracted`, for real words as a sentence's first word ("its" -> "it's"): what
+    decides when the statistics have no pairs (written before them)."""
+    real_contracted: Mapping[str, str] = field(default_factory=dict)
+    """A real word -> its most used apostrophe spelling ("its" -> "it's", "ill" -> "i'll")."""
+    pairs: Mapping[str, int] = field(default_factory=dict)
+    """Neighbouring words around real words and their contractions (WordStats.pairs)."""
+
+    @classmethod
+    def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
+        uses: dict[str, int] = defaultdict(int)
+        later: dict[str, dict[str, int]] = defaultdict(dict)
+        for word, spelling in stats.spellings.items():
+            uses[word.lower()] += spelling.first + spelling.later
+            later[word.lower()][word] = spelling.later
+        cased = {}
+        for lower, spellings in later.items():
+            best = max(spellings, key=lambda w: (spellings[w], w))
+            total = sum(spellings.values())
+            if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
+                cased[lower] = best
+        contracted = {}
+        for word, count in uses.items():
+            plain = word.replace("'", "")
+            if plain == word or plain in REAL_WORDS or count < MIN_CONTRACTED:
+                continue
+            if count >= CONTRACTED * (count + uses.get(plain, 0)):
+                contracted[plain] = word
+        firsts: dict[str, int] = defaultdict(int)
+        for word, spelling in stats.spellings.items():
+            firsts[word.lower()] += spelling.first
+        contracted_first = {
+            plain: word
+            for word, count in firsts.items()
+            if (plain := word.replace("'", "")) in REAL_WORDS
+            and plain != word
+            and count >= MIN_CONTRACTED
+            and count >= CONTRACTED * (count + firsts.get(plain, 0))
+        }
+        questions = {
+            start: counts.questions >= QUESTION * counts.sentences
+            for start, counts in stats.starts.items()
+            if counts.sentences >= MIN_START
+        }
+        capital_first: dict[str, int] = defaultdict(int)
+        for word, spelling in stats.spellings.items():
+            if not word.islower():
+                capital_first[word.lower()] += spelling.first
+        lower_starts = frozenset(
+            word
+            for word, spelling in stats.spellings.items()
+            if word.islower()
+            and word not in FUNCTION_WORDS
+            and spelling.first >= MIN_CASED
+            and spelling.first >= 2 * capital_first[word]
+        )
+        return cls(
+            cased,
+            contracted,
+            dict(uses),
+            questions,
+            frozenset(steps),
+            lower_starts,
+            contracted_first,
+            _real_contractions(uses),
+            dict(stats.pairs),
+        )
+
+    def __call__(self, sentence: str) -> str:
+        # A writer who used an apostrophe or a capital (after the first letter) knows them: the
+        # words of such a sentence are left alone ("fathers" stays, "Islands" is not made).
+        if not self._casual_english(sentence):
+            return sentence  # a command ("git cola --prompt") or a name is not casual English
+        # URLs, code, paths and the other protected spans (mt.text.spans) are copied as they are
+        # ("``ls``" must not become "``Ls``"): each stands aside as a private-use character.
+        spans = find_spans(sentence)
+        masked = replace_spans(
+            sentence, spans, {span.text: chr(_ASIDE + i) for i, span in enumerate(spans)}
+        )
+        cased = any(c.isupper() for c in masked.lstrip()[1:])
+        steps = self.steps - ({"case", "typos"} if cased else set())
+        careless = _careless(masked)
+        steps -= set() if careless else {"typos"}
+        steps -= {"apostrophes"} if "'" in masked or "’" in masked else set()
+        # Real words ("its", "were", "well") are only read as contractions in lines typed
+        # without care, where the neighbours decide: a careful "were" is meant.
+        if "apostrophes" in steps and self.pairs and careless:
+            steps |= {"in context"}
+        matches = list(WORD.finditer(masked))
+        first = matches[0].start() if matches and not masked[: matches[0].start()].strip() else -1
+        lower = [SENTENCE_START] + [m.group().lower().replace("’", "'") for m in matches] + [""]
+        pieces, end = [], 0
+        for index, match in enumerate(matches):
+            around = (lower[index], lower[index + 2])  # the words before and after, in lower case
+            pieces += [masked[end : match.start()], self._word(match, steps, first, around)]
+            end = match.end()
+        text = "".join(pieces) + masked[end:]
+        if "case" in self.steps:
+            text = _capitalise_first(text)
+        if "punctuation" in self.steps:
+            text = self._punctuated(text)
+        for i, span in enumerate(spans):
+            text = text.replace(chr(_ASIDE + i), span.text)
+        return text
+
+    def _casual_english(self, sentence: str) -> bool:
+        """Prose (mt.text.prose), or casual typing without a function word ("tom failed",
+        "thats easy") whose words the training English all uses and whose first word it does
+        not start sentences with in lower case; not a command line ("git status", "git mktree")
+        nor a lone word ("alacritty", "str")."""
+        if is_prose(sentence):
+            return True
+        rest = outside_spans(sentence)
+        matches = list(WORD.finditer(rest))
+        if matches and matches[0].group() in self.lower_starts:
+            return False
+        words = [match.group().lower().replace("’", "'") for match in matches]
+        known = [w in self.known or w in self.contracted for w in words]
+        # One slip the typo step would put right may stand among them ("check tgis out"), but
+        # not first: a command starts with its program's name ("aws iam list-groups").
+        careless = _careless(rest)
+        slips = [
+            careless and not k and _between_spaces(match) and self._slip(w)
+            for match, w, k in zip(matches, words, known, strict=True)
+        ]
+        return (
+            not command_like(rest)
+            and len(words) >= 2
+            and known[0]
+            and all(k or slip for k, slip in zip(known, slips, strict=True))
+            and sum(slips) <= 1
+        )
+
+    def _word(
+        self, match: re.Match[str], steps: frozenset[str], first: int, around: tuple[str, str]
+    ) -> str:
+        typed = match.group()
+        if not typed.islower():
+            return typed
+        word = typed.replace("’", "'")
+        if "apostrophes" in steps and word in self.contracted:
+            word = self.contracted[word]
+        elif "in context" in steps and word in self.real_contracted and _between_spaces(match):
+            word = self._in_context(word, *around)
+        elif "apostrophes" in steps and match.start() == first and word in self.contracted_first:
+            word = self.contracted_first[word]
+        elif "typos" in steps and _between_spaces(match) and self._unknown(word):
+            word = self._corrected(word)
+        if "case" in steps:
+            word = self.cased.get(word, word)
+        return word if word != typed.replace("’", "'") else typed
+
+    def _in_context(self, word: str, before: str, after: str) -> str:
+        """A real word ("its") or its contraction ("it's"), whichever the training English
+        writes between these neighbours, when it is CONTEXT_ODDS times likelier: "i think its
+        late" -> "it's", "the dog wagged its tail" -> "its". Naive Bayes on the two pairs
+        (before word, word after), half a count added to each; a neighbour the training never
+        puts beside either spelling says nothing."""
+        contracted = self.real_contracted[word]
+        uses = self.known.get(contracted, 0) + 0.5, self.known.get(word, 0) + 0.5
+        odds = uses[0] / uses[1]
+        for with_it, without in (
+            (f"{before} {contracted}", f"{before} {word}"),
+            (f"{contracted} {after}", f"{word} {after}"),
+        ):
+            counts = self.pairs.get(with_it, 0), self.pairs.get(without, 0)
+            if any(counts):
+                odds *= ((counts[0] + 0.5) / uses[0]) / ((counts[1] + 0.5) / uses[1])
+        return contracted if odds >= CONTEXT_ODDS else word
+
+    def _slip(self, word: str) -> bool:
+        """A typo the typo step would put right ("tgis" in "check tgis out")."""
+        return "typos" in self.steps and self._unknown(word) and self._corrected(word) != word
+
+    def _unknown(self, word: str) -> bool:
+        return (
+            len(word) >= MIN_TYPO_LENGTH
+            and "'" not in word
+            and word not in self.known
+            and word not in self.contracted
+            and word not in REAL_WORDS
+            and not english_word(word)
+        )
+
+    def _corrected(self, word: str) -> str:
+        """The most used training word one edit from `word` (a contraction typed without its
+        apostrophe counts as its contraction); else, for a longer word, the dictionary's most
+        frequent word one keyboard slip away, if it is common; `word` when there is none."""
+        short = len(word) <= SHORT_WORD
+        best, best_uses = word, (SHORT_TYPO_TARGET if short else TYPO_TARGET) - 1
+        for candidate in sorted(_slips_of(word) if short else _one_edit(word)):
+            spelled = self.contracted.get(candidate, candidate)
+            uses = self.known.get(spelled, 0)
+            if uses > best_uses:
+                best, best_uses = spelled, uses
+        if best != word or short or not self.known:
+            return best  # without training statistics the dictionary alone decides nothing
+        frequency = _english_dictionary().word_frequency
+        best_frequency = DICTIONARY_TARGET - 1
+        for candidate in sorted(_slips_of(word)):
+            if frequency[candidate] > best_frequency:
+                best, best_frequency = candidate, frequency[candidate]
+        return best
+
+    def _punctuated(self, text: str) -> str:
+        stripped = text.rstrip()
+        if not stripped or not stripped[-1].isalnum():
+            return text
+        keys = start_keys(words_of(stripped))
+        question = next((self.questions[k] for k in reversed(keys) if k in self.questions), False)
+        return stripped + ("?" if question else ".") + text[len(stripped) :]
+
+
+def _real_contractions(uses: Mapping[str, int]) -> dict[str, str]:
+    """A real word -> its most used apostrophe spelling ("its" -> "it's"), from lower-case uses."""
+    contractions: dict[str, str] = {}
+    for word, count in uses.items():
+        plain = word.replace("'", "")
+        if plain != word and plain in REAL_WORDS and count > uses.get(contractions.get(plain), 0):
+            contractions[plain] = word
+    return contractions
+
+
+@functools.cache
+def _english_dictionary():
+    """pyspellchecker's English word list (160,000 words with their frequencies, shipped in
+    its wheel), loaded once (about 0.2 s) when the typo step first needs it."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en", distance=1)
+
+
+def english_word(word: str) -> bool:
+    """A real English word, though the training English may never use it ("heed", "dozing",
+    "surfer"): the typo step leaves it alone."""
+    return word in _english_dictionary()
+
+
+def _between_spaces(match: re.Match[str]) -> bool:
+    """A word standing free, not glued to brackets, dots or other signs ("seq[0]", "pred(x)",
+    "[f]ile", ".oxt", "*func*"): only such words can be slips."""
+    text, start, end = match.string, match.start(), match.end()
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return before.isspace() and (after.isspace() or after in ",.!?;:")
+
+
+def _careless(text: str) -> bool:
+    """Typed without a capital and without final punctuation: only in such lines are unknown
+    words taken for slips (a line written with care keeps "zmap", "mbox" and "[f]ile")."""
+    stripped = text.rstrip().rstrip(_CLOSERS)
+    return not any(c.isupper() for c in text) and not (stripped and stripped[-1] in ".!?:;")
+
+
+def _capitalise_first(text: str) -> str:
+    match = WORD.search(text)
+    if match is None or not match.group()[0].islower():
+        return text
+    if any(ord(c) >= _ASIDE for c in text[: match.start()]):
+        return text  # the sentence starts with a protected span, not with this word
+    return text[: match.start()] + text[match.start()].upper() + text[match.start() + 1 :]
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every word one edit from `word`: its keyboard slips, any letter dropped or changed."""
+    letters = string.ascii_lowercase
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    changes = {a + c + b[1:] for a, b in splits if b for c in letters}
+    return (_slips_of(word) | deletes | changes) - {word}
+
+
+def _slips_of(word: str) -> set[str]:
+    """The words `word` is one keyboard slip of (mt.text.casual makes the same four): a key
+    next to the one meant, a letter dropped, a letter doubled, two letters swapped. Narrower
+    than `_one_edit`, for guesses that have less to go on ("seq" is no slip of "see")."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    undoubled = {a + b[1:] for a, b in splits if b and a[-1:] == b[:1]}
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    keys = {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")}
+    dropped = {a + c + b for a, b in splits for c in string.ascii_lowercase}
+    return (undoubled | swaps | keys | dropped) - {word}

@@ -1,0 +1,238 @@
+"""Protected spans: the parts of a sentence a translation must copy exactly, and the training
+pairs that teach a model to copy them.
+
+A URL, a file path, a piece of code, a format placeholder or a number is not translated; a model
+that meets it as a string of rare sub-word pieces mangles it ("www.cisco.com" came out "se
+mudó"). So before translation each span becomes a placeholder token (PLACEHOLDERS: ｟1｠, ｟2｠ ...)
+and is put back after it (mt.decode.placeholders). A model copies the tokens because it was trained
+on pairs whose shared spans were replaced the same way on both sides: `placeheld` does that for
+one pair, `placeheld_pairs` for a share of the training pairs each epoch, as a pure function of
+(seed, epoch) like the source noise (mt.data.feed.noise), so a resumed run sees the same pairs.
+
+`find_spans` is the one detector, one regular expression whose alternatives are tried most
+specific first (a URL before the path inside it, an e-mail before the number in it); matches never
+overlap. tldr's `{{placeholders}}` are protected when its Spanish copies them (alternatives of
+options or subcommands, numbers, globs), not when they hold words, which it translates
+("{{ruta/al/archivo}}").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mt.errors import MtError
+from mt.text.lexicon import CAPITALISED
+
+_URL = (
+    r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
+    r"|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
+    r"|<https?://[^\s<>]+>"
+)
+_EMAIL = r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"
+_CODE = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`|`[^`\n]+`"
+_TLDR = r"\{\{[^{}\n]*\}\}"
+_BRACES = r"\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
+_PRINTF = (
+    r"%(?:\([A-Za-z_]\w*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%](?![A-Za-z])"
+)
+_VARIABLE = r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*"
+_EXTENSIONS = (
+    "py|pyc|pyi|txt|md|rst|json|toml|yaml|yml|ini|cfg|conf|csv|tsv|xml|html?|css|js|ts|c|h|cpp|"
+    "java|rs|go|sh|bat|exe|dll|so|zip|gz|tar|pdf|png|jpe?g|gif|svg|log|po|odt|ods|docx?|xlsx?"
+)
+_PATH = (
+    r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.+-]+(?:/[\w.+-]+)*/?(?<![.,])"  # /usr/bin, ~/.bashrc, ./a
+    r"|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+(?<![.,])"  # C:\Users\me\file.txt
+    r"|\b[\w.-]+/(?:[\w.-]+/)+[\w.-]*(?<![.,])"  # src/mt/data (one slash: "and/or" is no path)
+    r"|\b[\w.-]+/[\w-]+\.\w+"  # docs/index.rst
+    rf"|\b[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})\b(?!\.\w)"  # setup.py, archive.tar.gz
+)
+_NUMBER = (
+    r"(?<![\w.,:/-])"
+    r"\d+(?:[.,:/-]\d+)*(?:%|\b)"  # 555-1234, 3.5%, 1,000.50, 10:30, 2024-01-31
+    r"(?![\w%]|[.,:/-]\d)"
+)
+_PATTERNS = {
+    "url": _URL,
+    "email": _EMAIL,
+    "code": _CODE,
+    "tldr": _TLDR,
+    "placeholder": rf"{_BRACES}|{_PRINTF}",
+    "variable": _VARIABLE,
+    "number": _NUMBER,  # before paths: 1/2/2024 is a date
+    "path": _PATH,
+}
+_DETECTOR = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in _PATTERNS.items()))
+_NAME = re.compile(CAPITALISED)
+
+
+@dataclass(frozen=True)
+class Span:
+    """text[start:end] of a sentence; `kind` is a detector group (url, email, code, placeholder,
+    variable, number, path) or "name" (a --keep name, or in training a copied capitalised word)."""
+
+    start: int
+    end: int
+    kind: str
+    text: str
+
+
+def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
+    """The protected spans of `text` in order: the detector's, then each of `names` (a --keep
+    list: exact, whole words) where no detected span is; never overlapping."""
+    spans = list(_detected(text))
+    named = sorted(set(names), key=len, reverse=True)  # "New York City" before "New York"
+    if named:
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, named)) + r")(?!\w)")
+        taken = [(m.start(), m.end()) for m in _DETECTOR.finditer(text)]
+        for match in pattern.finditer(text):
+            if not any(match.start() < end and start < match.end() for start, end in taken):
+                spans.append(Span(match.start(), match.end(), "name", match.group()))
+        spans.sort(key=lambda span: span.start)
+    return spans
+
+
+_OPTION_OR_EXTENSION = re.compile(r"(?<![\w-])--?[\w-]+|\.\w+")
+
+
+def _copied_tldr(span: str) -> bool:
+    """Whether a tldr `{{placeholder}}` is copied, not translated: alternatives of options or
+    subcommands ("{{[-s|--status]}}", "{{[r|run]}}"), numbers, globs ("{{*.jpg}}"); one with
+    words ("{{path/to/file}}", "{{version}}") is translated. On tldr's training pages the
+    Spanish copies 97% of those this picks."""
+    inner = span[2:-2]
+    return inner.startswith("[") or not re.search(
+        r"[A-Za-z]{2,}", _OPTION_OR_EXTENSION.sub("", inner)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _detected(text: str) -> tuple[Span, ...]:
+    """The detector's spans of `text`; cached, as translating one line asks several times (the
+    length check, the normalizer, the protection, the flags)."""
+    return tuple(
+        Span(m.start(), m.end(), m.lastgroup or "", m.group())
+        for m in _DETECTOR.finditer(text)
+        if m.lastgroup != "tldr" or _copied_tldr(m.group())
+    )
+
+
+def read_keep(path: Path) -> tuple[str, ...]:
+    """The names of a --keep file: one a line, copied exactly wherever they occur whole; blank
+    lines and lines starting with "#" are skipped."""
+    try:
+        data = path.read_bytes()
+        lines = data.decode("utf-8").splitlines()
+    except FileNotFoundError:
+        raise MtError(f"--keep {path}: no such file") from None
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise MtError(f"--keep {path}, line {line}: not UTF-8 text") from None
+    except OSError as error:
+        raise MtError(f"--keep {path}: cannot be read ({error.strerror})") from None
+    names = []
+    for number, line in enumerate(lines, start=1):
+        name = line.strip()
+        if not name or name.startswith("#"):
+            continue
+        if "\t" in name:
+            raise MtError(f"--keep {path}, line {number}: a tab; give one name a line")
+        names.append(name)
+    return tuple(names)
+
+
+def shared_spans(english: str, spanish: str) -> list[Span]:
+    """The English spans a pair copies: detected on both sides with the same text (a number
+    written 1.000,50 in the Spanish for 1,000.50 is not shared), or capitalised words found
+    whole in the Spanish (Tom, Mary). Each text once, in English order."""
+    spanish_texts = {span.text for span in find_spans(spanish)}
+    spanish_words = set(re.findall(r"\w+", spanish))
+    spans = find_spans(english)
+    taken = [(span.start, span.end) for span in spans]
+    for match in _NAME.finditer(english):
+        if match.group() in spanish_words and not any(
+            match.start() < end and start < match.end() for start, end in taken
+        ):
+            spans.append(Span(match.start(), match.end(), "name", match.group()))
+    seen: set[str] = set()
+    shared = []
+    for span in sorted(spans, key=lambda span: span.start):
+        if span.text in seen:
+            continue
+        if span.text in spanish_texts or (span.kind == "name" and span.text in spanish_words):
+            seen.add(span.text)
+            shared.append(span)
+    return shared
+
+
+def mask_spans(text: str, stand_in: str, names: Iterable[str] = ()) -> str:
+    """`text` with every protected span (and `names`, a --keep list) replaced by `stand_in`."""
+    spans = find_spans(text, names)
+    return replace_spans(text, spans, dict.fromkeys((span.text for span in spans), stand_in))
+
+
+def replace_spans(text: str, spans: Sequence[Span], tokens: dict[str, str]) -> str:
+    """`text` with each span whose text has a token replaced by it (spans in order, apart)."""
+    out, position = [], 0
+    for span in spans:
+        if span.text in tokens:
+            out += [text[position : span.start], tokens[span.text]]
+            position = span.end
+    return "".join(out) + text[position:]
+
+
+def placeheld(english: str, spanish: str, placeholders: Sequence[str]) -> tuple[str, str]:
+    """The pair with its shared spans replaced by `placeholders` in English order, the same
+    token for the same text on both sides; spans past the last placeholder stay as they are."""
+    shared = shared_spans(english, spanish)[: len(placeholders)]
+    if not shared:
+        return english, spanish
+    tokens = {span.text: token for span, token in zip(shared, placeholders, strict=False)}
+    names = {span.text for span in shared if span.kind == "name"}
+    return (
+        replace_spans(english, _occurrences(english, tokens, names), tokens),
+        replace_spans(spanish, _occurrences(spanish, tokens, names), tokens),
+    )
+
+
+def _occurrences(text: str, tokens: dict[str, str], names: set[str]) -> list[Span]:
+    """Every occurrence in `text` of a span `tokens` replaces: detected spans by their text,
+    `names` as whole words."""
+    spans = [span for span in find_spans(text) if span.text in tokens]
+    if names:
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
+        for match in pattern.finditer(text):
+            if not any(match.start() < s.end and s.start < match.end() for s in spans):
+                spans.append(Span(match.start(), match.end(), "name", match.group()))
+    return sorted(spans, key=lambda span: span.start)
+
+
+_STREAM = 0x706C6863  # keeps these draws apart from the batch order's and the source noise's
+
+
+def placeheld_pairs(
+    pairs: Sequence[tuple[str, str]],
+    candidates: np.ndarray,
+    placeholders: Sequence[str],
+    *,
+    rate: float,
+    seed: int,
+    epoch: int,
+) -> dict[int, tuple[str, str]]:
+    """Row -> replaced pair for a `rate` share of `candidates` (the rows with shared spans,
+    `candidate_rows`), drawn from (seed, epoch) alone."""
+    rng = np.random.default_rng([seed, epoch, _STREAM])
+    chosen = candidates[rng.random(len(candidates)) < rate]
+    return {int(row): placeheld(*pairs[row], placeholders) for row in chosen}
+
+
+def candidate_rows(pairs: Iterable[tuple[str, str]]) -> np.ndarray:
+    """The rows whose pair has a shared span, the only ones the augmentation can change."""
+    rows = [row for row, (en, es) in enumerate(pairs) if shared_spans(en, es)]
+    return np.asarray(rows, dtype=np.int64)

@@ -1,0 +1,178 @@
+"""How the training English writes its words, for normalising casual input (mt.text.normalize).
+
+Casual input ("im sure tom knows where it is") differs from the training English in ways the
+training English itself can undo: it writes "Tom" capitalised and "I'm" with an apostrophe nearly
+every time, "its" and "it's" both often (so "its" must stay), and sentences that begin "where is"
+end in a question mark. `mt prepare` counts this once over the training part and writes it as
+words.tsv, two tables a person can read:
+
+    # training sentences: 71367
+    word    first   later
+    I'm     812     95
+    Tom     3010    1500
+    tom     0       0
+    <blank line>
+    start   sentences   questions
+    where is    120     118
+    <blank line>
+    pair    count
+    <s> it's    310
+    it's raining    12
+    wagged its  2
+
+`first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
+MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
+`pair` counts two neighbouring words in lower case (`<s>` is a sentence's start), for the words
+that are words both with and without an apostrophe (REAL_WORDS: "its"/"it's", "were"/"we're"):
+which one a casual "its" meant is told by its neighbours. Files written before the pairs keep
+working without them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from mt.atomic import atomic_output
+from mt.errors import MtError
+from mt.text.tables import count_field, count_part, counted_rows, table_lines
+
+WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+"""A word as the counts see it: letters, with apostrophes inside (after ’ is made ')."""
+MIN_COUNT = 2
+"""Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
+_SENTENCES = "# training sentences: "
+_WORD_HEADER = "word\tfirst\tlater"
+_START_HEADER = "start\tsentences\tquestions"
+_PAIR_HEADER = "pair\tcount"
+_ROW = "text<TAB>count<TAB>count"  # the shape of the first two tables' rows, for the error
+_PAIR_ROW = "text<TAB>count"
+SENTENCE_START = "<s>"
+REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "wed", "shed", "ones"))
+"""Words that exist without the apostrophe their contraction has ("its", "it's"); a small corpus
+may never use them, so they are named. Their neighbours are counted (`WordStats.pairs`)."""
+
+
+@dataclass(frozen=True)
+class Spelling:
+    first: int  # as a sentence's first word
+    later: int  # anywhere else
+
+
+@dataclass(frozen=True)
+class Start:
+    sentences: int
+    questions: int  # of those, ending in "?"
+
+
+@dataclass(frozen=True)
+class WordStats:
+    """Counts by spelling and by sentence start, and how many sentences they were counted on."""
+
+    spellings: Mapping[str, Spelling]
+    starts: Mapping[str, Start]
+    sentences: int
+    pairs: Mapping[str, int] = field(default_factory=dict)
+    """"left right" in lower case -> count, for pairs with a word of REAL_WORDS either way."""
+
+
+NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
+"""What a run has whose training data is gone: normalising then changes nothing."""
+
+
+def words_of(text: str) -> list[str]:
+    return WORD.findall(text.replace("’", "'"))
+
+
+def start_keys(words: list[str]) -> list[str]:
+    """The starts a sentence of `words` is counted under: its first word, its first two."""
+    lower = [word.lower() for word in words[:2]]
+    return [" ".join(lower[:n]) for n in range(1, len(lower) + 1)]
+
+
+def build_word_stats(sentences: Iterable[str]) -> WordStats:
+    """Count the spellings and starts of English `sentences`."""
+    first: Counter[str] = Counter()
+    later: Counter[str] = Counter()
+    starts: Counter[str] = Counter()
+    questions: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
+    total = 0
+    for sentence in sentences:
+        total += 1
+        words = words_of(sentence)
+        if not words:
+            continue
+        first[words[0]] += 1
+        later.update(words[1:])
+        pairs.update(real_word_pairs(words))
+        keys = start_keys(words)
+        starts.update(keys)
+        if sentence.rstrip().endswith("?"):
+            questions.update(keys)
+    kept = {w for w in first.keys() | later.keys() if first[w] + later[w] >= MIN_COUNT}
+    return WordStats(
+        spellings={w: Spelling(first[w], later[w]) for w in sorted(kept)},
+        starts={s: Start(n, questions[s]) for s, n in sorted(starts.items()) if n >= MIN_COUNT},
+        sentences=total,
+        pairs={p: n for p, n in sorted(pairs.items()) if n >= MIN_COUNT},
+    )
+
+
+def real_word_pairs(words: list[str]) -> list[str]:
+    """The neighbouring pairs of a sentence's `words` ("<s>" before the first) that hold a word
+    of REAL_WORDS with or without its apostrophe, in lower case."""
+    lower = [SENTENCE_START] + [word.lower() for word in words]
+    return [
+        f"{left} {right}"
+        for left, right in itertools.pairwise(lower)
+        if left.replace("'", "") in REAL_WORDS or right.replace("'", "") in REAL_WORDS
+    ]
+
+
+def word_stats_of_part(
+    path: Path, *, advance: Callable[[int], None] = lambda pairs: None
+) -> WordStats:
+    """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed."""
+    return count_part(path, lambda pairs: build_word_stats(e for e, _ in pairs), advance)
+
+
+def write_word_stats(path: Path, stats: WordStats) -> None:
+    """words.tsv, written atomically: the sentence count, the spellings, a blank line, the
+    starts."""
+    with atomic_output(path, text=True) as stream:
+        stream.write(f"{_SENTENCES}{stats.sentences}\n{_WORD_HEADER}\n")
+        for word, spelling in sorted(stats.spellings.items()):
+            stream.write(f"{word}\t{spelling.first}\t{spelling.later}\n")
+        stream.write(f"\n{_START_HEADER}\n")
+        for start, counts in sorted(stats.starts.items()):
+            stream.write(f"{start}\t{counts.sentences}\t{counts.questions}\n")
+        stream.write(f"\n{_PAIR_HEADER}\n")
+        for pair, count in sorted(stats.pairs.items()):
+            stream.write(f"{pair}\t{count}\n")
+
+
+def read_word_stats(path: Path) -> WordStats:
+    """words.tsv read back; anything unexpected is one MtError naming the file and line."""
+    lines = table_lines(path)
+    if len(lines) < 2 or not lines[0].startswith(_SENTENCES) or lines[1] != _WORD_HEADER:
+        raise MtError(f"{path}: not word statistics written by `mt prepare`; run it again")
+    blank = lines.index("", 2) if "" in lines[2:] else len(lines)
+    if lines[blank + 1 : blank + 2] != [_START_HEADER]:
+        raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
+    # The pairs came later: a file without them ends with the starts.
+    paired = lines.index(_PAIR_HEADER, blank) if _PAIR_HEADER in lines[blank:] else len(lines)
+    spellings = dict(counted_rows(path, lines, 2, blank, shape=_ROW))
+    starts = dict(counted_rows(path, lines, blank + 2, paired, shape=_ROW))
+    pairs = dict(counted_rows(path, lines, paired + 1, len(lines), shape=_PAIR_ROW))
+    return WordStats(
+        spellings={word: Spelling(*counts) for word, counts in spellings.items()},
+        starts={start: Start(*counts) for start, counts in starts.items()},
+        sentences=count_field(path, 1, lines[0].removeprefix(_SENTENCES)),
+        pairs={pair: counts[0] for pair, counts in pairs.items()},
+    )

@@ -1,0 +1,104 @@
+"""Flags on constructed cases: each fires where it should and stays quiet on a good output."""
+
+from __future__ import annotations
+
+import pytest
+
+from mt.quality.flags import (
+    COPY,
+    CUT,
+    NOT_ENGLISH,
+    REPETITION,
+    copies_source,
+    flags_for,
+    longest_loop,
+    not_english,
+    repeats,
+)
+
+
+def test_a_good_translation_has_no_flags() -> None:
+    assert flags_for("Where is the station?", "¿Dónde está la estación?", cut=False) == ()
+
+
+def test_copy_of_english_words_is_flagged() -> None:
+    assert flags_for("Where is the station?", "Where is the station?", cut=False) == (COPY,)
+    assert copies_source("I like the green house.", "I like the green casa.")
+
+
+@pytest.mark.parametrize(
+    ("source", "output"),
+    [
+        ("Tom", "Tom"),
+        ("3.5%", "3.5%"),
+        ("NASA", "NASA"),
+        ("ls -la", "ls -la"),
+        ("", ""),
+        # tldr's command lines and Python's names: their references copy them too
+        ("git cola --prompt", "git cola --prompt"),
+        ("apx pkgmanagers list", "apx pkgmanagers list"),
+        ("str", "str"),
+        # the source's names, URLs and code are copied by right inside a translation
+        (
+            "PEP written by Guido van Rossum and Raymond Hettinger.",
+            "PEP escrito por Guido van Rossum y Raymond Hettinger.",
+        ),
+        (
+            "See ``os.path.join`` at https://docs.python.org/3/",
+            "Ver ``os.path.join`` en https://docs.python.org/3/",
+        ),
+    ],
+)
+def test_copying_names_numbers_and_code_is_not_flagged(source: str, output: str) -> None:
+    assert not copies_source(source, output)
+
+
+def test_a_copied_label_or_heading_is_flagged() -> None:
+    assert not copies_source("Options", "Options")  # a lone word may be a name: quiet
+    assert copies_source("List installed extension images:", "List installed extension images:")
+
+
+def test_a_heading_left_half_in_english_is_flagged_but_not_a_translation_sharing_a_word() -> None:
+    # 60% of the letters are the source's and the rest does not make it read as Spanish
+    assert copies_source("Threading model", "Threading modelo.")
+    assert copies_source("Protecting document", "Protecting documento.")
+    # too few letters for the language to tell: quiet
+    assert not copies_source("Are you a doctor?", "¿Eres doctor?")
+    # two thirds of the letters the source's, in an output that reads as Spanish: a translation
+    assert not copies_source(
+        "The animal hospital is in the capital", "El hospital animal está en la capital."
+    )
+
+
+def test_a_repetition_loop_is_flagged_unless_the_source_has_it() -> None:
+    loop = "Quiero ir a la casa de la casa de la casa de la casa de"
+    assert flags_for("I want to go home.", loop, cut=False) == (REPETITION,)
+    assert repeats("I want to go home.", "no no no no no no")
+    assert not repeats("no no no no no no", "no no no no no no")
+    assert not repeats("I want to go home.", "Quiero ir a casa, a casa.")
+    assert longest_loop(["a", "b", "c"] * 3) == (3, 3)
+
+
+def test_a_cut_output_is_flagged() -> None:
+    assert flags_for("Where is the station?", "¿Dónde está la", cut=True) == (CUT,)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "Je voudrais un café, s'il vous plaît.",
+        "Ich möchte heute Abend ins Kino gehen.",
+        "Il fait beau aujourd'hui et je suis content.",
+    ],
+)
+def test_french_or_german_input_is_flagged(source: str) -> None:
+    assert not_english(source)
+    assert NOT_ENGLISH in flags_for(source, "algo", cut=False)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["Hello", "Tom", "Run the command.", "Open the file with gedit.", "I am tired.", "ls -la"],
+)
+def test_short_or_technical_english_is_not_flagged(source: str) -> None:
+    assert not not_english(source)

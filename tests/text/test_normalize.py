@@ -1,0 +1,194 @@
+"""Normalising casual input: each step puts back what casual typing lost, clean text is left as
+it is, and the statistics behind it round-trip through words.tsv or are counted for an old run."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from conftest import legacy_run_copy
+from mt.decode.run_tables import word_stats_for
+from mt.errors import MtError
+from mt.text.normalize import STEPS, Normalizer
+from mt.text.wordstats import (
+    NO_WORD_STATS,
+    build_word_stats,
+    read_word_stats,
+    word_stats_of_part,
+    write_word_stats,
+)
+
+LEGACY = Path(__file__).parents[1] / "fixtures" / "legacy"
+TRAINING = [
+    *(["I don't know where Tom is.", "I'm sure Tom's car is red.", "Where is Mary?"] * 10),
+    *(["Where are you going?", "Do you know Tom?", "It's late.", "Its color is red."] * 5),
+    *(["We're late.", "They were late.", "We were happy.", "Mary's house is big."] * 3),
+    *(["Do it now.", "The weather is nice today.", "I'll tell you."] * 4),
+    *(["Tom is ill.", "Tom was ill.", "He was ill.", "Tom went home yesterday."] * 3),
+]
+STATS = build_word_stats(TRAINING)
+ALL = Normalizer.from_stats(STATS, frozenset(STEPS))
+DEFAULT = Normalizer.from_stats(STATS)
+
+
+def only(step: str) -> Normalizer:
+    return Normalizer.from_stats(STATS, frozenset([step]))
+
+
+def test_apostrophes_come_back_where_the_training_english_always_writes_them() -> None:
+    assert only("apostrophes")("i dont know") == "i don't know"
+    assert only("apostrophes")("im sure toms car is red") == "i'm sure tom's car is red"
+    assert only("apostrophes")("its color is red") == "its color is red"  # "its" is a word too
+    assert only("apostrophes")("were late") == "we're late"  # no training sentence starts "were"
+    assert only("apostrophes")("ill tell you") == "i'll tell you"  # "ill" never comes first
+    assert only("apostrophes")("tom is ill") == "tom is ill"
+
+
+def test_names_i_and_the_first_word_get_their_capitals() -> None:
+    assert only("case")("where is tom") == "Where is Tom"
+    assert only("case")("i know tom and mary") == "I know Tom and Mary"
+    assert only("case")("i'm here") == "I'm here"
+
+
+def test_final_punctuation_is_a_question_mark_when_the_sentence_starts_like_one() -> None:
+    assert only("punctuation")("where are you going") == "where are you going?"
+    assert only("punctuation")("do you know him") == "do you know him?"
+    assert only("punctuation")("do it now") == "do it now."
+    assert only("punctuation")("the weather is nice  ") == "the weather is nice.  "
+    assert only("punctuation")('He said "no"') == 'He said "no"'
+
+
+def test_a_typo_of_a_frequent_word_is_corrected_and_an_unknown_word_kept() -> None:
+    assert only("typos")("whree is tom") == "where is tom"
+    assert only("typos")("i dnot know") == "i don't know"  # a slip of a contraction
+    assert only("typos")("xylophone") == "xylophone"
+
+
+def test_a_real_english_word_the_training_never_uses_is_not_taken_for_a_slip() -> None:
+    # "heed" and "wire" are one edit from "need"/"where"-like training words, but are words.
+    training = [*TRAINING, *(["I need it.", "I need you."] * 6), *(["We were there."] * 6)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("tom must heed it") == "Tom must heed it."
+    assert normalizer("tom must neeed it") == "Tom must need it."
+
+
+def test_a_three_letter_slip_is_put_right_only_as_a_keyboard_slip_of_a_frequent_word() -> None:
+    training = [*TRAINING, *(["The dog is here.", "I see the cat."] * 30)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    assert normalizer("where is teh dog") == "where is the dog"  # two letters swapped
+    assert normalizer("where is yhe dog") == "where is the dog"  # a key next to "t"
+    assert normalizer("where is seq") == "where is seq"  # "q" is not next to "e": no slip of see
+    assert normalizer("where is tom") == "where is tom"  # "tom" is a training word
+
+
+def test_a_longer_slip_of_a_word_the_training_lacks_is_put_right_from_the_dictionary() -> None:
+    typos = frozenset(["typos"])
+    normalizer = Normalizer.from_stats(STATS, typos)
+    assert normalizer("tom is in the gaveyard") == "tom is in the graveyard"
+    assert normalizer("tom uses numpy") == "tom uses numpy"  # "lumpy" is not common enough
+    # Without the training English (an old run whose data is gone) the dictionary decides nothing.
+    unknowing = Normalizer.from_stats(NO_WORD_STATS, typos)
+    assert unknowing("tom is in the gaveyard") == "tom is in the gaveyard"
+
+
+def test_slips_are_put_right_only_in_lines_typed_without_care_and_only_in_free_words() -> None:
+    assert ALL("whree is tom") == "Where is Tom?"
+    assert ALL("Whree is Tom?") == "Whree is Tom?"  # a capital: the writer took care
+    assert ALL("whree is tom.") == "Whree is Tom."  # final punctuation too
+    assert ALL("tom is at whree(x) now") == "Tom is at whree(x) now."  # glued to a bracket
+
+
+def test_a_real_word_that_starts_a_sentence_gets_the_apostrophe_training_always_gives_it() -> None:
+    training = [*TRAINING, *(["I'll go.", "I'll help you."] * 5)]
+    normalizer = Normalizer.from_stats(build_word_stats(training))
+    assert normalizer("ill help you") == "I'll help you."  # "Ill" never starts a sentence
+    assert normalizer("tom is ill") == "Tom is ill."  # not first: the word "ill"
+    assert normalizer("its color is red") == "Its color is red."  # "Its" starts half of them
+
+
+def test_a_real_word_gets_its_apostrophe_where_its_neighbours_say_it_is_a_contraction() -> None:
+    training = [*TRAINING, *(["I think it's late.", "I know it's true.", "We're here."] * 6)]
+    training += ["The dog wagged its tail.", "The bird lost its way.", "We were here."] * 6
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["apostrophes"]))
+    assert normalizer("i think its true") == "i think it's true"
+    assert normalizer("the dog lost its tail") == "the dog lost its tail"
+    assert normalizer("were here") == "we're here"
+    assert normalizer("they were late") == "they were late"
+    # Statistics written before the pairs: only a first word is decided, by how sentences start.
+    stats = build_word_stats(training)
+    unpaired = Normalizer.from_stats(dataclasses.replace(stats, pairs={}), frozenset(STEPS))
+    assert unpaired("i think its true") == "I think its true."
+
+
+def test_a_line_with_one_slip_is_still_casual_english_but_not_a_command() -> None:
+    training = [*TRAINING, *(["git status", "git commit", "Tom went home."] * 6)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("tom wnet home") == "Tom went home."
+    assert normalizer("wnet home tom") == "wnet home tom"  # a first unknown word: a program
+
+
+def test_all_steps_together_undo_the_casual_variant() -> None:
+    assert DEFAULT("im sure toms car is red") == "I'm sure Tom's car is red."
+    assert DEFAULT("where is mary") == "Where is Mary?"
+    assert ALL("i dont know whree tom is") == "I don't know where Tom is."
+
+
+def test_urls_code_and_paths_are_copied_as_they_are() -> None:
+    assert ALL("``tom`` is late") == "``tom`` is late."  # a span first: no capital after it
+    assert ALL("www.tom.com is down") == "www.tom.com is down."
+    assert ALL("tom dont open https://x.org/dont") == "Tom don't open https://x.org/dont"
+    assert ALL("tom uses `whree` and ~/tom/dont.txt") == "Tom uses `whree` and ~/tom/dont.txt"
+
+
+def test_command_lines_stay_as_typed_and_short_casual_english_does_not() -> None:
+    commands = ["git status", "git commit", "git cola --prompt", "docker image rm"] * 3
+    normalizer = Normalizer.from_stats(build_word_stats([*TRAINING, *commands]))
+    assert normalizer("git status") == "git status"  # the training starts lines with "git"
+    assert normalizer("git cola --prompt") == "git cola --prompt"  # options: a command
+    assert normalizer("alacritty") == "alacritty"  # a lone unknown word
+    assert normalizer("tom went home") == "Tom went home."  # no function word, all known
+    assert normalizer("its late") == "It's late."
+
+
+def test_clean_sentences_come_out_unchanged() -> None:
+    clean = [*set(TRAINING), "Mary and Tom were ill.", 'He said "Go home."', "Thank you!"]
+    clean += ["Its owner is Tom.", "I asked Tom where he was.", "Xylophones are loud."]
+    for normalizer in (DEFAULT, ALL):
+        assert [normalizer(text) for text in clean] == clean
+
+
+def test_the_statistics_round_trip_through_words_tsv(tmp_path: Path) -> None:
+    write_word_stats(tmp_path / "words.tsv", STATS)
+    assert read_word_stats(tmp_path / "words.tsv") == STATS
+    assert word_stats_for(tmp_path) == STATS
+    assert STATS.spellings["Tom"].later > 0 and STATS.starts["where is"].questions == 10
+    assert STATS.pairs["<s> it's"] == 5 and STATS.pairs["its color"] == 5
+
+
+def test_words_tsv_written_before_the_pairs_is_read_without_them(tmp_path: Path) -> None:
+    write_word_stats(tmp_path / "words.tsv", STATS)
+    text = (tmp_path / "words.tsv").read_text(encoding="utf-8")
+    (tmp_path / "words.tsv").write_text(text[: text.index("\npair\tcount\n")] + "\n")
+    assert read_word_stats(tmp_path / "words.tsv") == dataclasses.replace(STATS, pairs={})
+
+
+def test_an_old_run_counts_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
+    stats = word_stats_for(legacy_run_copy(tmp_path, prepared=LEGACY / "data"))
+    assert stats == word_stats_of_part(LEGACY / "data" / "train.tsv")
+    assert stats.sentences == 231 and "Ilse" in stats.spellings
+    gone = legacy_run_copy(tmp_path / "b", prepared=tmp_path / "gone")
+    assert word_stats_for(gone) is NO_WORD_STATS
+    assert Normalizer.from_stats(NO_WORD_STATS)("i dont know") == "I dont know."
+
+
+def test_a_damaged_statistics_file_is_one_clear_error(tmp_path: Path) -> None:
+    write_word_stats(tmp_path / "words.tsv", STATS)
+    text = (tmp_path / "words.tsv").read_text().replace("\t5\n", "\tfive\n", 1)
+    (tmp_path / "words.tsv").write_text(text)
+    with pytest.raises(MtError, match=r"words\.tsv line \d+: 'five' is not a count"):
+        word_stats_for(tmp_path)
+    (tmp_path / "words.tsv").write_text("word\tfirst\tlater\n")
+    with pytest.raises(MtError, match="not word statistics"):
+        word_stats_for(tmp_path)
