@@ -241,9 +241,8 @@ RECIPES: dict[str, Recipe] = {
     # Chosen by measurement on the selection part (docs/recipe.md): the thesis-large shape with
     # pre-norm, a peak learning rate of 1.8e-3 instead of 1.6e-5, label smoothing, and small
     # batches, which give the most updates per second on a CPU; with a budget, a rate that falls
-    # to 0 at its end (an hour: test accuracy 0.728 -> 0.736, BLEU 41.9 -> 42.6); and 30% of the
-    # sources made casual each epoch, which costs clean input nothing and brings casual input
-    # to within 1.2 BLEU of it (docs/text.md).
+    # to 0 at its end; and 30% of the sources made casual each epoch, which costs clean input
+    # nothing and brings casual input close to it (the figures: docs/recipe.md, docs/text.md).
     "default": Recipe(
         ModelShape(d_model=256, ff=512, heads=8, layers=2, pre_norm=True, dropout=0.1),
         TrainConfig(
@@ -264,9 +263,7 @@ RECIPES: dict[str, Recipe] = {
     ),
 }
 # A few minutes of training see the training part once or twice: nothing to overfit yet, so
-# dropout, label smoothing and source noise only slow learning (5 minutes on an AVX-512 bf16
-# CPU: selection accuracy 0.633 with the default recipe of 2026-11-24, 0.657 without them;
-# docs/recipe.md).
+# dropout, label smoothing and source noise only slow learning (measured in docs/recipe.md).
 RECIPES["quick"] = Recipe(
     dataclasses.replace(RECIPES["default"].shape, dropout=0.0),
     dataclasses.replace(RECIPES["default"].train, label_smoothing=0.0, source_noise=0.0),
@@ -384,9 +381,7 @@ badly estimated steps."""
 FINETUNE_PEAK_SHARE = 1.0
 """The fine-tuning peak rate as a share of the base run's peak (η0·t_w^-0.5). Measured on
 `make bench-domain` (docs/domain.md): a lower peak keeps little more of the base and learns the
-new data more slowly in a fixed budget. Rehearsal is what holds the base: with it, the full peak
-beats half of it by 1.6-4.3 BLEU on every domain for 0.2 on Tatoeba, and a quarter of it keeps
-no more Tatoeba than half."""
+new data more slowly in a fixed budget. Rehearsal is what holds the base."""
 FINETUNE_MODEL_OPTIONS = frozenset({"dropout"})
 """What --init-from lets a user change about the model: anything else changes its shapes."""
 
