@@ -80,13 +80,13 @@ def tldr(root: Path) -> list[DomainPair]:
             continue
         key = english_page.stem
         for source, target in zip(english, spanish, strict=True):
-            source, target = _tldr_text(source), _tldr_text(target)
+            source, target = tldr_text(source), tldr_text(target)
             if source and target:
                 pairs.append(DomainPair(source, target, key))
     return pairs
 
 
-def _tldr_text(line: str) -> str:
+def tldr_text(line: str) -> str:
     if line.startswith(("> ", "- ")):
         return line[2:].strip()
     if line.startswith("`") and line.endswith("`") and len(line) > 1:

@@ -24,8 +24,9 @@ written with care:
 - punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
   start like it (first two words, else the first) mostly end in one, else ".".
 
-Words the writer capitalised or gave an apostrophe are never touched, so clean text comes out as
-it went in (docs/text.md has the measurements); nor are URLs, code and the other protected spans,
+A line with a capital and final punctuation (`careful`) comes out byte for byte as it went in,
+and elsewhere words the writer capitalised or gave an apostrophe are never touched (docs/text.md
+has the measurements); nor are URLs, code and the other protected spans,
 nor lines that are not prose (mt.text.prose: "git cola --prompt" stays as typed).
 """
 
@@ -167,9 +168,11 @@ class Normalizer:
         )
 
     def __call__(self, sentence: str) -> str:
-        # A writer who used an apostrophe or a capital (after the first letter) knows them: the
-        # words of such a sentence are left alone ("fathers" stays, "Islands" is not made).
-        if not self._casual_english(sentence):
+        # A line with a capital and final punctuation was written with care: it comes out byte
+        # for byte ("This lets you choose the file." keeps "lets", "The cant of the hill." its
+        # "cant"). Elsewhere a writer who used an apostrophe or a capital (after the first
+        # letter) knows them: such words are left alone ("fathers" stays, "Islands" is not made).
+        if careful(sentence) or not self._casual_english(sentence):
             return sentence  # a command ("git cola --prompt") or a name is not casual English
         # URLs, code, paths and the other protected spans (mt.text.spans) are copied as they are
         # ("``ls``" must not become "``Ls``"): each stands aside as a private-use character.
@@ -343,6 +346,13 @@ def _between_spaces(match: re.Match[str]) -> bool:
     before = text[start - 1] if start else " "
     after = text[end] if end < len(text) else " "
     return before.isspace() and (after.isspace() or after in ",.!?;:")
+
+
+def careful(text: str) -> bool:
+    """Written with care: a capital somewhere and final punctuation (closing quotes and brackets
+    aside). The normaliser returns such a line as it is, whatever its statistics say."""
+    stripped = text.rstrip().rstrip(_CLOSERS)
+    return any(c.isupper() for c in text) and bool(stripped) and stripped[-1] in ".!?:;…"
 
 
 def _careless(text: str) -> bool:
