@@ -159,7 +159,34 @@ def test_the_model_aligner_gives_a_distribution_per_target_word() -> None:
     assert all(len(row) == len(words(source)) and abs(sum(row) - 1) < 1e-5 for row in matrix)
 
 
-def test_an_export_places_markup_by_position(tmp_path: Path) -> None:
+def test_an_export_places_markup_with_attention_as_its_run_does(tmp_path: Path) -> None:
+    """CTranslate2 returns the attention the run's PyTorch model gives (float32: the same map to
+    rounding), so an export aligns words, and places tags, as its run does."""
+    import numpy as np
+
+    from mt.config import DecodeConfig
+    from mt.decode.documents import html
+    from mt.decode.documents.align import AttentionAligner, PositionAligner, aligner_for
+    from mt.decode.documents.document import place_units
+    from mt.decode.translator import open_translator
+
+    config = DecodeConfig(beam_size=1)
+    run = open_translator(RUN, config, device="cpu")
+    export = open_translator(RUN.parent / "export", config, device="cpu", compute_type="float32")
+    assert isinstance(aligner_for(export), AttentionAligner)
+    sources = ["Ilse likes bread, Qzaa.", "Where is the station, Ilse?", "Does Bruno want rice?"]
+    pairs = [(source, t.text) for source, t in zip(sources, run.translate(sources), strict=True)]
+    ours, theirs = aligner_for(export).align(pairs), aligner_for(run).align(pairs)
+    for a, b in zip(ours, theirs, strict=True):
+        assert np.allclose(a, b, atol=0.02)
+    units = html.parse(HTML, name="page.html").units
+    texts = [t.text for t in run.translate(unit.text for unit in units)]
+    placed = place_units(units, texts, aligner_for(export))
+    assert placed == place_units(units, texts, aligner_for(run))
+    assert placed != place_units(units, texts, PositionAligner())
+
+
+def test_an_export_translates_a_document_through_the_cli(tmp_path: Path) -> None:
     export = RUN.parent / "export"
     source = tmp_path / "page.html"
     source.write_text(HTML, encoding="utf-8")

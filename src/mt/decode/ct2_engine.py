@@ -27,6 +27,10 @@ How mt's search maps onto CTranslate2's (read mt.decode.search first):
   limit and keeping every finished hypothesis gives mt's list; `--n-best` above 1 costs that.
   With alpha > 0 CTranslate2 stops after `beam` finished hypotheses, re-ranked here with GNMT;
   mt's rule is a heuristic there too, and the two can differ where a longer one would overtake.
+- Attention: the export keeps the last decoder layer's cross-attention averaged over all heads
+  (mt.export.converter sets alignment_layer and alignment_heads so), the map PyTorch's
+  `cross_attention_map` gives. `attention` asks `translate_batch` for it with the translation
+  as the target prefix, so every step is forced and its row is the teacher-forced one.
 - Teacher forcing: `score_batch` gives the log-prob of each reference label, [EOS] included, so
   the cross-entropy is the same quantity as mt's; accuracy (is the reference label the argmax?)
   is not available from it and is reported as such.
@@ -34,6 +38,7 @@ How mt's search maps onto CTranslate2's (read mt.decode.search first):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -241,6 +246,30 @@ class Ct2Engine:
         scored = self.translator.score_batch([source] * len(hyps), targets, max_input_length=0)
         return [sum(result.log_probs) for result in scored]
 
+    def attention(
+        self, sources: list[np.ndarray], targets: list[Sequence[int]]
+    ) -> list[np.ndarray]:
+        """mt.decode.engine.AttentionEngine: one step past the longest target is decoded freely
+        (the row that predicts [EOS]); rows after a target's own are cut off."""
+        if not sources:
+            return []
+        prefixes = [[self.target_pieces[i] for i in target] for target in targets]
+        results = self.translator.translate_batch(
+            [self._source_tokens(ids) for ids in sources],
+            target_prefix=prefixes,
+            beam_size=1,
+            max_decoding_length=max(len(prefix) for prefix in prefixes) + 1,
+            min_decoding_length=0,
+            max_input_length=0,
+            max_batch_size=MAX_BATCH,
+            return_attention=True,
+            return_end_token=True,
+        )
+        return [
+            np.asarray(result.attention[0], dtype=np.float32)[: len(target) + 1, : len(source)]
+            for result, source, target in zip(results, sources, targets, strict=True)
+        ]
+
     def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForced:
         """Mean negative log-prob of every reference label after [BOS], [EOS] included."""
         del train_config  # the pairs are already cut to its lengths
@@ -267,8 +296,8 @@ class ExportedRun:
     @property
     def model(self) -> None:
         raise MtError(
-            f"{self.directory} is a CTranslate2 export: it has no PyTorch model for attention "
-            "maps; use the run directory it was exported from"
+            f"{self.directory} is a CTranslate2 export: it has no PyTorch model; its engine "
+            "gives attention (mt.decode.engine.attention_engine), or use the run directory"
         )
 
 

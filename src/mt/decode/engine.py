@@ -3,11 +3,14 @@
 `mt translate`, `mt evaluate` and `mt serve` open a model directory through `open_run` and never ask
 which kind it is: a run directory (mt.model.rundir) is searched by mt.decode.search over its PyTorch
 model, a directory written by `mt export` (its model.json says "format": "mt-ctranslate2") by
-CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`.
+CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`,
+and documents (mt.decode.documents.align) at a second, `AttentionEngine`: the cross-attention that
+places tags, which either engine gives for a translation already made.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -17,7 +20,7 @@ from torch import nn
 
 from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.batching import EncodedPairs, pad
-from mt.data.tokenization import PAD
+from mt.data.tokenization import BOS, PAD
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.search import Hypothesis, search
 from mt.model.loss import evaluate_teacher_forced
@@ -46,6 +49,17 @@ class SearchEngine(Protocol):
         ...
 
 
+class AttentionEngine(Protocol):
+    def attention(
+        self, sources: list[np.ndarray], targets: list[Sequence[int]]
+    ) -> list[np.ndarray]:
+        """For each source (ids ending in EOS, unpadded) and its translation (label ids without
+        BOS or EOS), teacher-forced: the last decoder layer's cross-attention averaged over its
+        heads, float32 (len(target) + 1, len(source)); row k is the step that predicts target
+        label k, the last row the one that predicts EOS."""
+        ...
+
+
 class TorchEngine:
     """mt.decode.search's greedy and beam search over a PyTorch model in eval mode."""
 
@@ -65,6 +79,19 @@ class TorchEngine:
     def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForcedScores:
         return evaluate_teacher_forced(self.model, data, train_config, self.device)
 
+    def attention(
+        self, sources: list[np.ndarray], targets: list[Sequence[int]]
+    ) -> list[np.ndarray]:
+        src = pad(sources).to(self.device)
+        tgt = pad([np.array([BOS, *target], dtype=np.int64) for target in targets])
+        with torch.inference_mode(), autocast(self.device, self.precision):
+            weights = self.model.cross_attention_map(src, src != PAD, tgt.to(self.device))
+        weights = weights.float().cpu().numpy()  # (B, T, S)
+        return [
+            weights[row, : len(target) + 1, : len(source)]
+            for row, (source, target) in enumerate(zip(sources, targets, strict=True))
+        ]
+
 
 def engine_for(
     run: LoadedRun | ExportedRun, device: torch.device, precision: str = "fp32"
@@ -74,6 +101,16 @@ def engine_for(
     if isinstance(run, ExportedRun):
         return run.engine
     return TorchEngine(run.model, device, precision)
+
+
+def attention_engine(run: LoadedRun | ExportedRun, device: torch.device) -> AttentionEngine | None:
+    """What gives `run`'s cross-attention: CTranslate2 for an export (asked to return it), the
+    PyTorch model of a run in fp32; None for a model without it (the recurrent baseline)."""
+    if isinstance(run, ExportedRun):
+        return run.engine
+    if hasattr(run.model, "cross_attention_map"):
+        return TorchEngine(run.model, device)
+    return None
 
 
 def open_run(

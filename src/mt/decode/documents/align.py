@@ -2,10 +2,10 @@
 
 The issue names two ways to carry markup: teach the model to copy tags (training with tag
 augmentation, not built yet) or project them afterwards with an alignment. This is the alignment:
-the model's own cross-attention (last decoder layer, heads averaged) when the translator has a
-PyTorch model, teacher-forced on the translation it produced; otherwise, or for a unit too long
-for the model, a monotone alignment by relative position, which is right for word orders as close
-as English and Spanish most of the time and never fails.
+the model's own cross-attention (last decoder layer, heads averaged), teacher-forced on the
+translation it produced, from PyTorch for a run or CTranslate2 for an export; otherwise, or for a
+unit too long for the model, a monotone alignment by relative position, which is right for word
+orders as close as English and Spanish most of the time and never fails.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Protocol
 import torch
 
 from mt.data.feed.batching import encode_sources
-from mt.data.tokenization import BOS, PAD
+from mt.decode.ct2_engine import ExportedRun
+from mt.decode.engine import AttentionEngine, attention_engine
 from mt.model.rundir import LoadedRun
 from mt.text.cleaning import clean_text
 
@@ -60,13 +61,17 @@ def by_position(sources: int, targets: int) -> Matrix:
 
 
 class AttentionAligner:
-    """Cross-attention of the translator's PyTorch model, pieces summed into words."""
+    """Cross-attention of the translator's model (mt.decode.engine.AttentionEngine: PyTorch for a
+    run, CTranslate2 for an export), pieces summed into words."""
 
-    def __init__(self, run, device: torch.device, batch_size: int = 32) -> None:
-        self.run = run
-        self.device = device
+    def __init__(
+        self, engine: AttentionEngine, source, target, max_positions: int, batch_size: int = 32
+    ) -> None:
+        self.engine = engine
+        self.source = source  # the source and target WordPieceCodecs
+        self.target = target
         self.batch_size = batch_size
-        self.max_len = run.config.max_positions - 1
+        self.max_len = max_positions - 1
         self.fallback = PositionAligner()
 
     def align(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
@@ -81,22 +86,14 @@ class AttentionAligner:
         results = self.fallback.align(pairs)
         if not usable:
             return results
-        width = max(len(encoded[i][0]) for i in usable)
-        length = max(len(encoded[i][2]) for i in usable) + 1
-        src = torch.full((len(usable), width), PAD, dtype=torch.long)
-        tgt = torch.full((len(usable), length), PAD, dtype=torch.long)
-        for row, i in enumerate(usable):
-            source_ids, _, target_ids, _ = encoded[i]
-            src[row, : len(source_ids)] = torch.as_tensor(source_ids)
-            tgt[row, : len(target_ids) + 1] = torch.tensor([BOS, *target_ids])
-        src, tgt = src.to(self.device), tgt.to(self.device)
-        with torch.inference_mode():
-            weights = self.run.model.cross_attention_map(src, src != PAD, tgt).float().cpu()
-        for row, i in enumerate(usable):
+        weights = self.engine.attention(
+            [encoded[i][0] for i in usable], [encoded[i][2] for i in usable]
+        )
+        for i, map_ in zip(usable, weights, strict=True):
             source, target = pairs[i]
             _, source_spans, target_ids, target_spans = encoded[i]
             # Row k of the map is the step that predicts target piece k.
-            pieces = weights[row, : len(target_ids), : len(source_spans)]
+            pieces = torch.from_numpy(map_[: len(target_ids), : len(source_spans)])
             results[i] = _word_matrix(pieces, source_spans, target_spans, source, target)
         return results
 
@@ -104,12 +101,12 @@ class AttentionAligner:
         """Ids and character spans of both sides, or None where the model cannot take them."""
         if clean_text(source) != source or clean_text(target) != target or not target:
             return None
-        source_spans = self.run.source.spans(source)
-        target_spans = self.run.target.spans(target)
+        source_spans = self.source.spans(source)
+        target_spans = self.target.spans(target)
         if len(source_spans) >= self.max_len or len(target_spans) >= self.max_len:
             return None
-        source_ids = encode_sources([self.run.source.encode(source)], self.max_len)[0]
-        target_ids = self.run.target.encode(target)
+        source_ids = encode_sources([self.source.encode(source)], self.max_len)[0]
+        target_ids = self.target.encode(target)
         if len(source_ids) != len(source_spans) + 1 or len(target_ids) != len(target_spans):
             return None
         return source_ids, source_spans, target_ids, target_spans
@@ -149,9 +146,12 @@ def _word_of(span: tuple[int, int], spans: list[tuple[int, int]]) -> int | None:
 
 
 def aligner_for(translator) -> Aligner:
-    """Attention where the translator runs a PyTorch model that exposes it, positions otherwise
-    (a CTranslate2 export, a recurrent model, a scripted translator in tests)."""
+    """Attention where the translator's model gives it (a run's PyTorch model, an export's
+    CTranslate2 model), positions otherwise (a scripted translator in tests)."""
     run = getattr(translator, "run", None)
-    if isinstance(run, LoadedRun) and hasattr(run.model, "cross_attention_map"):
-        return AttentionAligner(run, translator.device)
-    return PositionAligner()
+    if not isinstance(run, LoadedRun | ExportedRun):
+        return PositionAligner()
+    engine = attention_engine(run, translator.device)
+    if engine is None:
+        return PositionAligner()
+    return AttentionAligner(engine, run.source, run.target, run.config.max_positions)
