@@ -116,12 +116,15 @@ bench-text: $(STAMP)
 		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
 
 # Documents with their markup (HTML, Markdown, .po) on the shared development data, read in place
-# (default: the demo model): markup preserved, tags placed, protected spans, BLEU, msgfmt, speed.
+# (default: the demo model): markup preserved, tags placed, protected spans, BLEU, msgfmt, speed;
+# the same for the run's export beside it (exported when missing or older than the run).
 FORMATS_RUN ?= runs/demo
+FORMATS_EXPORT ?= $(FORMATS_RUN)-export
 DOMAINS ?= ../shared/data/domains
 bench-formats: $(STAMP)
 	@test -f $(FORMATS_RUN)/best.safetensors || { echo "bench-formats needs a trained run in $(FORMATS_RUN): run 'make demo' first or give FORMATS_RUN=RUN" >&2; exit 1; }
-	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --domains $(DOMAINS)
+	test $(FORMATS_EXPORT)/model.json -nt $(FORMATS_RUN)/best.safetensors || $(BIN)/mt export $(FORMATS_RUN) --out $(FORMATS_EXPORT) --force
+	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
 
 # Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/test split,
 # benchmarks/domain_split.py), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),

@@ -1,7 +1,7 @@
 """`make bench-formats`: documents translated with their markup, on the shared development data.
 
-    python benchmarks/bench_formats.py --run runs/demo [--domains ../shared/data/domains]
-        [--limit 500] [--pages 100] [--po-files 10]
+    python benchmarks/bench_formats.py --run runs/demo [--export runs/demo-export]
+        [--domains ../shared/data/domains] [--limit 500] [--pages 100] [--po-files 10]
 
 On seeded samples of the LibreOffice help's tagged segments (HTML), tldr pages (Markdown) and
 python-docs-es files (.po), read in place, it prints for each:
@@ -14,6 +14,9 @@ python-docs-es files (.po), read in place, it prints for each:
   (the markup costs at most 1.0 BLEU);
 - `msgfmt --check --use-fuzzy` on every translated .po file;
 - segments per second as documents and as plain text.
+With --export (the run's `mt export`), the same for the export, and a row for each beside the
+other: an export places tags with CTranslate2's attention, and the bench fails where its tags
+placed fall more than EXPORT_MARGIN points below the run's.
 Nothing is written outside a temporary directory.
 """
 
@@ -43,6 +46,9 @@ from mt.decode.documents.document import translate_units
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 
+EXPORT_MARGIN = 2.0
+"""Points of "tags placed %" an export may lose against its run: int8 weights change some
+translations (and so the words a tag can wrap), not where attention puts it."""
 TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*)>")
 VOID = {"br", "img", "hr", "input", "meta", "link", "wbr"}
 TRANSLATED_ATTRIBUTE = re.compile(r"""\s(?:alt|title)\s*=\s*("[^"]*"|'[^']*')""")
@@ -285,6 +291,7 @@ def samples(domains: Path, seed: int, limit: int, pages: int, po_files: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument("--export", type=Path, help="the run's `mt export`, benched beside it")
     parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
     parser.add_argument("--limit", type=int, default=500, help="LibreOffice segments")
     parser.add_argument("--pages", type=int, default=100, help="tldr pages")
@@ -293,26 +300,58 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    translator = open_translator(
-        args.run, DecodeConfig(beam_size=args.beam_size), device=args.device
-    )
-    rows, pages, files = samples(args.domains, args.seed, args.limit, args.pages, args.po_files)
+    chosen = samples(args.domains, args.seed, args.limit, args.pages, args.po_files)
+    console = Console()
+    models = {"run": args.run} if args.export is None else {"run": args.run, "export": args.export}
+    benched = {name: bench_model(path, chosen, args, console) for name, path in models.items()}
+    console.print(f"{describe(torch.get_num_threads())}; load {load_average()}")
+    if args.export is not None:
+        console.print(side_by_side(benched))
+        run, export = (benched[name]["LibreOffice (HTML)"]["tags placed %"] for name in models)
+        if export < run - EXPORT_MARGIN:
+            console.print(f"export places {export:.1f}% of tags, the run {run:.1f}%: missed")
+            raise SystemExit(1)
+
+
+def bench_model(path: Path, chosen, args, console: Console) -> dict[str, dict[str, float]]:
+    """Every format on one model directory (a run or an export); prints its table."""
+    translator = open_translator(path, DecodeConfig(beam_size=args.beam_size), device=args.device)
+    rows, pages, files = chosen
     results = {
         "LibreOffice (HTML)": bench_libreoffice(translator, rows),
         "tldr (Markdown)": bench_tldr(translator, pages),
         "python-docs-es (.po)": bench_po(translator, files),
     }
     aligner = type(aligner_for(translator)).__name__
-    table = Table(title=f"mt documents: {args.run}, beam {args.beam_size}, {aligner}")
+    table = Table(title=f"mt documents: {path}, beam {args.beam_size}, {aligner}")
     table.add_column("figure")
     for name in results:
         table.add_column(name, justify="right")
     figures = list(dict.fromkeys(key for result in results.values() for key in result))
     for figure in figures:
         table.add_row(figure, *(_cell(result.get(figure)) for result in results.values()))
-    console = Console()
     console.print(table)
-    console.print(f"{describe(torch.get_num_threads())}; load {load_average()}")
+    return results
+
+
+SIDE_BY_SIDE = (
+    ("LibreOffice (HTML)", "tags placed %"),
+    ("LibreOffice (HTML)", "markup preserved %"),
+    ("LibreOffice (HTML)", "BLEU stripped output"),
+    ("tldr (Markdown)", "BLEU stripped output"),
+    ("python-docs-es (.po)", "BLEU stripped output"),
+)
+
+
+def side_by_side(benched: dict[str, dict[str, dict[str, float]]]) -> Table:
+    """The figures that tell whether an export places markup as its run does, a row each."""
+    table = Table(title="run and export")
+    table.add_column("model")
+    for form, figure in SIDE_BY_SIDE:
+        table.add_column(f"{form.split()[0]} {figure}", justify="right")
+    for name, results in benched.items():
+        table.add_row(name, *(_cell(results[form][figure]) for form, figure in SIDE_BY_SIDE))
+    return table
 
 
 def _cell(value) -> str:
