@@ -9,17 +9,20 @@ export with compute type int8_bfloat16 where CTranslate2 offers it on this CPU. 
 sentences/s, target tokens/s, BLEU and chrF, peak resident memory, model size on disk and load
 time. It prints the machine and its load average (the machine may be shared) and the ratios the
 export is meant to reach: int8 beam 5 at least 3x PyTorch's (fp32) sentences/s, BLEU within 0.5,
-weights on disk at most 30% of the safetensors file.
+weights on disk at most 30% of the safetensors file. The figures go to --out/results.json
+(benchmarks/targets.py: machine, commit, date, command) and the exit status is 1 when a target is
+missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import psutil
@@ -27,11 +30,14 @@ import torch
 from machine import cpu, describe, load_average
 from rich.console import Console
 from rich.table import Table
+from targets import Target, report
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import load_prepared
 from mt.decode.engine import open_run
-from mt.decode.translator import Translator
+from mt.decode.options import TranslateOptions
+from mt.decode.results import total
+from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
 
@@ -132,19 +138,20 @@ def measure(
         load_seconds = time.perf_counter() - started
         for name, beam_size in SEARCHES.items():
             config = DecodeConfig(beam_size=beam_size, precision=precision)
-            warm = Translator(run, config, CPU)
-            list(warm.translate(sources[:32]))  # first-call allocations stay out of the timing
-            translator = Translator(run, config, CPU)
+            options = TranslateOptions(decode=config, normalize=False)
+            translator = translator_for(run, options, CPU)
+            list(translator.translate(sources[:32]))  # first-call allocations out of the timing
             started = time.perf_counter()
-            hypotheses = [t.text for t in translator.translate(sources)]
+            translations = list(translator.translate(sources))
             seconds = time.perf_counter() - started
+            hypotheses = [t.text for t in translations]
             scores = corpus_scores(hypotheses, references)
             rows.append(
                 Row(
                     engine,
                     name,
                     len(sources) / seconds,
-                    translator.decoded_tokens / seconds,
+                    total(translations).decoded_tokens / seconds,
                     scores.bleu,
                     scores.chrf,
                     0.0,
@@ -155,7 +162,7 @@ def measure(
                 )
             )
             say(f"{engine} {name}: {len(sources) / seconds:,.1f} sentences/s")
-        del run, warm, translator
+        del run, translator
     for row in rows:
         row.peak_rss, row.rss_growth = memory.peak, memory.peak - memory.before
     return rows
@@ -197,8 +204,10 @@ def main() -> None:
         )  # fmt: skip
 
     print_table(rows, len(sources), args.threads, weights.stat().st_size)
-    print_ratios(rows, weights.stat().st_size)
+    checks = print_ratios(rows, weights.stat().st_size)
     console.print(machine(args.threads), highlight=False, soft_wrap=True)
+    figures = [{k: v for k, v in asdict(row).items() if k != "hypotheses"} for row in rows]
+    sys.exit(report(args.out / "results.json", figures, checks, threads=args.threads))
 
 
 def print_table(rows: list[Row], sentences: int, threads: int, safetensors: int) -> None:
@@ -224,19 +233,16 @@ def print_table(rows: list[Row], sentences: int, threads: int, safetensors: int)
     Console(width=180).print(table)
 
 
-def print_ratios(rows: list[Row], safetensors: int) -> None:
+def print_ratios(rows: list[Row], safetensors: int) -> list[Target]:
+    """Prints each engine's speed against PyTorch's; returns the export's targets."""
     by = {(row.engine, row.search): row for row in rows}
     base, int8 = by[(BASE, "beam 5")], by[("CT2 int8", "beam 5")]
-    speed = int8.sentences_per_second / base.sentences_per_second
-    bleu_gap = int8.bleu - base.bleu
-    size = int8.size / safetensors
-    checks = (
-        (f"CT2 int8 beam 5 speed: {speed:.2f}x PyTorch fp32 beam 5", speed >= 3.0, "target >= 3x"),
-        (f"CT2 int8 beam 5 BLEU: {bleu_gap:+.2f} vs PyTorch", abs(bleu_gap) <= 0.5, "within 0.5"),
-        (f"CT2 int8 weights on disk: {size:.1%} of safetensors", size <= 0.30, "target <= 30%"),
-    )
-    for text, met, target in checks:
-        print(f"{text} ({target}): {'met' if met else 'NOT met'}")
+    checks = [
+        Target("CT2 int8 beam 5 sentences/s, x PyTorch fp32 beam 5",
+               int8.sentences_per_second / base.sentences_per_second, ">=", 3.0),
+        Target("CT2 int8 beam 5 BLEU minus PyTorch fp32", int8.bleu - base.bleu, "within", 0.5),
+        Target("CT2 int8 weights on disk / safetensors", int8.size / safetensors, "<=", 0.3),
+    ]  # fmt: skip
     bases = [engine for engine in (BASE, "mt PyTorch bf16") if (engine, "greedy") in by]
     engines = sorted({row.engine for row in rows if row.engine not in bases})
     for engine in engines:
@@ -246,6 +252,7 @@ def print_ratios(rows: list[Row], safetensors: int) -> None:
                 f"{speed / by[(base, search)].sentences_per_second:.2f}x {base}" for base in bases
             )
             print(f"{engine} {search}: {ratios} {search} in sentences/s")
+    return checks
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ stripped, and their Spanish the reference. For each engine (PyTorch on --run, CT
   pieces searched again because the best hypothesis lost one, and pieces translated around their
   terms (no hypothesis held them all, or a term had no stand-in).
 
-`term_test()` and `measure()` are for other scripts (`make bench-trust`). Nothing is written.
+`term_test()` and `measure()` are for other scripts (`make bench-trust`). The figures and the two
+targets of each row go to --json (benchmarks/targets.py); the exit status is 1 on a miss.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ import html
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 from domain_split import is_test
 from machine import describe, load_average
+from targets import Target, report
 
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, in_source_case
@@ -124,6 +126,7 @@ def main() -> None:
     parser.add_argument("--run", type=Path, required=True)
     parser.add_argument("--export", type=Path, help="an `mt export` of the run (CTranslate2)")
     parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
+    parser.add_argument("--json", type=Path, default=Path("bench/glossary/results.json"))
     args = parser.parse_args()
     if not (args.domains / "libreoffice-help" / "tagged.tsv").is_file():
         sys.exit(f"{args.domains}/libreoffice-help/tagged.tsv is absent: no term test to build")
@@ -131,6 +134,7 @@ def main() -> None:
     print(describe(torch.get_num_threads()), f"| load {load_average()}")
     print(f"term test: {len(test.sources)} sentences, {len(test.glossary)} glossary terms")
     engines = {"pytorch": args.run, **({"ctranslate2": args.export} if args.export else {})}
+    figures, checks = {}, []
     for engine, directory in engines.items():
         for search, beam in SEARCHES.items():
             config = DecodeConfig(beam_size=beam)
@@ -139,6 +143,14 @@ def main() -> None:
             with_ = measure(translator, test, glossary=True)
             without = measure(translator, test, glossary=False)
             print(_report(engine, search, with_, without), flush=True)
+            row = f"{engine} {search}"
+            figures[row] = {"glossary": asdict(with_), "without": asdict(without)}
+            checks += [
+                Target(f"{row}: terms in the output %",
+                       100 * with_.in_output / max(with_.terms, 1), ">=", 98.0),
+                Target(f"{row}: BLEU with glossary - without", with_.bleu - without.bleu, ">=", 0),
+            ]  # fmt: skip
+    sys.exit(report(args.json, figures, checks, threads=torch.get_num_threads()))
 
 
 if __name__ == "__main__":

@@ -11,10 +11,10 @@ Training throughput comes from an in-process A/B on the same prepared directory 
 the default recipe's model trained on the first batches of epoch 0, collated per step from the
 prepared token-array files (what `mt train` does) or from per-sentence int64 arrays in Python
 lists (what it did before), in alternating rounds. It prints a table, then checks the targets
-(PASS/MISS with the figures): prepare time linear in the pairs, prepare peak <= 4 GiB at the
+(MET/MISS with the figures): prepare time linear in the pairs, prepare peak <= 4 GiB at the
 largest size, train start <= 30 s and train resident memory <= 2 GiB at every size, token-array
-tokens/s within 5% of in-memory lists at every size. Figures go to
---out/results.json with the machine and its load average (the machine may be shared).
+tokens/s within 5% of in-memory lists at every size. Figures go to --out/results.json with the
+machine, commit, date and command (benchmarks/targets.py); the exit status is 1 on a miss.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from rich.console import Console
 from rich.table import Table
 from scale_train import ABResult, ABSettings, ab_settings, add_ab_options, measure_sources
 from synthetic_corpus import output_paths, parse_count, write_synthetic
+from targets import Target, report
 
 from mt.model.rundir import read_metrics
 
@@ -95,12 +96,6 @@ class Row:
 
     def __post_init__(self) -> None:
         self.pairs_per_second = self.pairs / self.prepare_seconds
-
-
-@dataclass
-class Check:
-    text: str
-    passed: bool
 
 
 def tree_rss(process: psutil.Process) -> int:
@@ -260,55 +255,43 @@ def print_table(rows: list[Row], *, steps: int, ab: ABSettings, console: Console
     console.print(table)
 
 
-def linear_check(rows: list[Row]) -> Check:
+def linear_check(rows: list[Row]) -> list[Target]:
+    """Prepare time at the largest size within its pairs' multiple of the smallest's time (plus
+    PREPARE_CONSTANT seconds); none with a single synthetic size."""
     small, large = rows[0], rows[-1]
     if small is large:
-        return Check("prepare time linear: needs two synthetic sizes (skipped)", True)
-    scale, ratio = large.pairs / small.pairs, large.prepare_seconds / small.prepare_seconds
+        return []
+    scale = large.pairs / small.pairs
     limit = scale * small.prepare_seconds + PREPARE_CONSTANT
-    return Check(
-        f"prepare time linear: {large.size} {large.prepare_seconds:.1f} s / {small.size} "
-        f"{small.prepare_seconds:.1f} s = {ratio:.2f}x for {scale:g}x pairs "
-        f"(target <= {scale:g} x {small.prepare_seconds:.1f} + {PREPARE_CONSTANT:.0f} "
-        f"= {limit:.1f} s)",
-        large.prepare_seconds <= limit,
+    name = (
+        f"prepare s at {large.size} ({scale:g}x the pairs of {small.size}: "
+        f"{small.prepare_seconds:.1f} s x {scale:g} + {PREPARE_CONSTANT:.0f})"
     )
+    return [Target(name, large.prepare_seconds, "<=", limit)]
 
 
-def checks(reference: Row, synthetic_rows: list[Row]) -> list[Check]:
+def checks(reference: Row, synthetic_rows: list[Row]) -> list[Target]:
     largest = synthetic_rows[-1]
     found = [
-        linear_check(synthetic_rows),
-        Check(
-            f"prepare peak at {largest.size}: {largest.prepare_peak_rss / GIB:.2f} GiB "
-            f"(target <= {PREPARE_PEAK_LIMIT / GIB:.0f} GiB)",
-            largest.prepare_peak_rss <= PREPARE_PEAK_LIMIT,
-        ),
-    ]
+        *linear_check(synthetic_rows),
+        Target(f"prepare peak GiB at {largest.size}", largest.prepare_peak_rss / GIB, "<=",
+               PREPARE_PEAK_LIMIT / GIB),
+    ]  # fmt: skip
     for row in [reference, *synthetic_rows]:
         found.append(
-            Check(
-                f"train start at {row.size}: {row.train_start_seconds:.1f} s "
-                f"(target <= {TRAIN_START_LIMIT:.0f} s)",
-                row.train_start_seconds <= TRAIN_START_LIMIT,
-            )
+            Target(f"train start s at {row.size}", row.train_start_seconds, "<=", TRAIN_START_LIMIT)
         )
         found.append(
-            Check(
-                f"train RSS at {row.size}: {row.train_peak_rss / GIB:.2f} GiB "
-                f"(target <= {TRAIN_RSS_LIMIT / GIB:.0f} GiB)",
-                row.train_peak_rss <= TRAIN_RSS_LIMIT,
-            )
-        )
+            Target(f"train RSS GiB at {row.size}", row.train_peak_rss / GIB, "<=",
+                   TRAIN_RSS_LIMIT / GIB)
+        )  # fmt: skip
     found.extend(tokens_check(row) for row in [reference, *synthetic_rows])
     return found
 
 
-def tokens_check(row: Row) -> Check:
-    return Check(
-        f"tokens/s at {row.size}: {row.ab.figures()} (target within {TOKENS_TOLERANCE:.0%})",
-        abs(row.ab.ratio - 1) <= TOKENS_TOLERANCE,
-    )
+def tokens_check(row: Row) -> Target:
+    name = f"tokens/s at {row.size}, token arrays / in memory - 1 ({row.ab.figures()})"
+    return Target(name, row.ab.ratio - 1, "within", TOKENS_TOLERANCE)
 
 
 def lengths_note(rows: list[Row]) -> str:
@@ -393,6 +376,7 @@ def main() -> None:
     earlier = {}
     if args.keep_prepared and (args.out / "results.json").is_file():
         previous = json.loads((args.out / "results.json").read_text())
+        previous = previous.get("figures", previous)  # written by targets.report, or before it
         earlier = {row["size"]: row for row in previous["rows"]}
         console.print(
             f"--keep-prepared: prepare figures of {', '.join(earlier)} from the earlier run "
@@ -405,9 +389,6 @@ def main() -> None:
 
     print_table(rows, steps=args.steps, ab=ab, console=console)
     found = checks(rows[0], rows[1:])
-    for check in found:
-        status = "[green]PASS[/]" if check.passed else "[red]MISS[/]"
-        console.print(f"{status} {check.text}", highlight=False)
     note = lengths_note(rows)
     console.print(note, highlight=False)
     end_line = machine_line(threads, args.device)
@@ -423,11 +404,9 @@ def main() -> None:
         "ab": asdict(ab),
         "prepare_figures_reused": sorted(earlier),
         "rows": [asdict(row) for row in rows],
-        "checks": [asdict(check) for check in found],
         "note": note,
     }
-    (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    console.print(f"results: {args.out / 'results.json'}", highlight=False)
+    sys.exit(report(args.out / "results.json", results, found, threads=threads))
 
 
 if __name__ == "__main__":

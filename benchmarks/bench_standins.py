@@ -18,15 +18,17 @@ or the lexicon of its prepared directory for a run made before lexicons). For ea
   whose name or number, also in the reference, is swapped for one never seen in training), beam 5.
 Words match whole and with their case; on the casual variant, whose words are all lower case, the
 capitalised words are the clean sentence's and match in any case. The machine and its load are
-printed, as it may be shared; nothing is written.
+printed, as it may be shared. The targets are checked on clean input with the fixed rule, greedy
+and beam 5; the figures go to --json (benchmarks/targets.py) and the exit status is 1 on a miss.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +37,7 @@ from bench_text import check_set, copy_rates
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
+from targets import Target, report
 
 from mt.config import DecodeConfig
 from mt.data.feed.noise import casual
@@ -146,6 +149,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=3000, help="first test pairs")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--json", type=Path, default=Path("bench/standins/results.json"))
     args = parser.parse_args()
     console = Console(width=120)  # the table unwrapped in a log file too
     torch.set_num_threads(args.threads)
@@ -202,6 +206,23 @@ def main() -> None:
         console.print(f"  {source}  ->  {output}", highlight=False)
     unseen_copy_rates(translator, data, console)
     console.print(f"load average at the end: {load_average()}")
+    measured = {" / ".join(key): asdict(found) for key, found in results.items()}
+    sys.exit(report(args.json, measured, targets(results, len(pairs)), threads=args.threads))
+
+
+def targets(results: dict[tuple[str, str, str], Figures], pairs: int) -> list[Target]:
+    """Issue 30's targets, on clean input with the fixed rule: wrong copies at most 1% of the
+    outputs, at least 99% of the names copied, BLEU at least 1.0 above no stand-ins."""
+    found = []
+    for search in SEARCHES:
+        fixed, none = results["clean", search, "fixed"], results["clean", search, "none"]
+        found += [
+            Target(f"clean {search}: wrong copies %", 100 * fixed.wrong_copies / pairs, "<=", 1.0),
+            Target(f"clean {search}: names copied %",
+                   100 * fixed.names_copied / max(fixed.names, 1), ">=", 99.0),
+            Target(f"clean {search}: BLEU fixed - none", fixed.bleu - none.bleu, ">=", 1.0),
+        ]  # fmt: skip
+    return found
 
 
 if __name__ == "__main__":
