@@ -436,9 +436,23 @@ class DecodeConfig(_DictMixin):
     max_len_b: int = 10
     batch_size: int = 64
     precision: str = "auto"  # auto: bf16 where a probe on this machine finds it faster (PyTorch)
+    sampling_topk: int = 1
+    """1: no sampling (greedy or beam search); k > 1: each label drawn from the k likeliest; 0:
+    from the whole distribution (CTranslate2's convention). Sampling needs beam_size 1."""
+    sampling_temperature: float = 1.0  # the logits are divided by it before drawing
+    seed: int = 0  # of the draws: the same seed and batch give the same translations
 
     def __post_init__(self) -> None:
         _check(self.beam_size > 0, f"--beam-size must be positive, got {self.beam_size}")
+        _check(self.sampling_topk >= 0, f"--sampling-topk must be >= 0, got {self.sampling_topk}")
+        _check(
+            self.sampling_topk == 1 or self.beam_size == 1,
+            f"sampling (--sampling-topk {self.sampling_topk}) needs --beam-size 1",
+        )
+        _check(
+            self.sampling_temperature > 0,
+            f"--sampling-temperature must be positive, got {self.sampling_temperature}",
+        )
         _check(
             0 < self.n_best <= self.beam_size,
             f"--n-best must be between 1 and --beam-size ({self.beam_size}), got {self.n_best}",
@@ -506,8 +520,17 @@ class PrepareConfig(_DictMixin):
     sampling_temperature: float = 1.0
     """Each corpus's training pairs repeated so that its share goes as size^(1/T)
     (mt.data.prepare.upsampling); 1 keeps the corpora as they are."""
+    reverse: bool = False
+    """Spanish→English: the same inputs, Spanish as the source (mt.direction)."""
+    synthetic_share: float = 0.5
+    """At most this share of the training pairs comes from --synthetic (back-translated) files;
+    the rest of them leave (mt.data.prepare.synthetic)."""
 
     def __post_init__(self) -> None:
+        _check(
+            0 < self.synthetic_share <= 1,
+            f"--synthetic-share must be in (0, 1], got {self.synthetic_share}",
+        )
         _check(
             len(self.split) == 3
             and all(f > 0 for f in self.split)

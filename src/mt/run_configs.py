@@ -10,8 +10,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mt.config import ModelConfig, TrainConfig
+from mt.direction import FORWARD, Direction, direction_of
 from mt.errors import MtError
-from mt.files import MODEL_JSON, RUN_FORMAT, TRAIN_JSON, check_format, read_json, write_json
+from mt.files import (
+    MODEL_JSON,
+    PREPARE_JSON,
+    RUN_FORMAT,
+    TRAIN_JSON,
+    check_format,
+    read_json,
+    write_json,
+)
 
 ConfigT = TypeVar("ConfigT", ModelConfig, TrainConfig)
 
@@ -24,8 +33,10 @@ def write_configs(
     lineage: dict[str, Any] | None = None,
 ) -> None:
     """model.json goes last, so a run directory that has it also has train.json. `lineage` is
-    where a fine-tuned run came from (read_lineage)."""
+    where a fine-tuned run came from (read_lineage). The prepared data's direction is copied, so
+    the run (and its export, which copies train.json) knows it once the data is gone."""
     data = {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()}
+    data.update(_prepared_direction(prepared).to_dict())
     if lineage:
         data["lineage"] = lineage
     write_json(run_dir / TRAIN_JSON, data)
@@ -53,6 +64,23 @@ def read_lineage(run_dir: Path) -> dict[str, Any]:
     if not isinstance(lineage, dict):
         raise MtError(f"{run_dir / TRAIN_JSON}: lineage is not an object")
     return lineage
+
+
+def read_direction(model_dir: Path) -> Direction:
+    """Which way a run or export directory translates (mt.direction); FORWARD for one that
+    records nothing (made before there was a reverse direction) or has no train.json."""
+    try:
+        data = read_json(model_dir / TRAIN_JSON)
+    except MtError:
+        return FORWARD
+    return direction_of(data)
+
+
+def _prepared_direction(prepared: Path) -> Direction:
+    try:
+        return direction_of(read_json(prepared / PREPARE_JSON))
+    except MtError:
+        return FORWARD
 
 
 def _read_versioned(path: Path) -> dict[str, Any]:

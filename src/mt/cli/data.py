@@ -135,6 +135,23 @@ def prepare(
             "2 keeps small corpora visible next to a large one; 1 keeps them as they are."
         ),
     ] = PREPARE.sampling_temperature,
+    reverse: Annotated[
+        bool,
+        typer.Option(
+            "--reverse",
+            help="Spanish→English: Spanish is the source (--src-vocab sizes the Spanish side).",
+        ),
+    ] = PREPARE.reverse,
+    synthetic: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="english<TAB>spanish back-translations (mt backtranslate): tagged, training "
+            "part only; repeatable."
+        ),
+    ] = None,
+    synthetic_share: Annotated[
+        float, typer.Option(help="At most this share of the training pairs is synthetic.")
+    ] = PREPARE.synthetic_share,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
     """Clean and split corpora by English sentence; train tokenizers; encode the training part.
@@ -144,7 +161,7 @@ def prepare(
     from mt.cli.progress import RichStages
     from mt.config import PrepareConfig
     from mt.data.prepare.pipeline import prepare_corpus
-    from mt.data.readers.corpus import parse_split
+    from mt.data.readers.corpus import CorpusInput, parse_split
     from mt.data.readers.inputs import corpus_inputs
 
     def run():  # -> PrepareResult
@@ -172,12 +189,15 @@ def prepare(
             extend_vocab=extend,
             min_char_count=min_char_count,
             sampling_temperature=sampling_temperature,
+            reverse=reverse,
+            synthetic_share=synthetic_share,
         )
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
         with stages as shown:
             return prepare_corpus(
                 inputs, out=out, config=config, selection=selection, test=test, force=force,
                 stages=shown, tokenizers_from=tokenizers_from,
+                synthetic=[CorpusInput(path=path) for path in synthetic or []],
             )  # fmt: skip
 
     _print_prepared(run_or_exit(run))

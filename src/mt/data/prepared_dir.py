@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mt.data.readers.corpus import PARTS
 from mt.data.tokenarrays import open_column
 from mt.data.tokenization import WordPieceCodec
+from mt.direction import direction_of
 from mt.errors import MtError
 from mt.files import (
     PREPARE_JSON,
@@ -138,18 +139,30 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
             f"{Path(c['name']).name} ×{c['train_repeats']}" for c in info["corpora"]
         )
         rows.append((f"training repeats (T={info['sampling_temperature']:g})", repeats))
+    src, tgt = direction_of(info).source, direction_of(info).target
     for part, numbers in counts["parts"].items():
         lengths = info["lengths"][part]
         rows.append(
             (
                 part,
                 f"{numbers['pairs']:,} pairs, {numbers['distinct_english']:,} English; "
-                f"labels en {_stats(lengths['source'])} | es {_stats(lengths['target'])}",
+                f"labels {src} {_stats(lengths['source'])} | {tgt} {_stats(lengths['target'])}",
             )
         )
     shared = " (shared)" if vocab["shared_vocab"] else ""
     from_run = f", from {vocab['from_run']}" if vocab.get("from_run") else ""
-    rows.append(("vocabulary", f"en {vocab['source']:,}, es {vocab['target']:,}{shared}{from_run}"))
+    sizes = f"{src} {vocab['source']:,}, {tgt} {vocab['target']:,}"
+    rows.append(("vocabulary", f"{sizes}{shared}{from_run}"))
+    if info.get("synthetic"):
+        placed = info["synthetic"]
+        rows.append(
+            (
+                "synthetic",
+                f"{placed['train']:,} of {placed['read']:,} train (tagged {placed['tag']}); "
+                f"{placed['over_share']:,} over --synthetic-share {placed['share']:g}, "
+                f"{placed['held_out_english']:,} with held-out English",
+            )
+        )
     if info.get("vocabulary_growth"):
         rows.append(("vocabulary grown", growth_text(info["vocabulary_growth"])))
     if info.get("coverage"):

@@ -30,6 +30,11 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
 # brackets are OpenNMT's placeholder convention and never occur in ordinary text.
 PLACEHOLDERS = tuple(f"｟{number}｠" for number in range(1, 17))
 RESERVED = len(SPECIAL_TOKENS) + len(PLACEHOLDERS)  # labels of a vocabulary that no text decides
+# The tag that starts the source of a back-translated (synthetic) training pair, so the model can
+# tell them from real ones (Caswell et al. 2019, tagged back-translation; `mt prepare
+# --synthetic`). Added to the tokenizers that need it, after the placeholders; it is never an
+# output: search bans it (mt.decode.search) and decode() drops it.
+SYNTHETIC_TAG = "｟BT｠"
 
 SPACE = "▁"
 CONTINUE = "##"
@@ -78,7 +83,12 @@ class WordPieceCodec:
         self._pieces = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size())]
         # What each id contributes to decoded text; special ids contribute nothing.
         specials = len(SPECIAL_TOKENS)
-        self._surface = ["" if i < specials else _surface(p) for i, p in enumerate(self._pieces)]
+        self._surface = [
+            "" if i < specials or p == SYNTHETIC_TAG else _surface(p)
+            for i, p in enumerate(self._pieces)
+        ]
+        self.tag_id: int | None = tokenizer.token_to_id(SYNTHETIC_TAG)
+        """The synthetic tag's id where this vocabulary has it (search bans it)."""
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int) -> WordPieceCodec:
@@ -111,6 +121,12 @@ class WordPieceCodec:
         if placeholders:  # no "▁" after a placeholder: a space before the text says it
             data["pre_tokenizer"]["pretokenizers"][0]["prepend_scheme"] = "first"
         return WordPieceCodec(Tokenizer.from_str(json.dumps(data, ensure_ascii=False)))
+
+    def tagged(self) -> WordPieceCodec:
+        """This codec with SYNTHETIC_TAG as one more added token (itself when it has it)."""
+        if self.knows(SYNTHETIC_TAG):
+            return self
+        return self.extended(pieces=(), placeholders=(SYNTHETIC_TAG,))
 
     def knows(self, piece: str) -> bool:
         return self._tokenizer.token_to_id(piece) is not None

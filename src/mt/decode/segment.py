@@ -75,12 +75,14 @@ def segment(
     split: bool,
     fits: Callable[[str], bool],
     normalize: Callable[[str], str] | None = None,
+    language: str = "en",
 ) -> Segmented:
     """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps.
     `normalize` (casual input made careful, mt.text.normalize) rewrites each sentence before it
-    is cut: a sentence's second half is no sentence, and must not get a capital or a full stop."""
+    is cut: a sentence's second half is no sentence, and must not get a capital or a full stop.
+    `language` is the source's (mt.direction), for the sentence splitter's abbreviations."""
     if split:
-        spans = sentence_spans(line)
+        spans = sentence_spans(line, language=language)
     else:
         stripped = line.strip()
         start = len(line) - len(line.lstrip())

@@ -16,6 +16,7 @@ from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.model.rundir import LoadedRun, read_train_config
+from mt.run_configs import read_direction
 
 
 @dataclass
@@ -122,8 +123,8 @@ def evaluation_set(
     """What to score: a TSV or aligned --src/--ref files as given, or a part of the run's data."""
     if tsv is not None and (source is not None or references):
         raise MtError("give either --tsv or --src/--ref, not both")
-    if tsv is not None:
-        return read_tsv_set(tsv, skip_bad=skip_bad)
+    if tsv is not None:  # english<TAB>spanish, whichever way the run translates
+        return read_tsv_set(tsv, skip_bad=skip_bad, reverse=read_direction(run).reverse)
     if source is not None:
         return read_aligned_set(source, references or [], skip_bad=skip_bad)
     if references:

@@ -68,8 +68,9 @@ class EvaluationSet:
         return groups
 
 
-def read_tsv_set(path: Path, *, skip_bad: bool = False) -> EvaluationSet:
-    """``english<TAB>spanish`` lines; columns after the second (an attribution) are ignored."""
+def read_tsv_set(path: Path, *, skip_bad: bool = False, reverse: bool = False) -> EvaluationSet:
+    """``english<TAB>spanish`` lines; columns after the second (an attribution) are ignored.
+    `reverse` (a Spanish→English model): the Spanish is the source, the English the reference."""
     sources: list[str] = []
     references: list[list[str]] = []
     bad: list[BadLine] = []
@@ -79,8 +80,8 @@ def read_tsv_set(path: Path, *, skip_bad: bool = False) -> EvaluationSet:
             bad.append(BadLine(str(path), number, reason))
             continue
         english, spanish = line.split("\t", 2)[:2]
-        sources.append(english)
-        references.append([spanish])
+        sources.append(spanish if reverse else english)
+        references.append([english if reverse else spanish])
     return _finish(str(path), sources, references, bad, skip_bad)
 
 

@@ -10,6 +10,9 @@
 - `not_english`: the input is confidently another language (py3langid, whose model ships in its
   wheel, restricted to English and the languages most often pasted by mistake); short inputs need
   a high probability, so "Hello" or a name is never flagged.
+
+`copy` and `not_english` are about English sources (mt.text.prose reads English); a
+Spanish→English model's translations get only `repetition` and `cut` (`english_source=False`).
 """
 
 from __future__ import annotations
@@ -133,17 +136,19 @@ def reads_as_spanish(text: str) -> bool:
     return language_of(text)[0] == "es"
 
 
-def flags_for(source: str, output: str, *, cut: bool) -> tuple[str, ...]:
+def flags_for(
+    source: str, output: str, *, cut: bool, english_source: bool = True
+) -> tuple[str, ...]:
     """The flags of one translated line, in FLAGS order."""
     if not source.strip():
         return ()
     found = []
-    if copies_source(source, output):
+    if english_source and copies_source(source, output):
         found.append(COPY)
     if repeats(source, output):
         found.append(REPETITION)
     if cut:
         found.append(CUT)
-    if not_english(source):
+    if english_source and not_english(source):
         found.append(NOT_ENGLISH)
     return tuple(found)

@@ -25,12 +25,13 @@ from starlette.exceptions import HTTPException
 
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
+from mt.direction import FORWARD, LANGUAGE_NAMES, Direction
+from mt.run_configs import read_direction
 from mt.serving.documents import html_answer, parse_html, render_documents, unit_lines
 from mt.serving.files import add_file_routes
 from mt.serving.info import model_info
 from mt.serving.limits import Limits, RateLimiter, key_matches
 from mt.serving.requests import (
-    TARGET_LANGUAGE,
     ApiError,
     TranslateRequest,
     check_request,
@@ -41,10 +42,19 @@ from mt.serving.worker import BatchingWorker, Unavailable
 
 log = logging.getLogger("mt.serve")
 
-LANGUAGES = [
-    {"code": "en", "name": "English", "targets": [TARGET_LANGUAGE]},
-    {"code": "es", "name": "Spanish", "targets": []},
-]
+
+def languages_of(direction: Direction) -> list[dict[str, Any]]:
+    """/languages in LibreTranslate's shape: the served model's one pair."""
+    return [
+        {
+            "code": code,
+            "name": name,
+            "targets": [direction.target] if code == direction.source else [],
+        }
+        for code, name in LANGUAGE_NAMES.items()
+    ]
+
+
 TRANSLATE_BODY = {
     "type": "object",
     "required": ["q"],
@@ -83,8 +93,10 @@ class Service:
         api_key: str | None,
         max_alternatives: int,
         glossaries: Mapping[str, Glossary] | None = None,
+        direction: Direction = FORWARD,
     ) -> None:
         self.worker = worker
+        self.direction = direction  # which way the model translates (mt.direction)
         self.glossaries = dict(glossaries or {})  # loaded at start, by name
         self.limits = limits
         self.api_key = api_key
@@ -139,7 +151,12 @@ def create_app(
         on_failure=on_failure,
     )
     service = Service(
-        worker, limits, api_key, max_alternatives=decode.n_best - 1, glossaries=glossaries
+        worker,
+        limits,
+        api_key,
+        max_alternatives=decode.n_best - 1,
+        glossaries=glossaries,
+        direction=read_direction(model_dir),
     )
 
     @contextlib.asynccontextmanager
@@ -177,6 +194,7 @@ def _add_routes(app: FastAPI, service: Service, *, log_text: bool) -> None:
         worker=service.worker,
         limits=service.limits,
         admit=lambda request, fields: _admit(service, request, fields),
+        target=service.direction.target,
     )
 
 
@@ -198,7 +216,7 @@ def _add_info_routes(app: FastAPI, service: Service) -> None:
     @app.get("/languages")
     async def languages() -> list[dict[str, Any]]:
         """The one pair, in LibreTranslate's shape."""
-        return LANGUAGES
+        return languages_of(service.direction)
 
     @app.get("/model", responses={503: ERROR})
     async def model() -> JSONResponse:
@@ -262,7 +280,11 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
         fields = await parse_fields(request.headers, body)
         _admit(service, request, fields)
         checked = check_request(
-            fields, service.limits, service.max_alternatives, service.glossaries
+            fields,
+            service.limits,
+            service.max_alternatives,
+            service.glossaries,
+            direction=service.direction,
         )
         documents = parse_html(checked.texts) if checked.html else None
         lines_per_text = [
@@ -288,7 +310,10 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
         raise ApiError(503, str(error), headers={"Retry-After": "1"}) from None
     if documents is not None:
         texts = await render_documents(worker, documents, translations)
-        return JSONResponse(html_answer(texts, is_list=checked.is_list, detect=checked.detect))
+        answer = html_answer(
+            texts, is_list=checked.is_list, detect=checked.detect, language=checked.language
+        )
+        return JSONResponse(answer)
     return JSONResponse(_answer(checked, lines_per_text, translations))
 
 
@@ -335,7 +360,7 @@ def _answer(
     answer["confidence"] = confidences if checked.is_list else confidences[0]
     answer["flags"] = flags if checked.is_list else flags[0]
     if checked.detect:
-        detected = {"confidence": 100.0, "language": "en"}
+        detected = {"confidence": 100.0, "language": checked.language}
         answer["detectedLanguage"] = [detected] * len(texts) if checked.is_list else detected
     return answer
 

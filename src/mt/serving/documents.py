@@ -53,12 +53,14 @@ async def render_documents(
     return rendered
 
 
-def html_answer(texts: list[str], *, is_list: bool, detect: bool) -> dict[str, Any]:
+def html_answer(
+    texts: list[str], *, is_list: bool, detect: bool, language: str = "en"
+) -> dict[str, Any]:
     """LibreTranslate's answer for "format": "html" (no alternatives: markup is placed on the
-    best translation only)."""
+    best translation only); `language`: the source's, "detected"."""
     answer: dict[str, Any] = {"translatedText": texts if is_list else texts[0]}
     if detect:
-        detected = {"confidence": 100.0, "language": "en"}
+        detected = {"confidence": 100.0, "language": language}
         answer["detectedLanguage"] = [detected] * len(texts) if is_list else detected
     return answer
 

@@ -44,8 +44,10 @@ def add_file_routes(
     limits: Limits,
     admit: Callable[[Request, dict[str, Any]], None],
     store: FileStore | None = None,
+    target: str = TARGET_LANGUAGE,
 ) -> None:
-    """`admit` checks the API key and rate as /translate does."""
+    """`admit` checks the API key and rate as /translate does; `target` is the served model's
+    target language."""
     files = store or FileStore()
 
     @app.post("/translate_file", responses={s: ERROR for s in (400, 403, 413, 429, 503)})
@@ -54,7 +56,7 @@ def add_file_routes(
         `{"translatedFileUrl": URL}`; the URL gives the translated file once."""
         try:
             async with asyncio.timeout(limits.timeout):
-                name, data = await _translate_upload(request, worker, limits, admit)
+                name, data = await _translate_upload(request, worker, limits, admit, target)
         except TimeoutError:
             raise ApiError(
                 503, f"no answer within the server's {limits.timeout:g} s limit"
@@ -78,13 +80,13 @@ def add_file_routes(
 
 
 async def _translate_upload(
-    request: Request, worker: BatchingWorker, limits: Limits, admit
+    request: Request, worker: BatchingWorker, limits: Limits, admit, target: str
 ) -> tuple[str, bytes]:
     body = await read_body(request, limits.max_body_bytes)
     upload = await read_upload(request.headers, body)
     admit(request, upload.fields)
-    if upload.fields.get("target", TARGET_LANGUAGE).strip().lower() != TARGET_LANGUAGE:
-        raise ApiError(400, f"this server translates into {TARGET_LANGUAGE} only")
+    if upload.fields.get("target", target).strip().lower() != target:
+        raise ApiError(400, f"this server translates into {target} only")
     try:
         bom, document = read_document(upload.data, upload.form, name=upload.name)
     except MtError as error:

@@ -25,6 +25,7 @@ from mt.files import (
 )
 from mt.model.rundir import LoadedRun, read_metrics
 from mt.model.transformer import count_parameters, make_model
+from mt.run_configs import read_direction
 
 KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")
@@ -39,6 +40,7 @@ def model_info(model_dir: Path, translator: Any, decode: DecodeConfig) -> dict[s
         "name": model_dir.resolve().name,
         "format": model_json.get("format", "mt run"),
         "engine": model_json.get("ctranslate2", "pytorch"),  # an export says which and how
+        **read_direction(model_dir).to_dict(),  # source_language, target_language
         "architecture": {key: config[key] for key in ARCHITECTURE_KEYS if key in config},
         "parameters": _parameters(translator),
         "disk_bytes": _disk_bytes(model_dir),

@@ -17,12 +17,12 @@ from starlette.formparsers import MultiPartParser
 from starlette.requests import Request
 
 from mt.decode.glossary import Glossary, glossary_from_pairs
+from mt.direction import FORWARD, Direction
 from mt.errors import MtError
 from mt.serving.limits import Limits
 
 SOURCE_LANGUAGES = ("en", "auto")
 TARGET_LANGUAGE = "es"
-PAIR = "en → es (source en or auto, target es)"
 MAX_GLOSSARY_PAIRS = 1000
 DEFAULT_GLOSSARY = ""  # the name of the glossary a request gets when it names none
 
@@ -46,6 +46,7 @@ class TranslateRequest:
     detect: bool  # source "auto": the answer says which language was detected, as LibreTranslate
     html: bool = False  # "format": "html": each text an HTML fragment, markup kept
     glossary: Glossary | None = None  # the request's terms, or a glossary loaded at start
+    language: str = "en"  # the source language, the one "detected" for source "auto"
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -129,9 +130,11 @@ def check_request(
     limits: Limits,
     max_alternatives: int,
     glossaries: Mapping[str, Glossary] | None = None,
+    direction: Direction = FORWARD,
 ) -> TranslateRequest:
     """Field checks, then size limits: 400 for a wrong field, 413 for too much text.
-    `glossaries`: those loaded at start, by name (DEFAULT_GLOSSARY for requests naming none)."""
+    `glossaries`: those loaded at start, by name (DEFAULT_GLOSSARY for requests naming none);
+    `direction`: the served model's (mt.direction)."""
     if "q" not in fields:
         raise ApiError(400, "missing q: give the text as a string or an array of strings")
     q = fields["q"]
@@ -142,10 +145,14 @@ def check_request(
     else:
         raise ApiError(400, "q must be a string or an array of strings")
     source = _language(fields, "source", "auto")
-    target = _language(fields, "target", TARGET_LANGUAGE)
-    if source not in SOURCE_LANGUAGES or target != TARGET_LANGUAGE:
+    target = _language(fields, "target", direction.target)
+    if source not in (direction.source, "auto") or target != direction.target:
+        pair = (
+            f"{direction.source} → {direction.target} (source {direction.source} or auto, "
+            f"target {direction.target})"
+        )
         raise ApiError(
-            400, f"this server translates only {PAIR}; got source {source!r}, target {target!r}"
+            400, f"this server translates only {pair}; got source {source!r}, target {target!r}"
         )
     text_format = fields.get("format", "text")
     if text_format not in ("text", "html"):
@@ -175,6 +182,7 @@ def check_request(
         detect=source == "auto",
         html=text_format == "html",
         glossary=_glossary(fields.get("glossary"), glossaries or {}),
+        language=direction.source,
     )
 
 

@@ -70,9 +70,11 @@ def augmentation(
     pairs: Sequence[tuple[str, str]],
     codecs: tuple[WordPieceCodec, WordPieceCodec],
     config: TrainConfig,
+    english_source: bool = True,
 ) -> Callable[[int], tuple[Rows, Rows]] | None:
     """epoch -> (source, target) columns of the training pairs `pairs` (their texts) with the
-    epoch's placeholders and noise; None when the config asks for neither. Noise, which may
+    epoch's placeholders and noise (only its language-neutral kinds where the source is not
+    English: mt.data.feed.noise); None when the config asks for neither. Noise, which may
     touch any row, encodes all sources again, as it always has."""
     rate = config.placeholders or 0.0
     if not rate and not config.source_noise:
@@ -97,6 +99,7 @@ def augmentation(
             seed=config.seed,
             epoch=epoch,
             kinds=config.source_noise_kinds,
+            english_source=english_source,
         )
         return TokenColumn.from_lists(source_codec.encode_batch(texts)), new_target
 

@@ -16,6 +16,12 @@ mt.data.feed.batching encodes them again. The draw is a pure function of (seed, 
 batch order, so a resumed run sees exactly the sources an uninterrupted one would. Targets never
 change. The default kinds, "lower,punctuation", draw exactly what --source-noise drew before there
 were kinds; the two new kinds take their draws from a stream of their own.
+
+The synthetic tag that starts a back-translated source (mt.data.tokenization.SYNTHETIC_TAG) is
+kept as it is, so lowercasing never turns it into plain text. A source that is not English
+(`english_source=False`, a Spanish→English model) gets only the kinds that are no English
+heuristic, lower and punctuation, and the prose check (English function words) is not asked:
+only a command line is left alone.
 """
 
 from __future__ import annotations
@@ -25,8 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from mt.config import NOISE_KINDS
+from mt.data.tokenization import SYNTHETIC_TAG
 from mt.text.casual import TYPO_RATE, CasualStyle, casual_variant
-from mt.text.prose import is_prose
+from mt.text.prose import command_like, is_prose, outside_spans
 
 FINAL_PUNCTUATION = ".!?"
 DEFAULT_KINDS = "lower,punctuation"
@@ -54,12 +61,20 @@ def casual(text: str, *, lower: bool, punctuation: str | None) -> str:
 
 
 def noisy_sources(
-    texts: Sequence[str], *, rate: float, seed: int, epoch: int, kinds: str = DEFAULT_KINDS
+    texts: Sequence[str],
+    *,
+    rate: float,
+    seed: int,
+    epoch: int,
+    kinds: str = DEFAULT_KINDS,
+    english_source: bool = True,
 ) -> list[str]:
     """A `rate` share of `texts` made casual in the `kinds` named (see the module docstring); a
     chosen sentence that none of them change is lowercased (with "lower"), so that `rate` is
     what changes."""
     chosen = parse_kinds(kinds)
+    if not english_source:
+        chosen &= {"lower", "punctuation"}
     rng = np.random.default_rng([seed, epoch, _STREAM])
     draws = rng.random((len(texts), 3))
     casual_seeds = np.random.default_rng([seed, epoch, _STREAM, _CASUAL_STREAM]).integers(
@@ -73,8 +88,8 @@ def noisy_sources(
     )
     out = list(texts)
     for index in np.flatnonzero(draws[:, 0] < rate):
-        text = texts[index]
-        if not is_prose(text):
+        tag, text = _without_tag(texts[index])
+        if not (is_prose(text) if english_source else not command_like(outside_spans(text))):
             continue
         if style.apostrophes or style.typos:
             text = casual_variant(text, int(casual_seeds[index]), style)
@@ -82,9 +97,15 @@ def noisy_sources(
         punctuation = "" if mark < 0.5 else _swapped(text[-1:]) if mark < 0.6 else None
         punctuation = punctuation if "punctuation" in chosen else None
         noisy = casual(text, lower=lower, punctuation=punctuation)
-        unchanged = noisy == texts[index] and "lower" in chosen
-        out[index] = casual(noisy, lower=True, punctuation=None) if unchanged else noisy
+        unchanged = noisy == texts[index].removeprefix(tag) and "lower" in chosen
+        out[index] = tag + (casual(noisy, lower=True, punctuation=None) if unchanged else noisy)
     return out
+
+
+def _without_tag(text: str) -> tuple[str, str]:
+    """(the synthetic tag and its space, or "", the rest of `text`)."""
+    tag = f"{SYNTHETIC_TAG} "
+    return (tag, text.removeprefix(tag)) if text.startswith(tag) else ("", text)
 
 
 def _swapped(mark: str) -> str | None:

@@ -19,6 +19,12 @@ training part:
    spells its words and starts its questions into words.tsv (wordstats.py), so that translation
    can normalise casual input (mt.text.normalize).
 
+With `--reverse` (PrepareConfig.reverse) the parts are written Spanish first, so the Spanish is
+the source of every later stage; the split stays grouped by English sentence, so the two
+directions of the same inputs have the same parts. The English-only tables (lexicon.tsv,
+words.tsv) are written empty for a Spanish source. `--synthetic` files (back-translations) are
+tagged, kept to the training part and capped (synthetic.py).
+
 The directory is built under a temporary sibling name and renamed into place, so an interrupted run
 never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how `train`,
 `translate` and `evaluate` read it back.
@@ -51,6 +57,7 @@ from mt.data.prepare.partition import (
     tokenizer_sample_mask,
 )
 from mt.data.prepare.stages import NoStages, Stages
+from mt.data.prepare.synthetic import place_synthetic, tagged, untagged
 from mt.data.prepare.upsampling import row_repeats
 from mt.data.prepare.vocabularies import choose_tokenizers, vocabulary_info
 from mt.data.prepared_dir import PART_FILES
@@ -65,10 +72,20 @@ from mt.data.readers.corpus import (
     stream_corpus,
 )
 from mt.data.readers.translator_files import is_translator_input
+from mt.data.tokenization import SYNTHETIC_TAG, WordPieceCodec
+from mt.direction import FORWARD, REVERSE
 from mt.errors import MtError
-from mt.files import LEXICON, PREPARE_JSON, PREPARED_FORMAT, WORD_STATS, write_json
-from mt.text.lexicon import lexicon_of_part, write_lexicon
-from mt.text.wordstats import word_stats_of_part, write_word_stats
+from mt.files import (
+    LEXICON,
+    PREPARE_JSON,
+    PREPARED_FORMAT,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    WORD_STATS,
+    write_json,
+)
+from mt.text.lexicon import NO_LEXICON, lexicon_of_part, write_lexicon
+from mt.text.wordstats import NO_WORD_STATS, word_stats_of_part, write_word_stats
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
 _TRAIN = PARTS.index("train")
@@ -91,7 +108,9 @@ class _Spool:
     english_hashes: list[np.ndarray] = field(default_factory=list)
     reports: list[CorpusReport] = field(default_factory=list)
     pairs_per_corpus: list[int] = field(default_factory=list)
+    synthetic: list[np.ndarray] = field(default_factory=list)  # per chunk: rows from --synthetic
     duplicate: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    excluded: int = 0  # pairs whose English is in a --selection or --test file
 
 
 def prepare_corpus(
@@ -104,13 +123,17 @@ def prepare_corpus(
     force: bool = False,
     stages: Stages | None = None,
     tokenizers_from: Path | None = None,
+    synthetic: Sequence[CorpusInput] = (),
 ) -> PrepareResult:
     """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
     training part, encode it, and write `out`; `selection` and `test` files replace the split's
     held-out parts. With `tokenizers_from` (a run directory) its tokenizers are copied and used
-    instead, and prepare.json tells how well they cover the new data."""
+    instead, and prepare.json tells how well they cover the new data. `synthetic` corpora
+    (back-translations) are tagged and only train (synthetic.py)."""
     started = time.perf_counter()
     inputs = _inputs(corpora)
+    real = len(inputs)
+    inputs += list(synthetic)
     if (selection is None) != (test is None):
         raise MtError("give both --selection and --test, or neither")
     base = None
@@ -123,7 +146,7 @@ def prepare_corpus(
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         held_out = _held_out(selection, test)
-        info, total = _build(inputs, tmp, config, held_out, stages or NoStages(), base)
+        info, total = _build(inputs, real, tmp, config, held_out, stages or NoStages(), base)
         if held_out:
             info["held_out_files"] = {"selection": str(selection), "test": str(test)}
         info["elapsed_seconds"] = round(time.perf_counter() - started, 2)
@@ -142,31 +165,22 @@ def prepare_corpus(
 
 def _build(
     inputs: list[CorpusInput],
+    real: int,
     tmp: Path,
     config: PrepareConfig,
     held_out: dict[str, Any],
     stages: Stages,
     base: BaseRun | None,
 ) -> tuple[dict[str, Any], CorpusReport]:
-    """The five stages in order, each writing into `tmp`; prepare.json's content and the counts."""
-    name = _names(inputs)
-    spool = _read_all(inputs, tmp, config=config, stages=stages)
+    """The five stages in order, each writing into `tmp`; prepare.json's content and the counts.
+    The first `real` inputs are real corpora, the others synthetic."""
+    name = _names(inputs[:real])
+    spool = _read_all(inputs, real, tmp, config=config, stages=stages)
     total = _deduplicate(spool)
     if total.pairs == 0:
         raise MtError(f"{name}: no valid English-Spanish pair{report_summary(total)}")
-    part, excluded = assign_parts(
-        np.concatenate(spool.english_hashes),
-        spool.duplicate,
-        fractions=config.split,
-        seed=config.seed,
-        max_pairs=(config.max_selection, config.max_test),
-        held_english=_english_hashes(held_out),
-        name=name,
-    )
+    part, repeats, corpus_repeats, placed = _split(spool, config, held_out, name)
     sample = tokenizer_sample_mask(part, size=config.tokenizer_sample, seed=config.seed)
-    repeats, corpus_repeats = row_repeats(
-        part, spool.pairs_per_corpus, config.sampling_temperature, train=_TRAIN
-    )
     stages.start("split", len(part))
     texts = _write_parts(spool.path, tmp, part=part, sample=sample, repeats=repeats, stages=stages)
     spool.path.unlink()
@@ -174,6 +188,8 @@ def _build(
         _write_pairs(tmp / PART_FILES[held], pairs.pairs)
     source, target, extra = choose_tokenizers(texts, config, tmp=tmp, base=base)
     del texts
+    if placed["train"]:
+        source, target = _with_tag(source, target, tmp)
     whole = WholeParagraphs.of([report.whole_paragraphs for report in spool.reports])
     arrays, lengths, parts, too_long = encode_parts(
         tmp, source=source, target=target, max_length=config.max_length, stages=stages, whole=whole
@@ -184,14 +200,17 @@ def _build(
         _count_left_out(whole, spool.reports, total)
     if parts["train"]["pairs"] == 0:
         raise MtError(f"{name}: no training pair left with --max-length {config.max_length}")
-    stages.start("lexicon", parts["train"]["pairs"])
-    lexicon = lexicon_of_part(tmp / PART_FILES["train"], advance=stages.advance)
-    write_lexicon(tmp / LEXICON, lexicon)
-    write_word_stats(tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"]))
+    _write_tables(
+        tmp, english_source=not config.reverse, stages=stages, pairs=parts["train"]["pairs"]
+    )
     info = _info(inputs, spool.reports, config, total, held_out=bool(held_out))
+    for entry in info["corpora"][real:]:
+        entry["synthetic"] = True
+    if len(inputs) > real:
+        info["synthetic"] = {**placed, "share": config.synthetic_share, "tag": SYNTHETIC_TAG}
     for entry, times in zip(info["corpora"], corpus_repeats, strict=True):
         entry["train_repeats"] = times
-    info["counts"] = {**total.counts(), "excluded_from_train": excluded, "parts": parts}
+    info["counts"] = {**total.counts(), "excluded_from_train": spool.excluded, "parts": parts}
     info["vocabulary"] = vocabulary_info(config, source, target, parts["train"]["pairs"], base)
     info["lengths"], info["token_arrays"] = lengths, arrays
     info.update(extra)
@@ -217,6 +236,7 @@ def _info(
 ) -> dict[str, Any]:
     return {
         "format_version": PREPARED_FORMAT,
+        **(REVERSE if config.reverse else FORWARD).to_dict(),
         "corpus": _names(inputs),
         "corpora": [
             {"name": source_input.name, **report.counts()}
@@ -257,13 +277,15 @@ def _names(inputs: Sequence[CorpusInput]) -> str:
 
 
 def _read_all(
-    inputs: Sequence[CorpusInput], tmp: Path, *, config: PrepareConfig, stages: Stages
+    inputs: Sequence[CorpusInput], real: int, tmp: Path, *, config: PrepareConfig, stages: Stages
 ) -> _Spool:
+    """Every pair written source first (Spanish with --reverse; a synthetic source tagged), its
+    hashes taken from the English and Spanish as read."""
     spool = _Spool(path=tmp / ".spool.tsv")
     stages.start("read", None)
     filters = _filters(config)
     with spool.path.open("w", encoding="utf-8", newline="\n") as file:
-        for source in inputs:
+        for number, source in enumerate(inputs):
             report = CorpusReport(path=source.name)
             pairs = 0
             chunks = stream_corpus(
@@ -274,9 +296,11 @@ def _read_all(
                 paragraphs=_splits_paragraphs(source, config),
             )
             for chunk in chunks:
-                file.write(
-                    "".join(f"{en}\t{es}\n" for en, es in zip(chunk.en, chunk.es, strict=True))
-                )
+                sources, targets = (chunk.es, chunk.en) if config.reverse else (chunk.en, chunk.es)
+                if number >= real:
+                    sources = [tagged(text) for text in sources]
+                file.write("".join(f"{a}\t{b}\n" for a, b in zip(sources, targets, strict=True)))
+                spool.synthetic.append(np.full(len(chunk.en), number >= real))
                 english = pair_hashes(chunk.en)
                 spool.english_hashes.append(english)
                 spool.pair_hashes.append(combine_hashes(english, pair_hashes(chunk.es)))
@@ -287,6 +311,7 @@ def _read_all(
     if not spool.pair_hashes:
         spool.pair_hashes.append(np.zeros(0, dtype=np.uint64))
         spool.english_hashes.append(np.zeros(0, dtype=np.uint64))
+        spool.synthetic.append(np.zeros(0, dtype=bool))
     return spool
 
 
@@ -315,6 +340,40 @@ def _deduplicate(spool: _Spool) -> CorpusReport:
 
 
 # ----- 2. split ----------------------------------------------------------------------------------
+
+
+def _split(
+    spool: _Spool, config: PrepareConfig, held_out: dict[str, Any], name: str
+) -> tuple[np.ndarray, np.ndarray, list[int], dict[str, int]]:
+    """Parts decided on the real pairs alone, their repeats, then the synthetic pairs placed
+    (synthetic.py): part and repeats of every row, each corpus's repeats, the synthetic counts."""
+    english = np.concatenate(spool.english_hashes)
+    synthetic = np.concatenate(spool.synthetic)
+    part = np.full(len(english), -1, dtype=np.int8)
+    part[~synthetic], excluded = assign_parts(
+        english[~synthetic],
+        spool.duplicate[~synthetic],
+        fractions=config.split,
+        seed=config.seed,
+        max_pairs=(config.max_selection, config.max_test),
+        held_english=_english_hashes(held_out),
+        name=name,
+    )
+    spool.excluded = excluded
+    repeats, corpus_repeats = row_repeats(
+        part, spool.pairs_per_corpus, config.sampling_temperature, train=_TRAIN
+    )
+    placed = place_synthetic(
+        part,
+        synthetic=synthetic,
+        english=english,
+        duplicate=spool.duplicate,
+        held_english=_english_hashes(held_out),
+        real_train_rows=int(repeats[part == _TRAIN].sum()),
+        share=config.synthetic_share,
+        seed=config.seed,
+    )
+    return part, repeats, corpus_repeats, placed
 
 
 def _held_out(selection: Path | None, test: Path | None) -> dict[str, Any]:
@@ -367,7 +426,7 @@ def _write_parts(
                 )
             for index in chosen:
                 en, _, es = lines[index].rstrip("\n").partition("\t")
-                english.append(en)
+                english.append(untagged(en))
                 spanish.append(es)
             position += len(lines)
             stages.advance(len(lines))
@@ -375,6 +434,32 @@ def _write_parts(
         for file in files.values():
             file.close()
     return english, spanish
+
+
+def _with_tag(
+    source: WordPieceCodec, target: WordPieceCodec, tmp: Path
+) -> tuple[WordPieceCodec, WordPieceCodec]:
+    """The source tokenizer with the synthetic tag (and a shared target with it too, so the two
+    stay one vocabulary), saved over the ones chosen."""
+    shared = (tmp / SOURCE_TOKENIZER).read_bytes() == (tmp / TARGET_TOKENIZER).read_bytes()
+    source = source.tagged()
+    source.save(tmp / SOURCE_TOKENIZER)
+    if shared:
+        source.save(tmp / TARGET_TOKENIZER)
+        return source, source
+    return source, target
+
+
+def _write_tables(tmp: Path, *, english_source: bool, stages: Stages, pairs: int) -> None:
+    """lexicon.tsv and words.tsv, counted from the training English; empty for a Spanish source,
+    which the names lexicon and the casual-English normaliser know nothing of."""
+    if not english_source:
+        write_lexicon(tmp / LEXICON, NO_LEXICON)
+        write_word_stats(tmp / WORD_STATS, NO_WORD_STATS)
+        return
+    stages.start("lexicon", pairs)
+    write_lexicon(tmp / LEXICON, lexicon_of_part(tmp / PART_FILES["train"], advance=stages.advance))
+    write_word_stats(tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"]))
 
 
 def _write_pairs(path: Path, pairs: Sequence[tuple[str, str]]) -> None:

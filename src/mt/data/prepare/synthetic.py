@@ -1,0 +1,66 @@
+"""Back-translated pairs (`mt prepare --synthetic PAIRS.tsv`): tagged, training part only, capped.
+
+Tagged back-translation (Caswell et al. 2019): the source of every synthetic pair starts with
+SYNTHETIC_TAG, one token of the source vocabulary, so the model learns to tell machine-made
+sources from real ones and is not taught to write like the reverse model. Real sources carry no
+tag, and neither does anything translated later, so the model translates as it does real data.
+
+Synthetic pairs never decide or enter the selection and test parts: the split is made on the real
+pairs alone, and a synthetic pair whose English sentence is in one of those parts leaves (its
+Spanish would be a near-copy of a held-out reference). A synthetic pair that repeats a real pair
+is a duplicate of it and leaves too. Then at most `share` of the training pairs (real ones counted
+with their `--sampling-temperature` repeats) are synthetic: a seeded sample of them when there are
+more, never repeated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mt.data.tokenization import SYNTHETIC_TAG
+
+TRAIN = 0
+_STREAM = 0x73796E  # keeps the sample's draws apart from the split's
+
+
+def tagged(source: str) -> str:
+    """A synthetic pair's source: the tag, a space, the text (which encodes after the tag exactly
+    as it does alone)."""
+    return f"{SYNTHETIC_TAG} {source}"
+
+
+def untagged(source: str) -> str:
+    return source.removeprefix(f"{SYNTHETIC_TAG} ")
+
+
+def place_synthetic(
+    part: np.ndarray,
+    *,
+    synthetic: np.ndarray,
+    english: np.ndarray,
+    duplicate: np.ndarray,
+    held_english: np.ndarray | None,
+    real_train_rows: int,
+    share: float,
+    seed: int,
+) -> dict[str, int]:
+    """Label the synthetic rows of `part` (left at -1 by the split) train, or leave them out;
+    `held_english`: the English hashes of the selection and test parts. Returns the counts."""
+    if held_english is None:
+        held_english = english[(part == 1) | (part == 2)]
+    fresh = synthetic & ~duplicate
+    held = fresh & np.isin(english, held_english)
+    candidates = np.flatnonzero(fresh & ~held)
+    cap = len(candidates) if share >= 1 else int(share / (1 - share) * real_train_rows)
+    chosen = candidates
+    if len(candidates) > cap:
+        picks = np.random.default_rng([seed, _STREAM]).choice(len(candidates), cap, replace=False)
+        chosen = candidates[np.sort(picks)]
+    part[chosen] = TRAIN
+    return {
+        "read": int(synthetic.sum()),
+        "duplicates": int((synthetic & duplicate).sum()),
+        "held_out_english": int(held.sum()),
+        "over_share": len(candidates) - len(chosen),
+        "train": len(chosen),
+    }
