@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mt import __version__
+from mt.cli.backtranslate import backtranslate
 from mt.cli.calibrate import calibrate
 from mt.cli.common import state
 from mt.cli.data import download, prepare
@@ -76,3 +77,4 @@ def main(
 # The commands, in the order of the pipeline (PIPELINE orders `mt --help` the same way).
 for command in (download, prepare, train, translate, evaluate, calibrate, export, serve):
     app.command()(command)
+app.command()(backtranslate)  # monolingual Spanish into synthetic pairs

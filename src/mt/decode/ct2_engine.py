@@ -50,7 +50,7 @@ from mt.checksums import verify_checksums
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
 from mt.data.feed.batching import EncodedPairs
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
-from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
+from mt.decode.search import Hypothesis, batch_seed, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.rundir import read_model_config
@@ -104,6 +104,9 @@ class Ct2Engine:
         self.target_ids = {piece: i for i, piece in enumerate(target)}
 
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
+        if config.sampling_topk != 1:  # CTranslate2's draws come from one global generator
+            token_sum = sum(int(ids.sum()) for ids in sources)
+            require_ctranslate2("sampling").set_random_seed(batch_seed(config.seed, token_sum))
         limits = [self._limit(len(ids), config) for ids in sources]
         single = config.beam_size == 1 or (config.length_penalty == 0 and config.n_best == 1)
         if single and min(limits) > 0:
@@ -205,6 +208,8 @@ class Ct2Engine:
             max_input_length=0,
             max_batch_size=MAX_BATCH,
             suppress_sequences=[[_PAD], [_BOS]] if suppress else None,
+            sampling_topk=config.sampling_topk,
+            sampling_temperature=config.sampling_temperature,
             return_scores=True,
             return_end_token=True,
         )

@@ -63,9 +63,16 @@ class AttentionEngine(Protocol):
 class TorchEngine:
     """mt.decode.search's greedy and beam search over a PyTorch model in eval mode."""
 
-    def __init__(self, model: nn.Module, device: torch.device, precision: str = "fp32") -> None:
+    def __init__(
+        self,
+        model: nn.Module,
+        device: torch.device,
+        precision: str = "fp32",
+        banned: tuple[int, ...] = (),
+    ) -> None:
         self.model = model
         self.device = device
+        self.banned = banned  # labels never chosen besides PAD and BOS: the synthetic tag
         # "auto": bf16 where this machine decodes this model's shapes faster with the same labels
         self.precision, self.precision_reason = resolve_precision(
             precision, device, probe=lambda: probe_decoding(model, device), what="decoding"
@@ -74,7 +81,7 @@ class TorchEngine:
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
         src = pad(sources).to(self.device)
         with autocast(self.device, self.precision):
-            return search(self.model, src, src != PAD, config)
+            return search(self.model, src, src != PAD, config, self.banned)
 
     def teacher_forced(self, data: EncodedPairs, train_config: TrainConfig) -> TeacherForcedScores:
         return evaluate_teacher_forced(self.model, data, train_config, self.device)
@@ -100,7 +107,8 @@ def engine_for(
     trained run is searched with PyTorch in `precision`."""
     if isinstance(run, ExportedRun):
         return run.engine
-    return TorchEngine(run.model, device, precision)
+    banned = () if run.target.tag_id is None else (run.target.tag_id,)
+    return TorchEngine(run.model, device, precision, banned)
 
 
 def attention_engine(run: LoadedRun | ExportedRun, device: torch.device) -> AttentionEngine | None:

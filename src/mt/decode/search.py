@@ -9,11 +9,19 @@ when the model has `max_positions` (BOS plus the emitted tokens must fit its pos
 hypothesis's log-prob sums float32 token log-probs, EOS included; its score divides that by the GNMT
 length penalty and ranks hypotheses. Sentences leave the batch as soon as they are done, so short
 sentences stop costing compute. Put the model in eval mode first: the search does not.
+
+Sampling (`sampling_topk` other than 1, beam size 1) is greedy search that draws each label from
+the k likeliest (all with k = 0) at `sampling_temperature`, with a generator seeded by `seed`
+and the batch's tokens (batch_seed: the same batch draws the same; two batches draw apart):
+sampled back-translations teach more than beam ones (Edunov et al. 2018). A hypothesis's
+log-prob stays the model's, untempered. `banned` labels (the synthetic tag of a shared
+vocabulary, mt.data.tokenization.SYNTHETIC_TAG) are never chosen, like PAD and BOS.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -89,14 +97,17 @@ def length_limit(
     return max(limit, 0)
 
 
-def _log_probs(logits: Tensor, force_eos: Tensor | None) -> Tensor:
-    """Float32 log-probs (N, V) with PAD and BOS banned and EOS forced on the rows force_eos marks.
+def _log_probs(logits: Tensor, force_eos: Tensor | None, banned: tuple[int, ...] = ()) -> Tensor:
+    """Float32 log-probs (N, V) with PAD, BOS and `banned` banned and EOS forced on the rows
+    force_eos marks.
 
     Banned labels are not renormalised away (as in fairseq): scores stay true model log-probs.
     """
     lprobs = torch.log_softmax(logits.float(), dim=-1)
     lprobs[:, PAD] = NEG_INF
     lprobs[:, BOS] = NEG_INF
+    for label in banned:
+        lprobs[:, label] = NEG_INF
     if force_eos is None:
         return lprobs
     eos_only = torch.full_like(lprobs, NEG_INF)
@@ -113,11 +124,15 @@ def greedy_search(
     max_len_a: float,
     max_len_b: int,
     length_penalty: float = 0.0,
+    sampling: Sampling | None = None,
+    banned: tuple[int, ...] = (),
 ) -> list[Hypothesis]:
-    """The most likely next token at each step; one hypothesis per sentence, in input order.
+    """The most likely next token at each step (or one drawn by `sampling`); one hypothesis per
+    sentence, in input order.
 
     `length_penalty` only sets the reported score: it cannot change a greedy choice.
     """
+    draw = sampling.drawer(src) if sampling is not None else None
     limits = max_lengths(model, src_mask, max_len_a, max_len_b)
     state = model.start_state(model.encode(src, src_mask), src_mask)
     rows = list(range(src.size(0)))  # sentence of each row still decoding
@@ -129,7 +144,12 @@ def greedy_search(
     for step in range(max(limits) + 1):
         logits, state = model.step(last, state)
         force = limit <= step if step >= min(limits) else None
-        best, last = _log_probs(logits, force).max(dim=-1)
+        lprobs = _log_probs(logits, force, banned)
+        if draw is None:
+            best, last = lprobs.max(dim=-1)
+        else:
+            last = draw(lprobs)
+            best = lprobs.gather(1, last.unsqueeze(1)).squeeze(1)
         log_prob = log_prob + best
         ended = last == EOS if force is None else (last == EOS) | force
         done = ended.nonzero().squeeze(1)
@@ -146,6 +166,36 @@ def greedy_search(
             log_prob, tokens = log_prob[keep], tokens[keep]
         tokens = torch.cat([tokens, last.unsqueeze(1)], dim=1)
     return [hyp for hyp in found if hyp is not None]
+
+
+def batch_seed(seed: int, token_sum: int) -> int:
+    """The draws' seed for a batch whose token ids sum to `token_sum`."""
+    return (seed * 1_000_003 + token_sum) % 2**31
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Draw each label from the `topk` likeliest (0: from all) at `temperature`, seeded."""
+
+    topk: int
+    temperature: float
+    seed: int
+
+    def drawer(self, src: Tensor) -> Callable[[Tensor], Tensor]:
+        """log-probs (N, V) -> one drawn label per row (N,), from a generator made here for the
+        batch `src`."""
+        generator = torch.Generator(device=src.device)
+        generator.manual_seed(batch_seed(self.seed, int(src.sum())))
+
+        def draw(lprobs: Tensor) -> Tensor:
+            scores = lprobs / self.temperature
+            if 0 < self.topk < scores.size(1):
+                kth = scores.topk(self.topk, dim=-1).values[:, -1:]
+                scores = scores.masked_fill(scores < kth, NEG_INF)
+            probs = torch.softmax(scores, dim=-1)
+            return torch.multinomial(probs, 1, generator=generator).squeeze(1)
+
+        return draw
 
 
 @dataclass
@@ -266,6 +316,7 @@ def beam_search(
     length_penalty: float,
     max_len_a: float,
     max_len_b: int,
+    banned: tuple[int, ...] = (),
 ) -> list[list[Hypothesis]]:
     """Up to n_best hypotheses per sentence, best score first, in input order."""
     limits = max_lengths(model, src_mask, max_len_a, max_len_b)
@@ -276,7 +327,7 @@ def beam_search(
         logits, state = model.step(last, state)
         if step == 0:  # all beams of a sentence are still the same prefix: step it once
             logits = logits.repeat_interleave(beam_size, dim=0)
-        rows, last = beams.advance(_log_probs(logits, beams.force_eos(step)))
+        rows, last = beams.advance(_log_probs(logits, beams.force_eos(step), banned))
         if not beams.sents:
             break
         state = state.select(rows.div(beam_size, rounding_mode="floor") if step == 0 else rows)
@@ -284,10 +335,18 @@ def beam_search(
 
 
 def search(
-    model: Seq2Seq, src: Tensor, src_mask: Tensor, config: DecodeConfig
+    model: Seq2Seq,
+    src: Tensor,
+    src_mask: Tensor,
+    config: DecodeConfig,
+    banned: tuple[int, ...] = (),
 ) -> list[list[Hypothesis]]:
-    """Decode a batch with `config`: greedy search when beam_size is 1, else beam search."""
+    """Decode a batch with `config`: greedy search (or sampling) when beam_size is 1, else beam
+    search; `banned` labels are never chosen."""
     if config.beam_size == 1:
+        sampling = None
+        if config.sampling_topk != 1:
+            sampling = Sampling(config.sampling_topk, config.sampling_temperature, config.seed)
         hyps = greedy_search(
             model,
             src,
@@ -295,6 +354,8 @@ def search(
             max_len_a=config.max_len_a,
             max_len_b=config.max_len_b,
             length_penalty=config.length_penalty,
+            sampling=sampling,
+            banned=banned,
         )
         return [[hyp] for hyp in hyps]
     return beam_search(
@@ -306,4 +367,5 @@ def search(
         length_penalty=config.length_penalty,
         max_len_a=config.max_len_a,
         max_len_b=config.max_len_b,
+        banned=banned,
     )
