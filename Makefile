@@ -48,7 +48,7 @@ corpus: $(STAMP)
 
 # The model to use: the default recipe trained for MODEL_BUDGET on the Tatoeba corpus and, where
 # ../shared/data/domains is there, the training parts of its four domains (our by-document split,
-# benchmarks/domain_split.py, so their test parts stay unseen), with tokenizers learned on all of it
+# benchmarks/domain_split.py, so their dev and test parts stay unseen), with tokenizers learned on all of it
 # (markup characters included); held-out selection and test parts of at most 3,000 pairs each.
 # MODEL_TEMPERATURE repeats the smaller corpora's training pairs so that each one's share goes as
 # size^(1/T) (mt.data.prepare.upsampling): with 2, news and tldr are repeated 3 times, LibreOffice twice.
@@ -126,13 +126,14 @@ bench-formats: $(STAMP)
 	test $(FORMATS_EXPORT)/model.json -nt $(FORMATS_RUN)/best.safetensors || $(BIN)/mt export $(FORMATS_RUN) --out $(FORMATS_EXPORT) --force
 	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
 
-# Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/test split,
+# Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/dev/test split,
 # benchmarks/domain_split.py), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),
 # whose vocabularies grow by the characters the domains need and the placeholder tokens, and whose
 # smaller domains are repeated as in `make model` (DOMAIN_TEMPERATURE 2: news and tldr twice): 30 and
 # 10 minutes, with DOMAIN_MIX rehearsal of the base data (0.6, chosen in docs/domain.md) and without;
-# then BLEU/chrF (beam 5) of each on every domain's test part and the Tatoeba test part. About 90
-# minutes on a 2-core CPU.
+# then BLEU/chrF (beam 5) of each on every domain's dev part and the Tatoeba selection part (where
+# the recipe is chosen: results-dev.json), and on the test parts, for the record (results.json).
+# About 100 minutes on a 2-core CPU.
 DOMAIN_BASE ?= bench/run
 DOMAIN_BASE_DATA ?= bench/data
 DOMAIN_OUT ?= bench/domain
@@ -149,10 +150,11 @@ bench-domain: $(STAMP)
 	$(DOMAIN_TUNE) --time-budget 30m --out $(DOMAIN_OUT)/plain-30m
 	$(DOMAIN_TUNE) --mix $(DOMAIN_BASE_DATA):$(DOMAIN_MIX) --time-budget 10m --out $(DOMAIN_OUT)/mix-10m
 	$(DOMAIN_TUNE) --time-budget 10m --out $(DOMAIN_OUT)/plain-10m
-	$(BIN)/python benchmarks/bench_domain.py --domains $(DOMAINS) --tatoeba $(DOMAIN_BASE_DATA) \
-		--beam 5 --run base=$(DOMAIN_BASE) --run mix-10m=$(DOMAIN_OUT)/mix-10m \
-		--run mix-30m=$(DOMAIN_OUT)/mix-30m --run plain-10m=$(DOMAIN_OUT)/plain-10m \
-		--run plain-30m=$(DOMAIN_OUT)/plain-30m --json $(DOMAIN_OUT)/results.json
+	for part in dev test; do $(BIN)/python benchmarks/bench_domain.py --domains $(DOMAINS) \
+		--tatoeba $(DOMAIN_BASE_DATA) --part $$part --beam 5 --run base=$(DOMAIN_BASE) \
+		--run mix-10m=$(DOMAIN_OUT)/mix-10m --run mix-30m=$(DOMAIN_OUT)/mix-30m \
+		--run plain-10m=$(DOMAIN_OUT)/plain-10m --run plain-30m=$(DOMAIN_OUT)/plain-30m \
+		--json $(DOMAIN_OUT)/results$$( [ $$part = dev ] && echo -dev).json || exit 1; done
 
 # The row trained from scratch for the same total time as the base and a 30-minute fine-tune
 # (60 + 30 minutes): bench-domain's prepared data (same tokenizers, so the same test pairs) with the

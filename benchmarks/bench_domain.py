@@ -3,9 +3,10 @@
     python benchmarks/bench_domain.py --run base=bench/run --run tuned-30m=runs/tuned \
         --tatoeba bench/data [--domains ../shared/data/domains] [--limit 500] [--beam 1]
 
-Each run translates the test part of our own by-document split (benchmarks/domain_split.py: test
-documents were never trained on) of Python docs, tldr, LibreOffice help and news, a seeded sample
-of at most --limit pairs per domain, and the same sample of the Tatoeba test part of --tatoeba.
+Each run translates --part (test, or dev: where choices are made) of our own by-document split
+(benchmarks/domain_split.py: neither part's documents were trained on) of Python docs, tldr,
+LibreOffice help and news, a seeded sample of at most --limit pairs per domain, and the same
+sample of the Tatoeba test part of --tatoeba (its selection part with --part dev).
 Entries are translated as `mt translate` does (cut into sentences, joined back). It prints BLEU
 and chrF (sacrebleu, detokenized) per domain, the run's training minutes and steps (from its
 metrics.csv), and the machine, then BLEU on the pairs whose Spanish differs from the English
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 
 import torch
-from domain_split import DOMAINS, split_domain
+from domain_split import DOMAINS, split_parts
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
@@ -33,13 +34,16 @@ from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 
 
-def samples(domains: Path, tatoeba: Path, limit: int, seed: int) -> dict[str, list[tuple]]:
-    """(english, spanish) test pairs per domain, and "tatoeba", seeded and at most `limit`."""
+def samples(
+    domains: Path, tatoeba: Path, limit: int, seed: int, part: str = "test"
+) -> dict[str, list[tuple]]:
+    """(english, spanish) pairs of `part` ("test" or "dev") per domain, and "tatoeba" (its test
+    or selection part), seeded and at most `limit`."""
     parts = {}
     for domain in DOMAINS:
-        _, test = split_domain(domain, domains)
-        parts[domain] = [(pair.english, pair.spanish) for pair in test]
-    parts["tatoeba"] = read_pairs(tatoeba / "test.tsv")
+        pairs = getattr(split_parts(domain, domains), part)
+        parts[domain] = [(pair.english, pair.spanish) for pair in pairs]
+    parts["tatoeba"] = read_pairs(tatoeba / ("test.tsv" if part == "test" else "selection.tsv"))
     chosen = {}
     for name, pairs in parts.items():
         order = random.Random(f"{seed}:{name}").sample(range(len(pairs)), min(limit, len(pairs)))
@@ -91,13 +95,15 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--part", choices=("dev", "test"), default="test",
+                        help="dev to choose among runs; test, once, for the record")  # fmt: skip
     args = parser.parse_args()
     if not args.domains.is_dir():
         raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
     console = Console()
     console.print(describe(torch.get_num_threads()), f"load average {load_average()}")
     torch.manual_seed(args.seed)
-    parts = samples(args.domains, args.tatoeba, args.limit, args.seed)
+    parts = samples(args.domains, args.tatoeba, args.limit, args.seed, args.part)
     results = {}
     for spec in args.run:
         label, _, path = spec.partition("=")
@@ -133,7 +139,8 @@ def main() -> None:
     )
     if args.json:
         machine = describe(torch.get_num_threads())
-        args.json.write_text(json.dumps({"machine": machine, "runs": results}, indent=2))
+        figures = {"machine": machine, "part": args.part, "runs": results}
+        args.json.write_text(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

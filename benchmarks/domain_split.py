@@ -1,11 +1,17 @@
-"""Our own split of the shared development data by document: a train part to fine-tune on and a
-test part to measure, for the domain benchmarks (bench_domain, bench_trust).
+"""Our own split of the shared development data by document into three parts: train to
+fine-tune on, development (dev) to make every choice on (recipes, shares, thresholds, calibration
+targets), and test, scored once for the record, for the domain benchmarks (bench_domain,
+bench_trust, bench_protect, bench_glossary) and `make model`.
 
 The held-out documents of the four sources are not in ../shared and never used. What is there
-(the development part) is split again here, by document as the sources were, with a salt of our
-own so this split is independent of theirs:
+(the sources' development part) is split again here, by document as the sources were, with salts
+of our own so this split is independent of theirs:
 
     test = int(sha1(("mt-bench:" + key).encode()).hexdigest(), 16) % 100 < TEST_PERCENT
+    dev = not test and int(sha1(("mt-dev:" + key).encode()).hexdigest(), 16) % 100 < DEV_PERCENT
+
+The test part is the one of the two-part split before (the same documents, so its figures stay
+comparable); the development part is taken from what was training.
 
 - python-docs: a document is a .po file (its path below python-docs-es); pairs are its translated
   entries (polib: not fuzzy, not obsolete, msgstr not empty).
@@ -13,12 +19,14 @@ own so this split is independent of theirs:
   are the lines of pages with as many lines in both languages: `>` and `-` descriptions with their
   marker cut, commands without their backticks.
 - libreoffice: a document is a help page (the file column); pairs.tsv (plain text), and the
-  tagged.tsv rows of train pages go to train too.
-- news: a document is a WMT test set; newssyscomb2009 is the test part, the other four train.
+  tagged.tsv rows of train pages go to train too (those of dev and test pages nowhere).
+- news: a document is a WMT test set; newssyscomb2009 is the test part, news-test2008 the
+  development part, the other three train.
 
     python benchmarks/domain_split.py --domains ../shared/data/domains --out bench/domains
 
-writes train/<domain>.tsv and test/<domain>.tsv (english<TAB>spanish) and prints the counts.
+writes train/<domain>.tsv, dev/<domain>.tsv and test/<domain>.tsv (english<TAB>spanish) and prints
+the counts.
 """
 
 from __future__ import annotations
@@ -28,11 +36,15 @@ import csv
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import polib
 
 TEST_PERCENT = 15
 SALT = "mt-bench:"
+DEV_PERCENT = 15
+"""Of the documents that are not test: about 12.75% of all, as many pairs as the test part."""
+DEV_SALT = "mt-dev:"
 DOMAINS = ("python-docs", "tldr", "libreoffice", "news")
 NEWS_SETS = (  # (name, first line, last line) in news-dev.en/.es, from the data's README
     ("news-test2008", 1, 2051),
@@ -42,6 +54,7 @@ NEWS_SETS = (  # (name, first line, last line) in news-dev.en/.es, from the data
     ("newstest2011", 7568, 10570),
 )
 NEWS_TEST_SET = "newssyscomb2009"
+NEWS_DEV_SET = "news-test2008"
 
 
 @dataclass(frozen=True)
@@ -51,8 +64,27 @@ class DomainPair:
     document: str
 
 
+class Parts(NamedTuple):
+    """One domain's pairs, by document: no document is in two parts."""
+
+    train: list[DomainPair]
+    dev: list[DomainPair]
+    test: list[DomainPair]
+
+
+def _bucket(salt: str, key: str) -> int:
+    return int(hashlib.sha1((salt + key).encode("utf-8")).hexdigest(), 16) % 100
+
+
 def is_test(key: str) -> bool:
-    return int(hashlib.sha1((SALT + key).encode("utf-8")).hexdigest(), 16) % 100 < TEST_PERCENT
+    return _bucket(SALT, key) < TEST_PERCENT
+
+
+def part_of(key: str) -> str:
+    """The part a document key falls in: "train", "dev" or "test" (news goes by its sets)."""
+    if is_test(key):
+        return "test"
+    return "dev" if _bucket(DEV_SALT, key) < DEV_PERCENT else "train"
 
 
 def python_docs(root: Path) -> list[DomainPair]:
@@ -111,23 +143,37 @@ def news(root: Path) -> list[DomainPair]:
     return pairs
 
 
-def split_domain(domain: str, root: Path) -> tuple[list[DomainPair], list[DomainPair]]:
-    """(train, test) pairs of one domain."""
+def split_parts(domain: str, root: Path) -> Parts:
+    """The train, dev and test pairs of one domain."""
     if domain == "news":
-        pairs = news(root)
-        test = [pair for pair in pairs if pair.document == NEWS_TEST_SET]
-        return [pair for pair in pairs if pair.document != NEWS_TEST_SET], test
-    pairs = {"python-docs": python_docs, "tldr": tldr, "libreoffice": libreoffice}[domain](root)
-    train = [pair for pair in pairs if not is_test(pair.document)]
-    test = [pair for pair in pairs if is_test(pair.document)]
+        sets = {NEWS_TEST_SET: "test", NEWS_DEV_SET: "dev"}
+        pairs, part = news(root), lambda document: sets.get(document, "train")
+    else:
+        readers = {"python-docs": python_docs, "tldr": tldr, "libreoffice": libreoffice}
+        pairs, part = readers[domain](root), part_of
+    parts = Parts([], [], [])
+    for pair in pairs:
+        getattr(parts, part(pair.document)).append(pair)
     if domain == "libreoffice":
-        train += [pair for pair in libreoffice(root, tagged=True) if not is_test(pair.document)]
-    return train, test
+        tagged = libreoffice(root, tagged=True)
+        parts.train.extend(pair for pair in tagged if part_of(pair.document) == "train")
+    return parts
+
+
+def split_domain(domain: str, root: Path) -> tuple[list[DomainPair], list[DomainPair]]:
+    """(train, test) pairs of one domain; the dev part is in neither."""
+    parts = split_parts(domain, root)
+    return parts.train, parts.test
 
 
 def test_pairs(root: Path, domain: str) -> list[tuple[str, str]]:
     """The (english, spanish) pairs of one domain's test part, for the benchmarks."""
-    return [(pair.english, pair.spanish) for pair in split_domain(domain, root)[1]]
+    return [(pair.english, pair.spanish) for pair in split_parts(domain, root).test]
+
+
+def dev_pairs(root: Path, domain: str) -> list[tuple[str, str]]:
+    """The (english, spanish) pairs of one domain's development part: choices are made here."""
+    return [(pair.english, pair.spanish) for pair in split_parts(domain, root).dev]
 
 
 def write_pairs(path: Path, pairs: list[DomainPair]) -> None:
@@ -148,14 +194,13 @@ def main() -> None:
     if not args.domains.is_dir():
         raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
     for domain in DOMAINS:
-        train, test = split_domain(domain, args.domains)
-        write_pairs(args.out / "train" / f"{domain}.tsv", train)
-        write_pairs(args.out / "test" / f"{domain}.tsv", test)
-        documents = len({pair.document for pair in train}), len({pair.document for pair in test})
-        print(
-            f"{domain}: train {len(train)} pairs in {documents[0]} documents, "
-            f"test {len(test)} pairs in {documents[1]} documents"
-        )
+        parts = split_parts(domain, args.domains)
+        counts = []
+        for name, pairs in parts._asdict().items():
+            write_pairs(args.out / name / f"{domain}.tsv", pairs)
+            documents = len({pair.document for pair in pairs})
+            counts.append(f"{name} {len(pairs)} pairs in {documents} documents")
+        print(f"{domain}: {', '.join(counts)}")
 
 
 if __name__ == "__main__":
