@@ -1,0 +1,166 @@
+"""Both directions: a Spanish→English prepared directory and run made from the same inputs
+(prepare, train, translate, evaluate, export, serve), and tagged back-translation in prepare."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import cli_output, invented_pairs, run_cli, write_corpus
+from mt.data.feed.noise import noisy_sources
+from mt.data.prepared_dir import load_prepared
+from mt.data.tokenization import SYNTHETIC_TAG
+from mt.direction import FORWARD, REVERSE, direction_of
+from mt.errors import MtError
+from mt.run_configs import read_direction
+from mt.text.lexicon import read_lexicon
+from serve_support import model_app, wait_healthy
+
+
+@pytest.fixture(scope="module")
+def reverse_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The invented corpus prepared --reverse and a thesis-small run trained on it briefly."""
+    root = tmp_path_factory.mktemp("reverse")
+    corpus = write_corpus(root / "corpus.tsv")
+    data, run = root / "data", root / "run"
+    run_cli("prepare", corpus, "--out", data, "--reverse", "--src-vocab", "180",
+            "--tgt-vocab", "150")  # fmt: skip
+    run_cli(
+        "train", data, "--out", run, "--preset", "thesis-small", "--lr", "0.05",
+        "--warmup", "30", "--batch-size", "32", "--max-steps", "45",
+        "--eval-every", "15", "--threads", "1", "--device", "cpu",
+    )  # fmt: skip
+    return run
+
+
+def test_reverse_parts_are_spanish_first_with_the_forward_split(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    run_cli(
+        "prepare", corpus, "--out", tmp_path / "fwd", "--src-vocab", "150", "--tgt-vocab", "180"
+    )
+    run_cli("prepare", corpus, "--out", tmp_path / "rev", "--reverse", "--src-vocab", "180",
+            "--tgt-vocab", "150")  # fmt: skip
+    forward, reverse = load_prepared(tmp_path / "fwd"), load_prepared(tmp_path / "rev")
+    assert direction_of(forward.info) == FORWARD and direction_of(reverse.info) == REVERSE
+    for part in ("train", "selection", "test"):
+        assert reverse.read_part(part) == [(es, en) for en, es in forward.read_part(part)]
+    assert reverse.source.knows("¿") and not forward.source.knows("¿")
+    assert read_lexicon(tmp_path / "rev" / "lexicon.tsv").pairs == 0  # English-only: empty
+
+
+def test_a_reverse_run_translates_evaluates_and_exports(reverse_run: Path, tmp_path: Path) -> None:
+    assert read_direction(reverse_run) == REVERSE
+    recorded = json.loads((reverse_run / "train.json").read_text())
+    assert recorded["source_language"] == "es" and recorded["target_language"] == "en"
+    output = cli_output("translate", reverse_run, "¿Dónde está la biblioteca, Ilse?")
+    assert output.strip() and "¿" not in output  # English out
+    scores = tmp_path / "scores.json"
+    run_cli("evaluate", reverse_run, "--limit", "20", "--json", scores)
+    assert json.loads(scores.read_text())["pairs"] == 20
+    tsv = write_corpus(tmp_path / "test.tsv", invented_pairs()[:5])  # english<TAB>spanish
+    hyps = tmp_path / "hyps.txt"
+    run_cli("evaluate", reverse_run, "--tsv", tsv, "--hyps", hyps)
+    assert "¿" not in hyps.read_text()
+    pytest.importorskip("ctranslate2")
+    run_cli("export", reverse_run, "--out", tmp_path / "export")
+    assert read_direction(tmp_path / "export") == REVERSE
+
+
+def test_serve_answers_the_reverse_pair(reverse_run: Path) -> None:
+    with TestClient(model_app(reverse_run)) as client:
+        wait_healthy(client)
+        languages = client.get("/languages").json()
+        assert languages == [
+            {"code": "en", "name": "English", "targets": []},
+            {"code": "es", "name": "Spanish", "targets": ["en"]},
+        ]
+        model = client.get("/model").json()
+        assert (model["source_language"], model["target_language"]) == ("es", "en")
+        answer = client.post("/translate", json={"q": "Hola, Ilse.", "source": "es",
+                                                 "target": "en"})  # fmt: skip
+        assert answer.status_code == 200 and answer.json()["translatedText"]
+        refused = client.post("/translate", json={"q": "Hello", "source": "en", "target": "es"})
+        assert refused.status_code == 400 and "es → en" in refused.json()["error"]
+
+
+def write_synthetic(path: Path, count: int) -> Path:
+    """`count` back-translated pairs, English that no real pair has."""
+    rows = [(f"{en[:-1]} indeed {i}.", es) for i, (en, es) in enumerate(invented_pairs()[:count])]
+    return write_corpus(path, rows)
+
+
+def test_synthetic_pairs_are_tagged_train_only_and_capped(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    synthetic = write_synthetic(tmp_path / "bt.tsv", 300)
+    out = tmp_path / "data"
+    run_cli("prepare", corpus, "--synthetic", synthetic, "--synthetic-share", "0.25", "--out", out,
+            "--src-vocab", "150", "--tgt-vocab", "180")  # fmt: skip
+    prepared = load_prepared(out)
+    train = prepared.read_part("train")
+    tagged = [en for en, _ in train if en.startswith(f"{SYNTHETIC_TAG} ")]
+    assert (
+        len(tagged)
+        == prepared.info["synthetic"]["train"]
+        == int(0.25 / 0.75 * (len(train) - len(tagged)))
+    )
+    assert all(" indeed " in en for en in tagged)
+    for part in ("selection", "test"):
+        assert not any(
+            " indeed " in en or SYNTHETIC_TAG in en for en, _ in prepared.read_part(part)
+        )
+    ids = prepared.source.encode(tagged[0])
+    assert (
+        ids[0] == prepared.source.tag_id
+        and prepared.source.decode(ids) == tagged[0].split(" ", 1)[1]
+    )
+    assert prepared.target.tag_id is None  # never an output label
+    assert SYNTHETIC_TAG not in "".join(row for row in (out / "lexicon.tsv").read_text().split())
+
+
+def test_synthetic_pairs_with_held_out_english_leave(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    real = write_corpus(tmp_path / "fwd.tsv")
+    run_cli(
+        "prepare", real, "--out", tmp_path / "plain", "--src-vocab", "150", "--tgt-vocab", "180"
+    )
+    test_part = load_prepared(tmp_path / "plain").read_part("test")
+    leaking = write_corpus(tmp_path / "bt.tsv", [(en, f"{es} (sintético)") for en, es in test_part])
+    out = tmp_path / "data"
+    run_cli("prepare", corpus, "--synthetic", leaking, "--synthetic-share", "1", "--out", out,
+            "--src-vocab", "150", "--tgt-vocab", "180")  # fmt: skip
+    placed = load_prepared(out).info["synthetic"]
+    assert placed["held_out_english"] == len(test_part)
+    assert placed["train"] == 0
+
+
+def test_shared_vocabulary_gets_the_tag_on_both_sides_and_decode_drops_it(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    synthetic = write_synthetic(tmp_path / "bt.tsv", 20)
+    out = tmp_path / "data"
+    run_cli("prepare", corpus, "--synthetic", synthetic, "--shared-vocab", "300", "--out", out)
+    prepared = load_prepared(out)
+    assert prepared.target.tag_id == prepared.source.tag_id is not None
+    assert (
+        prepared.target.decode([prepared.target.tag_id, *prepared.target.encode(" Hola")]) == "Hola"
+    )
+
+
+def test_noise_keeps_the_tag_and_spanish_sources_get_neutral_kinds() -> None:
+    texts = [f"{SYNTHETIC_TAG} Tom doesn't like bread." for _ in range(50)]
+    noisy = noisy_sources(texts, rate=1.0, seed=0, epoch=0, kinds="lower,punctuation,apostrophes")
+    assert all(text.startswith(f"{SYNTHETIC_TAG} ") for text in noisy)
+    assert any(text != texts[0] for text in noisy)
+    spanish = ["¿Dónde está la biblioteca? Don't."] * 50
+    kept = noisy_sources(spanish, rate=1.0, seed=0, epoch=0, kinds="apostrophes,typos",
+                         english_source=False)  # fmt: skip
+    assert kept == spanish  # no English kind applies to a Spanish source
+
+
+def test_synthetic_share_is_checked() -> None:
+    from mt.config import PrepareConfig
+
+    with pytest.raises(MtError, match="--synthetic-share must be in"):
+        PrepareConfig(synthetic_share=0)
