@@ -27,7 +27,14 @@ from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
 from mt.direction import FORWARD, LANGUAGE_NAMES, Direction
 from mt.run_configs import read_direction
-from mt.serving.documents import html_answer, parse_html, render_documents, unit_lines
+from mt.serving.detect import detected_languages
+from mt.serving.documents import (
+    html_answer,
+    parse_html,
+    render_documents,
+    source_words,
+    unit_lines,
+)
 from mt.serving.files import add_file_routes
 from mt.serving.info import model_info
 from mt.serving.limits import Limits, RateLimiter, key_matches
@@ -311,7 +318,11 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
     if documents is not None:
         texts = await render_documents(worker, documents, translations)
         answer = html_answer(
-            texts, is_list=checked.is_list, detect=checked.detect, language=checked.language
+            texts,
+            is_list=checked.is_list,
+            detect=checked.detect,
+            language=checked.language,
+            sources=source_words(documents),
         )
         return JSONResponse(answer)
     return JSONResponse(_answer(checked, lines_per_text, translations))
@@ -360,8 +371,9 @@ def _answer(
     answer["confidence"] = confidences if checked.is_list else confidences[0]
     answer["flags"] = flags if checked.is_list else flags[0]
     if checked.detect:
-        detected = {"confidence": 100.0, "language": checked.language}
-        answer["detectedLanguage"] = [detected] * len(texts) if checked.is_list else detected
+        answer["detectedLanguage"] = detected_languages(
+            checked.texts, is_list=checked.is_list, fallback=checked.language
+        )
     return answer
 
 

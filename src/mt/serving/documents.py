@@ -25,6 +25,7 @@ from mt.decode.documents.align import aligner_for
 from mt.decode.documents.document import Document, place_units
 from mt.decode.documents.formats import EXTENSIONS, Format, read_document
 from mt.errors import MtError
+from mt.serving.detect import detected_languages
 from mt.serving.requests import ApiError
 from mt.serving.worker import BatchingWorker
 
@@ -54,15 +55,25 @@ async def render_documents(
 
 
 def html_answer(
-    texts: list[str], *, is_list: bool, detect: bool, language: str = "en"
+    texts: list[str],
+    *,
+    is_list: bool,
+    detect: bool,
+    language: str = "en",
+    sources: Sequence[str] = (),
 ) -> dict[str, Any]:
     """LibreTranslate's answer for "format": "html" (no alternatives: markup is placed on the
-    best translation only); `language`: the source's, "detected"."""
+    best translation only); `language`: the source's, answered for a text without letters;
+    `sources`: the words of each source text (`source_words`), which detection reads."""
     answer: dict[str, Any] = {"translatedText": texts if is_list else texts[0]}
     if detect:
-        detected = {"confidence": 100.0, "language": language}
-        answer["detectedLanguage"] = [detected] * len(texts) if is_list else detected
+        answer["detectedLanguage"] = detected_languages(sources, is_list=is_list, fallback=language)
     return answer
+
+
+def source_words(documents: Sequence[Document]) -> list[str]:
+    """Each document's text without its markup (its units' text), for language detection."""
+    return [" ".join(unit.text for unit in document.units) for document in documents]
 
 
 def parse_html(texts: Sequence[str]) -> list[Document]:
