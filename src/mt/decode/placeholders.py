@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mt.data.tokenization import PLACEHOLDERS
+from mt.decode.glossary import NAME_STAND_INS
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import Span, find_spans
 
-STAND_INS = ("Tom", "Mary", "John")
 _NAME_OR_NUMBER = re.compile(
     rf"{CAPITALISED}"  # Kowalski, McDonald
     r"|(?<![\w.,:])\d+(?:[.,:]\d+)*(?!\w|[.,:]\d)"  # 4817, 12.75, 10:30, 1,000
@@ -55,7 +55,7 @@ def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
     word seen twice is swapped both times, with the same stand-in, or not at all."""
     slots: dict[str, str] = {}  # original -> stand-in
     kept: set[str] = set()
-    free = [s for s in STAND_INS if not re.search(rf"\b{s}\b", text)]
+    free = [s for s in NAME_STAND_INS if not re.search(rf"\b{s}\b", text)]
 
     def swap(match: re.Match) -> str:
         word = match.group()

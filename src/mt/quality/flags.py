@@ -18,9 +18,9 @@ Spanish→English model's translations get only `repetition` and `cut` (`english
 from __future__ import annotations
 
 import functools
-import re
 
 from mt.text.prose import is_prose, outside_spans
+from mt.text.words import ANY_WORD
 
 COPY = "copy"
 REPETITION = "repetition"
@@ -33,7 +33,6 @@ LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 NOT_ENGLISH_PROBABILITY = 0.95
 MIN_LETTERS_FOR_LANGUAGE = 12
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 COPY_OVERLAP = 0.7
 """Share of the output's letters in words found in the source above which an output is a copy."""
 HALF_COPY_OVERLAP = 0.5
@@ -43,13 +42,13 @@ modelo"), which the share alone misses."""
 
 
 def words(text: str) -> list[str]:
-    return [word.casefold() for word in _WORD.findall(text)]
+    return [word.casefold() for word in ANY_WORD.findall(text)]
 
 
 def names_of(source: str) -> set[str]:
     """The source's names, copied by right: capitalised words after the first, or a lone one
     ("Tom", or a label such as "Options": the two cannot be told apart)."""
-    found = _WORD.findall(outside_spans(source))
+    found = ANY_WORD.findall(outside_spans(source))
     return {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
 
 
@@ -57,7 +56,7 @@ def to_translate(text: str, names: set[str]) -> list[str]:
     """The words of `text` (a source, its output or a reference) that translating the source is
     about: outside URLs, code, paths and numbers (mt.text.spans), and not the source's `names`
     (`names_of`)."""
-    return [word.casefold() for word in _WORD.findall(outside_spans(text)) if word not in names]
+    return [word.casefold() for word in ANY_WORD.findall(outside_spans(text)) if word not in names]
 
 
 def copies_source(source: str, output: str) -> bool:

@@ -17,6 +17,8 @@ import random
 import re
 from dataclasses import dataclass
 
+from mt.text.words import LETTERS
+
 FINAL_PUNCTUATION = ".!?"
 APOSTROPHES = "'’"
 TYPO_RATE = 0.04
@@ -37,7 +39,6 @@ NEIGHBOURS = {
     for col, key in enumerate(keys)
 }
 """Keys next to each key of a QWERTY keyboard (same row either side, the row above and below)."""
-_WORD = re.compile(r"[A-Za-z]+")
 _APOSTROPHE_IN_WORD = re.compile(r"(?<=\w)['’](?=\w)")
 
 
@@ -91,7 +92,7 @@ def with_typos(text: str, rng: random.Random, rate: float) -> str:
     """Some words of `text` with one keyboard slip each: a neighbouring key, a letter dropped or
     doubled, two letters swapped. Only words of three letters or more, at most one slip per
     WORDS_PER_TYPO words."""
-    words = list(_WORD.finditer(text))
+    words = list(LETTERS.finditer(text))
     allowed = max(len(words) // WORDS_PER_TYPO, 1) if len(words) > 1 else 0
     pieces, end = [], 0
     for match in words:

@@ -25,12 +25,12 @@ from types import MappingProxyType
 from mt.atomic import atomic_output
 from mt.errors import MtError
 from mt.text.tables import count_field, count_part, counted_rows, table_lines
+from mt.text.words import ANY_WORD
 
 CAPITALISED = r"(?<![\w'’-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?![\w-])"  # Kowalski, McDonald
 """A capitalised word as the stand-ins see it; the lexicon counts exactly these words."""
 _CAPITALISED = re.compile(CAPITALISED)
 _LOWER = re.compile(r"(?<![\w'’-])[a-z]+(?![\w-])")
-_WORD = re.compile(r"\w+")
 _HEADER = "word\tcapitalised\tcopied\tlower"
 _PAIRS = "# training pairs: "
 _ROW = "word<TAB>capitalised<TAB>copied<TAB>lower"  # what a malformed row is told it should be
@@ -95,7 +95,7 @@ def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
         words = set(_CAPITALISED.findall(english))
         capitalised.update(words)
         if words:
-            copied.update(words & set(_WORD.findall(spanish)))
+            copied.update(words & set(ANY_WORD.findall(spanish)))
         lower.update(set(_LOWER.findall(english)))
     known = {word.capitalize() for word, count in lower.items() if count >= MIN_LOWER}
     words = {

@@ -40,8 +40,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mt.text.casual import NEIGHBOURS
-from mt.text.prose import FUNCTION_WORDS, WORD, command_like, is_prose, outside_spans
+from mt.text.prose import FUNCTION_WORDS, command_like, is_prose, outside_spans
 from mt.text.spans import find_spans, replace_spans
+from mt.text.words import WORD
 from mt.text.wordstats import (
     REAL_WORDS,
     SENTENCE_START,

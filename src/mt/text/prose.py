@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from mt.text.spans import mask_spans
+from mt.text.words import WORD
 
 _FUNCTION_WORDS = """a an the this that these those some any no every each all both
     i me my you your he him his she her it its we us our they them their who whom whose
@@ -21,8 +22,6 @@ _FUNCTION_WORDS = """a an the this that these those some any no every each all b
     over under after before between through and or but if so than then not there here
     let please im dont doesnt didnt cant wont isnt arent wasnt"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
-"""An English word as typed: letters, with apostrophes inside."""
 _COMMAND = re.compile(r"\{\{|(?<!\S)--?[A-Za-z]")  # tldr's {{placeholders}}, -x and --long
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from mt.errors import MtError
 from mt.text.lexicon import CAPITALISED
+from mt.text.words import ANY_WORD
 
 _URL = (
     r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
@@ -68,7 +69,23 @@ _PATTERNS = {
     "number": _NUMBER,  # before paths: 1/2/2024 is a date
     "path": _PATH,
 }
-_DETECTOR = re.compile("|".join(f"(?P<{kind}>{p})" for kind, p in _PATTERNS.items()))
+MSGFMT_PRINTF = r"%(?:\([^)]*\))?[-#0+ ]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlL]?[diouxXeEfFgGcrsa%]"
+"""Every directive msgfmt sees in a string flagged c-format or python-format, "10% on" ("% o")
+included: a .po file's translation must keep all of them for `msgfmt --check`, however odd."""
+
+
+@functools.cache
+def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
+    """One expression of the `kinds` named (in _PATTERNS' order), MSGFMT_PRINTF first with
+    `msgfmt`; matches never overlap."""
+    alternatives = [f"(?P<{kind}>{p})" for kind, p in _PATTERNS.items() if kind in kinds]
+    if msgfmt:
+        alternatives.insert(0, f"(?P<msgfmt>{MSGFMT_PRINTF})")
+    return re.compile("|".join(alternatives) or "(?!)")
+
+
+_DETECTOR = _detector(frozenset(_PATTERNS), False)
+_KIND = {"msgfmt": "placeholder"}  # the group a kind's second pattern matches in
 _NAME = re.compile(CAPITALISED)
 
 
@@ -123,6 +140,17 @@ def _detected(text: str) -> tuple[Span, ...]:
     )
 
 
+def find_kinds(text: str, kinds: frozenset[str], *, msgfmt: bool = False) -> list[Span]:
+    """The spans of `kinds` alone, by the detector's patterns in its order (documents protect
+    URLs and placeholders in their units and leave numbers and paths to the translator); with
+    `msgfmt`, msgfmt's directives (MSGFMT_PRINTF, kind "placeholder") before everything."""
+    return [
+        Span(m.start(), m.end(), _KIND.get(m.lastgroup or "", m.lastgroup or ""), m.group())
+        for m in _detector(kinds, msgfmt).finditer(text)
+        if m.lastgroup != "tldr" or _copied_tldr(m.group())
+    ]
+
+
 def read_keep(path: Path) -> tuple[str, ...]:
     """The names of a --keep file: one a line, copied exactly wherever they occur whole; blank
     lines and lines starting with "#" are skipped."""
@@ -152,7 +180,7 @@ def shared_spans(english: str, spanish: str) -> list[Span]:
     written 1.000,50 in the Spanish for 1,000.50 is not shared), or capitalised words found
     whole in the Spanish (Tom, Mary). Each text once, in English order."""
     spanish_texts = {span.text for span in find_spans(spanish)}
-    spanish_words = set(re.findall(r"\w+", spanish))
+    spanish_words = set(ANY_WORD.findall(spanish))
     spans = find_spans(english)
     taken = [(span.start, span.end) for span in spans]
     for match in _NAME.finditer(english):

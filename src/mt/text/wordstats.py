@@ -31,7 +31,6 @@ working without them.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -41,9 +40,8 @@ from types import MappingProxyType
 from mt.atomic import atomic_output
 from mt.errors import MtError
 from mt.text.tables import count_field, count_part, counted_rows, table_lines
+from mt.text.words import WORD
 
-WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
-"""A word as the counts see it: letters, with apostrophes inside (after ’ is made ')."""
 MIN_COUNT = 2
 """Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
 _SENTENCES = "# training sentences: "
@@ -86,6 +84,7 @@ NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
 
 
 def words_of(text: str) -> list[str]:
+    """The words as the counts see them: apostrophes inside all made '."""
     return WORD.findall(text.replace("’", "'"))
 
 

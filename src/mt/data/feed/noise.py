@@ -32,10 +32,9 @@ import numpy as np
 
 from mt.config import NOISE_KINDS
 from mt.data.tokenization import SYNTHETIC_TAG
-from mt.text.casual import TYPO_RATE, CasualStyle, casual_variant
+from mt.text.casual import FINAL_PUNCTUATION, TYPO_RATE, CasualStyle, casual_variant
 from mt.text.prose import command_like, is_prose, outside_spans
 
-FINAL_PUNCTUATION = ".!?"
 DEFAULT_KINDS = "lower,punctuation"
 _STREAM = 0x6E6F6973  # keeps these draws apart from the batch order's, which use (seed, epoch)
 _CASUAL_STREAM = 1  # the apostrophes and typos kinds: apart from the draws of the first two

@@ -17,7 +17,7 @@ import re
 from html.parser import HTMLParser
 
 from mt.decode.documents.document import Skeleton, SkeletonBuilder, check_text
-from mt.decode.documents.units import PLAIN_PATTERNS, UnitBuilder
+from mt.decode.documents.units import PLAIN_KINDS, UnitBuilder
 
 # fmt: off
 INLINE = frozenset({
@@ -116,7 +116,7 @@ class _Walker:
         ]
         self.head = text[: offsets[0]] if offsets else text
         self.skeleton = SkeletonBuilder()
-        self.unit = UnitBuilder(PLAIN_PATTERNS, escape=escape)
+        self.unit = UnitBuilder(PLAIN_KINDS, escape=escape)
 
     def walk(self) -> Skeleton:
         self.skeleton.raw(self.head)
@@ -172,7 +172,7 @@ class _Walker:
 
     def _flush(self) -> None:
         self.skeleton.add(self.unit)
-        self.unit = UnitBuilder(PLAIN_PATTERNS, escape=escape)
+        self.unit = UnitBuilder(PLAIN_KINDS, escape=escape)
 
     def _attributes(self, raw: str) -> str:
         """A start tag with its alt and title values made units of their own."""
@@ -182,9 +182,7 @@ class _Walker:
         def unit(match: re.Match) -> str:
             double = match.group(2) is not None
             value = match.group(2) if double else match.group(3)
-            builder = UnitBuilder(
-                PLAIN_PATTERNS, escape=_double_quoted if double else _single_quoted
-            )
+            builder = UnitBuilder(PLAIN_KINDS, escape=_double_quoted if double else _single_quoted)
             builder.text(html.unescape(value))
             mark = self.skeleton.unit(builder)
             inner = mark if "\x00" in mark else value

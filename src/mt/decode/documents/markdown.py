@@ -26,7 +26,7 @@ from markdown_it.token import Token
 from mt.decode.documents.document import Skeleton, SkeletonBuilder, check_text
 from mt.decode.documents.html import INLINE as HTML_INLINE
 from mt.decode.documents.html import PROTECTED as HTML_PROTECTED
-from mt.decode.documents.units import PLAIN_PATTERNS, UnitBuilder
+from mt.decode.documents.units import PLAIN_KINDS, UnitBuilder
 
 _FRONT_MATTER = re.compile(
     r"\A(?:---|\+\+\+)[ \t]*\n(?:.*\n)*?(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)"
@@ -61,7 +61,7 @@ def parse(text: str, *, name: str) -> Skeleton:
             continue  # left in the skeleton, copied as written
         pieces, separators = located
         start, end = pieces[0][0], pieces[-1][1]
-        builder = UnitBuilder(PLAIN_PATTERNS)
+        builder = UnitBuilder(PLAIN_KINDS)
         raw = "\n".join(text[a:b] for a, b in pieces)
         try:
             _inline(raw, token.children or [], separators, builder)

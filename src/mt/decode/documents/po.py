@@ -21,15 +21,15 @@ from dataclasses import dataclass
 import polib
 
 from mt.decode.documents.document import check_text
-from mt.decode.documents.units import REST_PATTERNS, STRICT_PRINTF, Unit, UnitBuilder
+from mt.decode.documents.units import REST_KINDS, Unit, UnitBuilder
 from mt.errors import MtError
+from mt.text.spans import MSGFMT_PRINTF
 
 _REST_MARKUP = re.compile(
     r"(?P<strong>\*\*)(?=\S)(?P<strong_text>[^*]+?)(?<=\S)\*\*"
     r"|(?<![\w*])(?P<em>\*)(?=[^\s*])(?P<em_text>[^*]+?)(?<=\S)\*(?!\w)"
     r"|(?<![\w`:])`(?P<link_text>[^`<]+?)(?P<link_close>\s*<[^`>]+>`__?)"
 )
-_STRICT_PRINTF = STRICT_PRINTF
 _NPLURALS = re.compile(r"nplurals\s*=\s*(\d+)")
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _LINE = re.compile(rf"(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)[ \t]+)?{_STRING}[ \t]*")
@@ -89,7 +89,7 @@ def parse(text: str, *, name: str, overwrite: bool = False) -> PoDocument:
             ends.append(
                 (source[: len(source) - len(source.lstrip())], source[len(source.rstrip()) :])
             )
-            unit = _unit(core, _patterns(entry))
+            unit = _unit(core, msgfmt=_formatted(entry))
             indices.append(None if unit is None else len(units))
             if unit is not None:
                 units.append(unit)
@@ -131,18 +131,17 @@ def _nplurals(po: polib.POFile) -> int:
 def _positional(text: str) -> bool:
     """Holds a directive that takes its argument by position (not %(name)s, not %%), also
     inside a ``literal``."""
-    return any(not m.group().startswith(("%(", "%%")) for m in re.finditer(_STRICT_PRINTF, text))
+    return any(not m.group().startswith(("%(", "%%")) for m in re.finditer(MSGFMT_PRINTF, text))
 
 
-def _patterns(entry: polib.POEntry) -> tuple[str, ...]:
-    if any(flag in ("c-format", "python-format") for flag in entry.flags):
-        return (_STRICT_PRINTF, *REST_PATTERNS)
-    return REST_PATTERNS
+def _formatted(entry: polib.POEntry) -> bool:
+    """A c-format or python-format entry: msgfmt checks every directive it sees in it."""
+    return any(flag in ("c-format", "python-format") for flag in entry.flags)
 
 
-def _unit(text: str, patterns: tuple[str, ...]) -> Unit | None:
+def _unit(text: str, *, msgfmt: bool) -> Unit | None:
     """A msgid as a unit: its lines broken again as they were, reST markup as tags."""
-    builder = UnitBuilder(patterns)
+    builder = UnitBuilder(REST_KINDS, msgfmt=msgfmt)
     for number, line in enumerate(text.split("\n")):
         if number:
             builder.line_break("\n")
@@ -158,7 +157,7 @@ def _unit(text: str, patterns: tuple[str, ...]) -> Unit | None:
             position = match.end()
         builder.text(line[position:])
     _, unit, _ = builder.finish()
-    if unit is None or _STRICT_PRINTF not in patterns:
+    if unit is None or not msgfmt:
         return unit
     positional = [token for token, original in unit.kept if _positional(original)]
     return dataclasses.replace(unit, ordered=tuple(positional))

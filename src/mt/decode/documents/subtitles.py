@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from mt.decode.documents.document import Skeleton, SkeletonBuilder, check_text
-from mt.decode.documents.units import PLAIN_PATTERNS, UnitBuilder
+from mt.decode.documents.units import PLAIN_KINDS, UnitBuilder
 from mt.errors import MtError
 
 _SRT_TIME = r"\d+:[0-5]\d:[0-5]\d[,.]\d{3}"
@@ -134,7 +134,7 @@ class _Cues:
         else:
             self._close()
             self.skeleton.raw(header)
-            self.builder, self.cues, self.tagged = UnitBuilder(PLAIN_PATTERNS), 1, False
+            self.builder, self.cues, self.tagged = UnitBuilder(PLAIN_KINDS), 1, False
         self.tagged |= tagged
         for index, line in enumerate(text_lines):
             if index:

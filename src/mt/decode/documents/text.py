@@ -13,7 +13,7 @@ def parse(text: str, *, name: str) -> Skeleton:
     skeleton = SkeletonBuilder()
     for line in text.splitlines(keepends=True):
         content = line.rstrip("\r\n")
-        builder = UnitBuilder(patterns=())
+        builder = UnitBuilder(kinds=frozenset())
         builder.text(content)
         skeleton.add(builder)
         skeleton.raw(line[len(content) :])

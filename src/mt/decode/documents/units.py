@@ -12,22 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from mt.errors import MtError
+from mt.text.spans import find_kinds
 
-URL = r"\b(?:https?|ftp)://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
-PRINTF = r"%(?:\([A-Za-z_]\w*\))?[-#0+]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%](?![A-Za-z])"
-BRACES = r"\{\{[^{}\n]*\}\}|\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
-REST = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`"
-PLAIN_PATTERNS = (URL, PRINTF, BRACES)
-"""What is never translated in any text: URLs, printf and python-format placeholders."""
-REST_PATTERNS = (*PLAIN_PATTERNS, REST)
-"""Python documentation's .po files add reST ``literals`` and :role:`targets`."""
-STRICT_PRINTF = r"%(?:\([^)]*\))?[-#0+ ]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[hlL]?[diouxXeEfFgGcrsa%]"
-"""Every directive msgfmt sees in a string flagged c-format or python-format, "10% on" ("% o")
-included: all of them must come through for `msgfmt --check`, however odd."""
+PLAIN_KINDS = frozenset(("url", "tldr", "placeholder"))
+"""What is never translated in any text, by mt.text.spans' one detector: URLs, printf and
+python-format placeholders, and the tldr {{placeholders}} that its Spanish copies. Numbers and paths
+are left in the text: the Translator protects those itself."""
+REST_KINDS = PLAIN_KINDS | {"code"}
+"""Python documentation's .po files add reST ``literals``, :role:`targets` and `code`."""
 
 TOKEN = re.compile(r"Qz[a-z]{2}")
 """Placeholder tokens: a capitalised word the Translator's stand-ins take for an unknown name, and
@@ -84,7 +80,8 @@ class UnitBuilder:
     """Collects one unit's content in source order; `finish()` gives the skeleton before it, the
     unit (or None when it holds no words) and the skeleton after it."""
 
-    patterns: Sequence[str] = PLAIN_PATTERNS
+    kinds: frozenset[str] = PLAIN_KINDS  # the protected spans found in its text
+    msgfmt: bool = False  # and msgfmt's printf directives (a c-format or python-format entry)
     escape: Callable[[str], str] | None = None
     _chunks: list[tuple[str, str]] = field(default_factory=list)  # (kind, raw) in order
     _stack: list[str] = field(default_factory=list)  # names of the open tags, innermost last
@@ -92,13 +89,12 @@ class UnitBuilder:
     def text(self, text: str) -> None:
         """Natural-language text (entities already decoded); protected patterns inside are
         found here."""
-        if self.patterns and text:
-            pattern = re.compile("|".join(f"(?:{p})" for p in self.patterns))
+        if (self.kinds or self.msgfmt) and text:
             position = 0
-            for match in pattern.finditer(text):
-                self._chunks.append(("text", text[position : match.start()]))
-                self._chunks.append(("keep", match.group()))
-                position = match.end()
+            for span in find_kinds(text, self.kinds, msgfmt=self.msgfmt):
+                self._chunks.append(("text", text[position : span.start]))
+                self._chunks.append(("keep", span.text))
+                position = span.end
             text = text[position:]
         self._chunks.append(("text", text))
 

@@ -1,0 +1,29 @@
+"""What a word is, written once: every module that splits text into words takes its pattern here.
+
+Three readers need three different things, so there are three patterns, each named for what it
+finds (tests/test_one_definition.py fails on a word pattern defined anywhere else):
+
+- WORD, an English word as typed: what tells prose from commands (mt.text.prose), what the
+  normaliser rewrites (mt.text.normalize) and what word statistics count (mt.text.wordstats).
+- LETTERS, the letters of an English word, which an apostrophe splits: where keyboard slips
+  fall (mt.text.casual), as "don" and "t" of "don't" each can take one.
+- ANY_WORD, a word in any script, digits included: what compares a translation's words with its
+  source's (mt.quality.flags, mt.text.lexicon, mt.text.spans), where "está" and "2024" count.
+
+WORD_OR_MARK is the unit of word alignment (mt.decode.documents.align): a word in any script with
+apostrophes inside, or one punctuation mark, so that a tag closes before the full stop after its
+words. It is a string, for align to put its placeholder tokens in front of.
+"""
+
+from __future__ import annotations
+
+import re
+
+WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+"""An English word as typed: ASCII letters, with apostrophes inside ("don't", "Tom’s")."""
+LETTERS = re.compile(r"[A-Za-z]+")
+"""A run of ASCII letters: an English word's letters, split at its apostrophes."""
+ANY_WORD = re.compile(r"\w+")
+"""A word in any script: Unicode letters, digits and underscores."""
+WORD_OR_MARK = r"\w+(?:['’]\w+)*|[^\w\s]"
+"""A word in any script with apostrophes inside, or one mark that is neither word nor space."""
