@@ -6,10 +6,13 @@ tokenizers, split by English sentence and check several translations of one sent
 
 from __future__ import annotations
 
+import atexit
+import functools
 import itertools
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -160,12 +163,43 @@ def tiny_run(root: Path, *, steps: int) -> Path:
     return run
 
 
-def legacy_run_copy(tmp_path: Path, *, prepared: Path) -> Path:
-    """A copy of the legacy run (made before lexicon.tsv and words.tsv existed) whose
-    train.json names `prepared`."""
-    run = tmp_path / "run"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "legacy" / "run", run)
-    data = json.loads((run / "train.json").read_text())
+LEGACY = Path(__file__).parent / "fixtures" / "legacy"
+"""A prepared directory, a run and an export written by an older mt (its README says how); the
+files stay as they are, the tests upgrade copies with `mt upgrade`."""
+
+
+def legacy_copy(tmp_path: Path, name: str = "run", *, prepared: Path) -> Path:
+    """A copy of the legacy run or export (`name`), made before lexicon.tsv and words.tsv
+    existed, whose train.json names `prepared` (an export's checksums then listed again); not
+    upgraded."""
+    from mt.checksums import write_checksums
+
+    copy = tmp_path / name
+    shutil.copytree(LEGACY / name, copy)
+    data = json.loads((copy / "train.json").read_text())
     data["prepared"] = str(prepared)
-    (run / "train.json").write_text(json.dumps(data))
-    return run
+    (copy / "train.json").write_text(json.dumps(data))
+    if (copy / "checksums.sha256").exists():
+        write_checksums(copy)
+    return copy
+
+
+def upgraded_legacy_copy(tmp_path: Path, name: str = "run", *, prepared: Path) -> Path:
+    """legacy_copy, upgraded by `mt upgrade`."""
+    copy = legacy_copy(tmp_path, name, prepared=prepared)
+    assert f"{name} upgraded" in cli_output("upgrade", copy)
+    return copy
+
+
+@functools.cache
+def legacy_models() -> Path:
+    """A folder holding the legacy run and export upgraded, their training data gone (as on
+    every machine but the one that made them): a tiny model without placeholder tokens for the
+    tests that translate with one. Made once a test session, removed at its end."""
+    from mt.model.upgrade import upgrade_directory
+
+    root = Path(tempfile.mkdtemp(prefix="mt-legacy-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    for name in ("run", "export"):
+        upgrade_directory(legacy_copy(root, name, prepared=root / "gone"))
+    return root

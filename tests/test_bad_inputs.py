@@ -124,10 +124,10 @@ def test_missing_run_directory(tmp_path: Path) -> None:
 def test_run_directory_from_another_version(run: Path, tmp_path: Path) -> None:
     other = Path(shutil.copytree(run, tmp_path / "other"))
     model = json.loads((other / "model.json").read_text(encoding="utf-8"))
-    (other / "model.json").write_text(json.dumps({**model, "format_version": 2}))
+    (other / "model.json").write_text(json.dumps({**model, "format_version": 3}))
     for command in ("translate", "evaluate"):
         line = one_error_line(invoke(command, other, code=2))
-        assert "model.json: run format version 2, this mt reads version 1" in line
+        assert "model.json: run format version 3, this mt reads version 2" in line
 
 
 # ----- train --------------------------------------------------------------------------------------

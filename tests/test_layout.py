@@ -23,7 +23,7 @@ ALLOWED = {
     "core": set(),
     "text": {"core"},
     "data": {"core", "text"},
-    "model": {"core", "data"},
+    "model": {"core", "text", "data"},
     "train": {"core", "text", "data", "model"},
     "quality": {"core", "text"},
     "decode": {"core", "text", "data", "model", "quality"},

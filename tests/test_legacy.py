@@ -1,29 +1,26 @@
-"""Directories written before the stage layout (tests/fixtures/legacy, made by commit 8ae3155)
-still load, translate to the same words, score the same and resume training.
+"""Directories written before the stage layout (tests/fixtures/legacy, made by commit 8ae3155):
+the prepared directory loads as it is; the run and the export are refused with one line that
+says to run `mt upgrade`, and once upgraded (copies: the fixture stays as it is) they translate
+to the same words, score the same and resume training.
 
-They were also written before lexicons (mt.text.lexicon): with the prepared directory their
-train.json names gone, the stand-ins go by the built-in lists and the vocabulary alone, and these
-inputs translate exactly as they did; with it there, its lexicon is counted and the stand-ins no
-longer take the ordinary word "Does".
+They were also written before lexicons (mt.text.lexicon): upgraded with the prepared directory
+their train.json names gone, they get empty tables, the stand-ins go by the built-in lists and
+the vocabulary alone, and these inputs translate exactly as they did; with it there, its lexicon
+is counted and the stand-ins no longer take the ordinary word "Does".
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import cli_output
-from mt.checksums import write_checksums
-from mt.config import DecodeConfig
+from conftest import LEGACY, cli_output, legacy_copy, run_cli, upgraded_legacy_copy
 from mt.data.prepared_dir import load_prepared
-from mt.decode.placeholders import protect
-from mt.decode.translator import open_translator
-from mt.text.lexicon import NO_LEXICON, lexicon_of_part
-
-LEGACY = Path(__file__).parent / "fixtures" / "legacy"
+from mt.decode.run_tables import lexicon_for, word_stats_for
+from mt.text.lexicon import lexicon_of_part
+from mt.text.wordstats import word_stats_of_part
 
 
 def test_an_old_prepared_directory_loads_with_its_arrays() -> None:
@@ -34,10 +31,24 @@ def test_an_old_prepared_directory_loads_with_its_arrays() -> None:
 
 
 @pytest.mark.parametrize("model", ["run", "export"])
+def test_an_old_run_and_export_are_sent_to_mt_upgrade(model: str, tmp_path: Path) -> None:
+    copy = legacy_copy(tmp_path, model, prepared=LEGACY / "data")
+    before = {path: path.read_bytes() for path in copy.rglob("*") if path.is_file()}
+    commands = [["translate", copy, "Hello."], ["evaluate", copy]]
+    commands += [["train", "--resume", copy]] if model == "run" else []
+    for command in commands:
+        lines = run_cli(*command, "--device", "cpu", code=2).output.strip().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].endswith(
+            f"run format version 1, this mt reads version 2; run `mt upgrade {copy}`"
+        )
+    assert {path: path.read_bytes() for path in copy.rglob("*") if path.is_file()} == before
+
+
+@pytest.mark.parametrize("model", ["run", "export"])
 def test_an_old_run_and_export_translate_as_they_did(model: str, tmp_path: Path) -> None:
-    copy = tmp_path / model
-    shutil.copytree(LEGACY / model, copy)
-    _point_at(copy, tmp_path / "gone")  # as on a machine where /tmp/legacy/data is not
+    # as on a machine where the prepared directory its train.json names (/tmp/legacy/data) is not
+    copy = upgraded_legacy_copy(tmp_path, model, prepared=tmp_path / "gone")
     out = tmp_path / "out.es"
     inputs = LEGACY / "inputs.en"
     # The export's int8 weights are read in float32: CTranslate2's int8 kernels differ between
@@ -48,30 +59,27 @@ def test_an_old_run_and_export_translate_as_they_did(model: str, tmp_path: Path)
 
 
 def test_an_old_run_counts_the_lexicon_of_its_prepared_directory(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    shutil.copytree(LEGACY / "run", run)
-    _point_at(run, LEGACY / "data")
-    translator = open_translator(run, DecodeConfig(), device="cpu")
-    assert translator.protectable.lexicon == lexicon_of_part(LEGACY / "data" / "train.tsv")
+    run = upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data")
+    lexicon = lexicon_for(run)
+    assert lexicon == lexicon_of_part(LEGACY / "data" / "train.tsv")
+    assert word_stats_for(run) == word_stats_of_part(LEGACY / "data" / "train.tsv")
+    assert lexicon.copied_share("Does") == 0.0, "the training pairs translate 'Does'"
     inputs = (LEGACY / "inputs.en").read_text(encoding="utf-8").splitlines()
     before = (LEGACY / "expected.run.es").read_text(encoding="utf-8").splitlines()
-    for source, old, new in zip(inputs, before, translator.translate(inputs), strict=True):
-        protected, _ = protect(source, translator.protectable)
+    out = tmp_path / "out.es"
+    cli_output("translate", run, "--device", "cpu", "-i", LEGACY / "inputs.en", "-o", out)
+    now = out.read_text(encoding="utf-8").splitlines()
+    for source, old, new in zip(inputs, before, now, strict=True):
         if source.startswith("Does "):
-            assert protected.startswith("Does "), "the training pairs translate 'Does'"
-            assert new.text.startswith("¿") and new.text.endswith("?")
+            assert new.startswith("¿") and new.endswith("?"), source
         else:
-            assert new.text == old, source
-    gone = tmp_path / "gone"
-    _point_at(run, gone)
-    assert open_translator(run, DecodeConfig(), device="cpu").protectable.lexicon is NO_LEXICON
+            assert new == old, source
+    assert any(source.startswith("Does ") for source in inputs)
 
 
 def test_an_old_run_scores_as_it_did(tmp_path: Path) -> None:
     figures = tmp_path / "evaluate.json"
-    run = tmp_path / "run"
-    shutil.copytree(LEGACY / "run", run)
-    _point_at(run, LEGACY / "data")
+    run = upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data")
     cli_output("evaluate", run, "--device", "cpu", "--json", figures)
     now = json.loads(figures.read_text())
     before = json.loads((LEGACY / "expected.evaluate.json").read_text())
@@ -83,19 +91,6 @@ def test_an_old_run_scores_as_it_did(tmp_path: Path) -> None:
 
 
 def test_an_old_run_resumes(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    shutil.copytree(LEGACY / "run", run)
-    _point_at(run, LEGACY / "data")
+    run = upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data")
     output = cli_output("train", "--resume", run, "--max-steps", "408", "--device", "cpu")
     assert "408 steps" in output
-
-
-def _point_at(model: Path, prepared: Path) -> None:
-    """The copied run's or export's train.json made to name `prepared` (an export's checksums
-    then listed again)."""
-    path = model / "train.json"
-    data = json.loads(path.read_text())
-    data["prepared"] = str(prepared)
-    path.write_text(json.dumps(data))
-    if (model / "checksums.sha256").exists():
-        write_checksums(model)

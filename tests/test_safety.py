@@ -288,7 +288,7 @@ def test_tokenizer_of_another_size_is_refused(run: Path) -> None:
         ),
         (lambda d: d["model"].update(layers=2), "weights do not match model.json: missing"),
         (lambda d: d["model"].update(src_vocab=151), "source tokenizer has 150 labels"),
-        (lambda d: d.update(format_version=99), "run format version 99, this mt reads version 1"),
+        (lambda d: d.update(format_version=99), "run format version 99, this mt reads version 2"),
         (lambda d: d["model"].update(colour="red"), "unknown field"),
         (lambda d: d.pop("model"), "model.json: no model configuration"),
         (lambda d: d["model"].update(heads="four"), "model.json: not a valid model configuration"),
@@ -302,8 +302,8 @@ def test_model_json_that_does_not_fit_the_weights_is_refused(run: Path, change, 
 
 
 def test_train_json_of_another_format_is_refused(run: Path) -> None:
-    edit_json(run / "train.json", lambda d: d.update(format_version=2))
-    with pytest.raises(MtError, match="train.json: run format version 2"):
+    edit_json(run / "train.json", lambda d: d.update(format_version=3))
+    with pytest.raises(MtError, match="train.json: run format version 3, .* the mt version that"):
         load_run(run)
 
 

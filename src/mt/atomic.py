@@ -88,6 +88,23 @@ def check_replaceable(
         raise MtError(f"--out {out} {refusal}")
 
 
+@contextlib.contextmanager
+def building_beside(out: Path, *, doing: str) -> Iterator[Path]:
+    """Where to build a directory that replace_directory then renames to `out`: `.NAME.DOING-PID`
+    beside it, not yet made. If the block fails what was built there goes, and an OSError (a full
+    disk, a refused permission) becomes one MtError naming `out`."""
+    building = out.with_name(f".{out.name}.{doing}-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    try:
+        yield building
+    except OSError as error:
+        shutil.rmtree(building, ignore_errors=True)
+        raise MtError(f"cannot write {out}: {error.strerror or error}", exit_code=1) from None
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+
+
 def replace_directory(finished: Path, out: Path) -> None:
     """Rename a completely written directory to `out`. An old `out` is renamed away first, put
     back if the second rename fails, and deleted once the new one is in place."""

@@ -10,8 +10,8 @@ to translate, resume or inspect it:
 RUN/model.json            format version + model config
 RUN/train.json            format version + training config + where the prepared data was
 RUN/source-tokenizer.json, RUN/target-tokenizer.json
-RUN/lexicon.tsv           the prepared directory's, for the name-and-number stand-ins (runs
-                          trained before it existed have none)
+RUN/lexicon.tsv           the prepared directory's, for the name-and-number stand-ins
+RUN/words.tsv             the prepared directory's, for normalising casual input
 RUN/last.safetensors, RUN/best.safetensors   weights (best = lowest selection loss)
 RUN/checkpoints/step-N.safetensors + step-N.json   resumable state, the two newest kept
 RUN/metrics.csv, RUN/curves.png
@@ -26,8 +26,13 @@ from typing import Any
 from mt.atomic import atomic_write_text
 from mt.errors import MtError
 
-RUN_FORMAT = 1
-"""Version of the run-directory layout; a run of another version is refused with a message."""
+RUN_FORMAT = 2
+"""Version of the run and export layout, in model.json and train.json: 2 has lexicon.tsv and
+words.tsv with its table of pairs. An older directory is refused with "run `mt upgrade DIR`"
+(mt.model.upgrade rewrites it once); a newer one with the advice to use the mt that wrote it."""
+WEIGHTS_FORMAT = 1
+"""Version of the weights and checkpoint files (safetensors metadata, checkpoints/step-N.json):
+unchanged since the first runs, so `mt upgrade` leaves them as they are."""
 PREPARED_FORMAT = 2
 """Version of the prepared-directory layout."""
 

@@ -45,12 +45,12 @@ def write_configs(
 
 def read_model_config(run_dir: Path) -> ModelConfig:
     data = _read_versioned(run_dir / MODEL_JSON)
-    return _config_from(run_dir / MODEL_JSON, data, "model", ModelConfig)
+    return config_from(run_dir / MODEL_JSON, data, "model", ModelConfig)
 
 
 def read_train_config(run_dir: Path) -> tuple[TrainConfig, Path]:
     data = _read_versioned(run_dir / TRAIN_JSON)
-    config = _config_from(run_dir / TRAIN_JSON, data, "train", TrainConfig)
+    config = config_from(run_dir / TRAIN_JSON, data, "train", TrainConfig)
     if not isinstance(data.get("prepared"), str):
         raise MtError(f"{run_dir / TRAIN_JSON}: no prepared directory recorded")
     return config, Path(data["prepared"])
@@ -84,14 +84,16 @@ def _prepared_direction(prepared: Path) -> Direction:
 
 
 def _read_versioned(path: Path) -> dict[str, Any]:
+    """Only today's format is read: an older directory is rewritten once by `mt upgrade`."""
     data = read_json(path)
     version = data.get("format_version") if isinstance(data, dict) else None
-    advice = "retrain or use the mt version that wrote it"
+    older = isinstance(version, int) and not isinstance(version, bool) and version < RUN_FORMAT
+    advice = f"run `mt upgrade {path.parent}`" if older else "use the mt version that wrote it"
     check_format(version, RUN_FORMAT, what=f"{path}: run", advice=advice)
     return data
 
 
-def _config_from(path: Path, data: dict[str, Any], key: str, kind: type[ConfigT]) -> ConfigT:
+def config_from(path: Path, data: dict[str, Any], key: str, kind: type[ConfigT]) -> ConfigT:
     """A stored config rebuilt and validated; whatever is wrong with it names the file."""
     if not isinstance(data.get(key), dict):
         raise MtError(f"{path}: no {key} configuration")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import legacy_models, run_cli
 from mt.config import PrepareConfig
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared, summary_rows
@@ -17,7 +17,6 @@ from mt.data.tokenization import PLACEHOLDERS, UNK, WordPieceCodec
 from mt.errors import MtError
 from mt.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 
-LEGACY = Path(__file__).parent.parent / "fixtures" / "legacy"
 DOMAIN = [
     (f"The function number {i} returns a dictionary of keys.", f"La función {i} devuelve llaves.")
     for i in range(80)
@@ -83,7 +82,7 @@ def test_the_runs_vocabularies_grow_by_appending(trained_run: Path, tmp_path: Pa
 
 def test_an_old_run_gets_the_placeholders(tmp_path: Path) -> None:
     """A run trained before placeholders existed: they are appended to both sides."""
-    run = copy_run(LEGACY / "run", tmp_path)
+    run = copy_run(legacy_models() / "run", tmp_path)
     corpus = domain_corpus(tmp_path / "d.tsv")
     result = prepare_corpus(corpus, out=tmp_path / "p", tokenizers_from=run)
     prepared = load_prepared(tmp_path / "p")

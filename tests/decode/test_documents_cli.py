@@ -11,10 +11,10 @@ from pathlib import Path
 import polib
 import pytest
 
-from conftest import cli_output, run_cli
+from conftest import cli_output, legacy_models, run_cli
 from documents_support import html_tags
 
-RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+RUN = legacy_models() / "run"  # the legacy run, upgraded; its export beside it
 
 HTML = """<!DOCTYPE html>
 <html><head><title>Where is the station, Ilse?</title>

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import cli_output, run_cli
+from conftest import cli_output, legacy_models, run_cli
 from mt.config import DecodeConfig
 from mt.data.tokenization import PLACEHOLDERS
 from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
@@ -52,5 +52,5 @@ def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
 def test_placeholders_are_used_only_when_both_vocabularies_hold_them(trained_run: Path) -> None:
     config = DecodeConfig(beam_size=1)
     assert open_translator(trained_run, config, device="cpu").term_stand_ins == PLACEHOLDERS
-    legacy = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"  # made before the tokens
+    legacy = legacy_models() / "run"  # made before the tokens
     assert open_translator(legacy, config, device="cpu").term_stand_ins == NAME_STAND_INS

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import invented_pairs, run_cli, tiny_run
+from conftest import invented_pairs, legacy_models, run_cli, tiny_run
 from mt.config import DecodeConfig
 from mt.data.feed.augment import PLACEHOLDER_RATE
 from mt.data.tokenization import EOS, PLACEHOLDERS
@@ -24,7 +24,7 @@ from mt.errors import MtError
 from mt.model.rundir import read_train_config
 from placeholder_support import placeholder_codec
 
-LEGACY_RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+LEGACY_RUN = legacy_models() / "run"
 
 
 def echo_translator(trained_run: Path, keep: tuple[str, ...] = ()) -> tuple[Translator, list]:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_cli
+from conftest import legacy_models, run_cli
 from mt.config import DecodeConfig
 from mt.decode.segment import segment
 from mt.decode.translator import open_translator
@@ -125,7 +125,7 @@ def test_a_live_pipe_answers_each_line_before_the_next_is_written(trained_run: P
     assert [a.decode().rstrip("\n") for a in answers] == expected
 
 
-LEGACY_RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+LEGACY_RUN = legacy_models() / "run"
 TLDR_LINE = (
     "More information: <https://www.cisco.com/c/en/us/td/docs/ios-xml/ios/security/d1/"
     "sec-d1-cr-book/sec-cr-e1.html#wp3307186499>."

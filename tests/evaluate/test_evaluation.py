@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from conftest import cli_output, invented_pairs
+from conftest import cli_output, invented_pairs, legacy_models
 
 # Sentences the tiny run was trained on, so its output shares words with the references.
 PAIRS = invented_pairs()[::37]
@@ -167,7 +167,7 @@ def test_evaluate_scores_what_translate_outputs_for_a_line_longer_than_training(
     line = ", ".join(clauses) + "."
     source, hyps = tmp_path / "long.en", tmp_path / "hyps.es"
     source.write_text(line + "\n", encoding="utf-8")
-    run = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+    run = legacy_models() / "run"
     translated = cli_output("translate", run, "--device", "cpu", "-i", source)
     cli_output(
         "evaluate", run, "--src", source, "--ref", source, "--device", "cpu",

@@ -9,9 +9,10 @@ import polib
 import pytest
 from fastapi.testclient import TestClient
 
+from conftest import legacy_models
 from serve_support import ScriptedTranslator, model_app, scripted_app, wait_healthy
 
-RUN = Path(__file__).parents[1] / "fixtures" / "legacy" / "run"
+RUN = legacy_models() / "run"
 
 
 @pytest.fixture

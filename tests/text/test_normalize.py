@@ -1,5 +1,6 @@
 """Normalising casual input: each step puts back what casual typing lost, clean text is left as
-it is, and the statistics behind it round-trip through words.tsv or are counted for an old run."""
+it is, and the statistics behind it round-trip through words.tsv or are counted for an old run
+by `mt upgrade`."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import legacy_run_copy
+from conftest import legacy_copy, upgraded_legacy_copy
 from mt.decode.run_tables import word_stats_for
 from mt.errors import MtError
+from mt.model.upgrade import upgrade_directory
 from mt.text.normalize import STEPS, Normalizer
 from mt.text.wordstats import (
     NO_WORD_STATS,
@@ -182,19 +184,32 @@ def test_the_statistics_round_trip_through_words_tsv(tmp_path: Path) -> None:
     assert STATS.pairs["<s> it's"] == 5 and STATS.pairs["its color"] == 5
 
 
-def test_words_tsv_written_before_the_pairs_is_read_without_them(tmp_path: Path) -> None:
-    write_word_stats(tmp_path / "words.tsv", STATS)
-    text = (tmp_path / "words.tsv").read_text(encoding="utf-8")
-    (tmp_path / "words.tsv").write_text(text[: text.index("\npair\tcount\n")] + "\n")
-    assert read_word_stats(tmp_path / "words.tsv") == dataclasses.replace(STATS, pairs={})
+def test_words_tsv_written_before_the_pairs_is_upgraded_to_an_empty_table(tmp_path: Path) -> None:
+    run = upgraded_legacy_copy(tmp_path, prepared=tmp_path / "gone")
+    write_word_stats(run / "words.tsv", STATS)
+    text = (run / "words.tsv").read_text(encoding="utf-8")
+    unpaired = text[: text.index("\npair\tcount\n")] + "\n"
+    (run / "words.tsv").write_text(unpaired)
+    with pytest.raises(MtError, match=rf"no table of word pairs .*; run `mt upgrade {run}`$"):
+        word_stats_for(run)
+    done = upgrade_directory(run)
+    assert done.changes == ("words.tsv: an empty table of word pairs added, as it was read",)
+    assert word_stats_for(run) == dataclasses.replace(STATS, pairs={})
+    assert done.backup and (done.backup / "words.tsv").read_text() == unpaired
 
 
-def test_an_old_run_counts_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
-    stats = word_stats_for(legacy_run_copy(tmp_path, prepared=LEGACY / "data"))
+def test_an_old_run_is_sent_to_mt_upgrade(tmp_path: Path) -> None:
+    run = legacy_copy(tmp_path, prepared=LEGACY / "data")
+    with pytest.raises(MtError, match=rf"no words\.tsv .*; run `mt upgrade {run}`$"):
+        word_stats_for(run)
+
+
+def test_an_upgraded_old_run_has_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
+    stats = word_stats_for(upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data"))
     assert stats == word_stats_of_part(LEGACY / "data" / "train.tsv")
     assert stats.sentences == 231 and "Ilse" in stats.spellings
-    gone = legacy_run_copy(tmp_path / "b", prepared=tmp_path / "gone")
-    assert word_stats_for(gone) is NO_WORD_STATS
+    gone = upgraded_legacy_copy(tmp_path / "b", prepared=tmp_path / "gone")
+    assert word_stats_for(gone) == NO_WORD_STATS
     assert Normalizer.from_stats(NO_WORD_STATS)("i dont know") == "I dont know."
 
 

@@ -20,6 +20,7 @@ from mt.files import (
     LEXICON,
     METRICS_CSV,
     MODEL_JSON,
+    RUN_FORMAT,
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
     TRAIN_JSON,
@@ -64,7 +65,7 @@ def test_a_library_call_trains_a_complete_run_directory(prepared: Path, tmp_path
     assert read_model_config(run).layers == 2
     train, prepared_dir = read_train_config(run)
     assert (train.max_steps, train.batch_tokens, prepared_dir) == (3, 0, prepared.resolve())
-    assert json.loads((run / MODEL_JSON).read_text())["format_version"] == 1
+    assert json.loads((run / MODEL_JSON).read_text())["format_version"] == RUN_FORMAT
 
     resumed = train_run(resume=run, changes={"max_steps": 5}, reporter=SilentReporter())
     assert resumed.steps == 5

@@ -21,6 +21,7 @@ from mt.cli.data import download, prepare
 from mt.cli.decode import evaluate, translate
 from mt.cli.service import export, serve
 from mt.cli.train import train
+from mt.cli.upgrade import upgrade
 from mt.config import recipe_values
 
 PIPELINE = (
@@ -77,4 +78,5 @@ def main(
 # The commands, in the order of the pipeline (PIPELINE orders `mt --help` the same way).
 for command in (download, prepare, train, translate, evaluate, calibrate, export, serve):
     app.command()(command)
+app.command()(upgrade)  # not a step of the pipeline: listed after it
 app.command()(backtranslate)  # monolingual Spanish into synthetic pairs

@@ -4,9 +4,9 @@ DIR/model.json          "format": "mt-ctranslate2", the model config, mt's defau
                         settings, and what was exported (run, checkpoint, quantization)
 DIR/train.json          the run's, so `mt evaluate DIR` finds the prepared data and length limits
 DIR/source-tokenizer.json, DIR/target-tokenizer.json
-DIR/lexicon.tsv         the run's, where it has one: which capitalised words are names
+DIR/lexicon.tsv         the run's: which capitalised words are names
 DIR/calibration.json    the run's, where `mt calibrate` wrote one: its confidence (docs/trust.md)
-DIR/words.tsv           the run's, where it has one: how the training English spells (normalising)
+DIR/words.tsv           the run's: how the training English spells (normalising)
 DIR/ctranslate2/        model.bin, config.json, vocabularies: written by CTranslate2's converter
 DIR/checksums.sha256    SHA-256 of every other file (`sha256sum -c` reads it); checked on load
 
@@ -35,6 +35,7 @@ from mt.checksums import write_checksums
 from mt.config import DecodeConfig, ModelConfig
 from mt.data.tokenization import WordPieceCodec
 from mt.decode.ct2_engine import require_ctranslate2
+from mt.decode.run_tables import lexicon_for, word_stats_for
 from mt.errors import MtError
 from mt.files import (
     CALIBRATION_JSON,
@@ -89,7 +90,8 @@ def export_run(
             f"{run_dir}: an {config.arch.upper()} run cannot be exported; CTranslate2 runs "
             "Transformers only (train with --arch transformer)"
         )
-    read_train_config(run_dir)  # copied into the export: it must be readable
+    read_train_config(run_dir)  # copied into the export: it must be readable, and so must
+    lexicon_for(run_dir), word_stats_for(run_dir)  # the tables
     _check_out(run_dir, out, force=force)
     ctranslate2 = require_ctranslate2("mt export")
     source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
@@ -111,9 +113,8 @@ def export_run(
             source_vocabulary=_vocabulary(source),
             target_vocabulary=_vocabulary(target),
         ).convert(str(tmp / CT2_MODEL), quantization=quantization)
-        copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON]
-        optional = (LEXICON, WORD_STATS, CALIBRATION_JSON)
-        copied += [n for n in optional if (run_dir / n).is_file()]  # older runs: none
+        copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON, LEXICON, WORD_STATS]
+        copied += [CALIBRATION_JSON] if (run_dir / CALIBRATION_JSON).is_file() else []
         for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}

@@ -24,10 +24,10 @@ from mt.files import (
     CHECKPOINTS,
     METRICS_CSV,
     MODEL_JSON,
-    RUN_FORMAT,
     RUN_MARKERS,
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
+    WEIGHTS_FORMAT,
     check_format,
     read_json,
     write_json,
@@ -72,12 +72,12 @@ def claim_run_dir(run_dir: Path, *, force: bool) -> None:
 
 
 def save_weights(path: Path, model: nn.Module) -> None:
-    save_tensors(path, model.state_dict(), metadata={"format_version": str(RUN_FORMAT)})
+    save_tensors(path, model.state_dict(), metadata={"format_version": str(WEIGHTS_FORMAT)})
 
 
 def load_weights_into(model: nn.Module, path: Path) -> None:
     tensors, metadata = load_tensors(path)
-    check_format(metadata.get("format_version"), RUN_FORMAT, what=f"{path}: weights of run")
+    check_format(metadata.get("format_version"), WEIGHTS_FORMAT, what=f"{path}: weights of run")
     check_fits(path, tensors, model.state_dict())
     model.load_state_dict(tensors)
 
@@ -168,7 +168,7 @@ def save_checkpoint(
     """Write the tensor file, then the JSON that names it, then drop all but the newest few."""
     folder = run_dir / CHECKPOINTS
     save_tensors(folder / f"step-{step:08d}.safetensors", tensors)
-    write_json(folder / f"step-{step:08d}.json", {"format_version": RUN_FORMAT, **state})
+    write_json(folder / f"step-{step:08d}.json", {"format_version": WEIGHTS_FORMAT, **state})
     for old in sorted(_checkpoint_steps(folder))[:-KEEP_CHECKPOINTS]:
         (folder / f"step-{old:08d}.json").unlink(missing_ok=True)
         (folder / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
@@ -223,7 +223,7 @@ def latest_checkpoint_state(run_dir: Path) -> dict[str, Any] | None:
 def _read_checkpoint_state(path: Path) -> dict[str, Any]:
     state = read_json(path)
     version = state.get("format_version") if isinstance(state, dict) else None
-    check_format(version, RUN_FORMAT, what=f"{path}: checkpoint of run")
+    check_format(version, WEIGHTS_FORMAT, what=f"{path}: checkpoint of run")
     missing = [key for key in ("progress", "optimizer") if key not in state]
     if missing:
         raise MtError(f"{path}: checkpoint state is missing {missing[0]!r}")

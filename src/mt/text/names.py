@@ -13,10 +13,9 @@ the model when
 - it begins a sentence and its lower-case form is a known word: one source piece, or used in lower
   case in the training English.
 
-The lexicon comes with the run (lexicon.tsv). A run or export made before there were lexicons is
-given the lexicon of the prepared directory its train.json names, counted when it is opened; when
-that is gone too, the list and the source vocabulary decide alone. Numbers keep the plain rule: a
-stand-in unless one piece.
+The lexicon comes with the run (lexicon.tsv; `mt upgrade` gives one to a run made before there
+were lexicons, empty when its training data is gone: the list and the source vocabulary then
+decide alone). Numbers keep the plain rule: a stand-in unless one piece.
 """
 
 from __future__ import annotations

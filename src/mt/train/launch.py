@@ -18,7 +18,6 @@ from pathlib import Path
 
 import torch
 
-from mt.atomic import atomic_write_bytes
 from mt.config import (
     ModelConfig,
     TrainConfig,
@@ -31,14 +30,7 @@ from mt.data.feed.batching import TrainData, with_augmentation
 from mt.data.feed.rehearsal import Mix
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.errors import MtError
-from mt.files import (
-    CURVES_PNG,
-    LEXICON,
-    MODEL_JSON,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
-    WORD_STATS,
-)
+from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.devices import resolve_device
 from mt.model.precision import ProbeResult, machine_id, resolve_precision
 from mt.model.probes import probe_training
@@ -49,6 +41,7 @@ from mt.model.rundir import (
     remove_leftovers,
 )
 from mt.model.transformer import count_parameters, make_model
+from mt.model.upgrade import give_tables
 from mt.run_configs import read_lineage, read_model_config, read_train_config, write_configs
 from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
@@ -180,11 +173,8 @@ def start_training(
 
 def _copy_lexicon(prepared_dir: Path, run_dir: Path) -> None:
     """The prepared directory's lexicon and word statistics go with the run, which must translate
-    without it; a directory prepared before them has none, and the run then does without (or
-    counts them from the prepared data while it is there: mt.text.names, mt.text.normalize)."""
-    for name in (LEXICON, WORD_STATS):
-        if (prepared_dir / name).is_file():
-            atomic_write_bytes(run_dir / name, (prepared_dir / name).read_bytes())
+    without it; from data prepared before them they are counted, as `mt upgrade` would."""
+    give_tables(run_dir, prepared_dir)
 
 
 def resume_training(
