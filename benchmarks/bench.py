@@ -24,7 +24,8 @@ from mt.cli.progress import RichReporter
 from mt.config import OPTIONS, DecodeConfig, PrepareConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
-from mt.decode.translator import Translator
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import translator_for
 from mt.evaluate.evaluation import evaluate_run
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run, read_metrics
@@ -73,7 +74,7 @@ def parse_change(text: str) -> tuple[str, object]:
 def decoding_speed(run, pairs, config: DecodeConfig, device) -> tuple[float, str]:
     """Sentences/s, and the precision `--precision auto` chose for decoding, with its reason."""
     sources = list(dict.fromkeys(english for english, _ in pairs))[:SPEED_SENTENCES]
-    translator = Translator(run, config, device)
+    translator = translator_for(run, TranslateOptions(decode=config, normalize=False), device)
     started = time.perf_counter()
     for _ in translator.translate(sources):
         pass

@@ -43,6 +43,7 @@ from mt.config import DecodeConfig
 from mt.data.feed.batching import encode_sources, pad
 from mt.data.prepared_dir import read_pairs
 from mt.data.tokenization import BOS, EOS, PAD
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import grouped_references, sample_sources, sentence_chrf
 from mt.model.probes import model_mode
@@ -84,7 +85,7 @@ def forced_features(translator: Translator, sources: list[str], outputs: list[st
     for start in range(0, len(sources), BATCH):
         chunk = range(start, min(start + BATCH, len(sources)))
         src_ids = [run.source.encode(clean_text(sources[i])) for i in chunk]
-        src = pad(encode_sources(src_ids, translator.max_src_len))
+        src = pad(encode_sources(src_ids, translator.model.max_src_len))
         tgt = [run.target.encode(clean_text(outputs[i]))[:limit] for i in chunk]
         tgt_in = pad([np.asarray([BOS, *t], dtype=np.int64) for t in tgt])
         tgt_out = pad([np.asarray([*t, EOS], dtype=np.int64) for t in tgt])
@@ -165,7 +166,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     translator = open_translator(
-        args.run, DecodeConfig(beam_size=1), device="cpu", threads=args.threads
+        args.run,
+        TranslateOptions(decode=DecodeConfig(beam_size=1)),
+        device="cpu",
+        threads=args.threads,
     )
     print(f"machine: {describe(args.threads)}; load {load_average()}")
     references = grouped_references(read_pairs(args.calibrate_on))

@@ -30,6 +30,7 @@ from rich.table import Table
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 
@@ -65,7 +66,9 @@ def training_figures(run: Path) -> dict[str, float]:
 
 
 def score_run(run: Path, parts: dict[str, list[tuple]], beam: int) -> dict[str, dict]:
-    translator = open_translator(run, DecodeConfig(beam_size=beam, batch_size=64))
+    translator = open_translator(
+        run, TranslateOptions(decode=DecodeConfig(beam_size=beam, batch_size=64))
+    )
     scores = {}
     for name, pairs in parts.items():
         started = time.perf_counter()

@@ -48,6 +48,7 @@ from mt.decode.documents import html as html_format
 from mt.decode.documents import markdown, po
 from mt.decode.documents.align import aligner_for
 from mt.decode.documents.document import translate_units
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 
@@ -339,7 +340,9 @@ def targets(model: str, results: dict[str, dict[str, float]]) -> list[Target]:
 
 def bench_model(path: Path, chosen, args, console: Console) -> dict[str, dict[str, float]]:
     """Every format on one model directory (a run or an export); prints its table."""
-    translator = open_translator(path, DecodeConfig(beam_size=args.beam_size), device=args.device)
+    translator = open_translator(
+        path, TranslateOptions(decode=DecodeConfig(beam_size=args.beam_size)), device=args.device
+    )
     rows, pages, files = chosen
     results = {
         "LibreOffice (HTML)": bench_libreoffice(translator, rows),

@@ -28,7 +28,7 @@ import html
 import re
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -38,7 +38,9 @@ from targets import Target, report
 
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, in_source_case
-from mt.decode.translator import TermCounts, open_translator
+from mt.decode.options import TranslateOptions
+from mt.decode.results import TermCounts, total
+from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
@@ -98,14 +100,15 @@ def terms_in_output(test: TermTest, outputs: list[str]) -> tuple[int, int]:
 
 def measure(translator, test: TermTest, *, glossary: bool) -> Figures:
     """Translate the test's sources with or without its glossary and score the outputs."""
-    translator.glossary = test.glossary if glossary else None
-    translator.terms = TermCounts()
+    options = replace(translator.options, glossary=test.glossary if glossary else None)
+    variant = translator.with_options(options)
     start = time.perf_counter()
-    outputs = [t.text for t in translator.translate(test.sources)]
+    translations = list(variant.translate(test.sources))
     seconds = time.perf_counter() - start
+    outputs = [t.text for t in translations]
     found, held = terms_in_output(test, outputs)
     bleu = corpus_scores(outputs, [[ref] for ref in test.references]).bleu
-    return Figures(found, held, bleu, translator.terms, seconds)
+    return Figures(found, held, bleu, total(translations).terms, seconds)
 
 
 def _report(engine: str, search: str, with_: Figures, without: Figures) -> str:
@@ -138,8 +141,8 @@ def main() -> None:
     for engine, directory in engines.items():
         for search, beam in SEARCHES.items():
             config = DecodeConfig(beam_size=beam)
-            translator = open_translator(directory, config, device="cpu")
-            print(f"stand-ins: {', '.join(translator.term_stand_ins[:3])}, ...", end="\r")
+            translator = open_translator(directory, TranslateOptions(decode=config), device="cpu")
+            print(f"stand-ins: {', '.join(translator.model.term_stand_ins[:3])}, ...", end="\r")
             with_ = measure(translator, test, glossary=True)
             without = measure(translator, test, glossary=False)
             print(_report(engine, search, with_, without), flush=True)

@@ -32,6 +32,7 @@ from mt.config import DecodeConfig, RunConfig, TrainConfig, new_run_config
 from mt.data.feed.batching import Batch, EncodedPairs, collate, epoch_batches
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.decode.engine import TorchEngine
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet
@@ -225,7 +226,9 @@ def measure_decoding(
     """Sentences/s, BLEU and the share of translations fp32 also gives, per search and mode."""
     results: dict[str, dict] = {}
     for beam in BEAMS:
-        translator = open_translator(run_dir, DecodeConfig(beam_size=beam), device="cpu")
+        translator = open_translator(
+            run_dir, TranslateOptions(decode=DecodeConfig(beam_size=beam)), device="cpu"
+        )
         engine = translator.engine
         if not isinstance(engine, TorchEngine):
             raise SystemExit(f"--run {run_dir}: give a run directory, not an `mt export`")

@@ -22,7 +22,7 @@ import random
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -33,6 +33,8 @@ from rich.table import Table
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
+from mt.decode.options import TranslateOptions
+from mt.decode.results import total
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
@@ -101,13 +103,13 @@ def measure_set(
     """Translate `pairs` with and without protection (`keep` as --keep); count the spans each
     output copies."""
     sources = [en for en, _ in pairs]
-    translator.placeholders, translator.lost_spans = True, 0
-    translator.keep = tuple(sorted(keep)) if translator.span_tokens else ()
-    protected = [t.text for t in translator.translate(sources)]
-    figures = SetFigures(name, len(pairs), lost=translator.lost_spans)
-    translator.placeholders = False
-    plain = [t.text for t in translator.translate(sources)]
-    translator.placeholders, translator.keep = True, ()
+    names = tuple(sorted(keep)) if translator.model.span_tokens else ()
+    options = replace(translator.options, placeholders=True, keep=names)
+    translations = list(translator.with_options(options).translate(sources))
+    protected = [t.text for t in translations]
+    figures = SetFigures(name, len(pairs), lost=total(translations).lost_spans)
+    plain_options = replace(translator.options, placeholders=False)
+    plain = [t.text for t in translator.with_options(plain_options).translate(sources)]
     references = [[es] for _, es in pairs]
     figures.bleu_protected = corpus_scores(protected, references).bleu
     figures.bleu_plain = corpus_scores(plain, references).bleu
@@ -154,7 +156,9 @@ def measure_protection(
     device: str = "cpu",
 ) -> tuple[bool, list[SetFigures]]:
     """Whether the run has placeholder tokens, and the figures of each test set."""
-    translator = open_translator(run, DecodeConfig(beam_size=beam), device=device)
+    translator = open_translator(
+        run, TranslateOptions(decode=DecodeConfig(beam_size=beam)), device=device
+    )
     sets = test_sets(run, data, domains, limit)
     return translator.span_tokens, [
         measure_set(translator, name, pairs, keep) for name, (pairs, keep) in sets.items()

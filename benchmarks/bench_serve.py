@@ -33,6 +33,7 @@ from mt.atomic import atomic_write_text
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.model.rundir import read_train_config
 from mt.serving.server import default_threads
@@ -286,7 +287,9 @@ def main() -> None:
         name = "greedy" if beam == 1 else f"beam {beam}"
         alternatives = beam - 1 if args.max_alternatives is None else args.max_alternatives
         config = DecodeConfig(beam_size=beam, n_best=min(beam, alternatives + 1))  # as served
-        translator = open_translator(args.model, config, device="cpu", threads=args.threads)
+        translator = open_translator(
+            args.model, TranslateOptions(decode=config), device="cpu", threads=args.threads
+        )
         started = time.perf_counter()
         direct = [t.text for t in translator.translate(sentences)]
         in_process = len(sentences) / (time.perf_counter() - started)

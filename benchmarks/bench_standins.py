@@ -28,7 +28,7 @@ import argparse
 import re
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +42,7 @@ from targets import Target, report
 from mt.config import DecodeConfig
 from mt.data.feed.noise import casual
 from mt.data.prepared_dir import read_pairs
+from mt.decode.options import TranslateOptions
 from mt.decode.placeholders import Protectable, protect
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
@@ -98,9 +99,16 @@ def old_rule(translator: Translator) -> Protectable:
     """The rule before issue 30: every capitalised word and number not one source piece."""
 
     def protectable(word: str, *, initial: bool) -> bool:
-        return not translator.one_piece(word)
+        return not translator.model.one_piece(word)
 
     return protectable
+
+
+def rule_variant(translator: Translator, rule: str) -> Translator:
+    """The translator with stand-ins under `rule`: none (placeholders off), old or fixed."""
+    protectable = old_rule(translator) if rule == "old" else translator.model.name_rule
+    options = replace(translator.options, placeholders=rule != "none", protectable=protectable)
+    return translator.with_options(options)
 
 
 def measure(
@@ -108,20 +116,16 @@ def measure(
 ) -> tuple[list[str], list[set[str]], float]:
     """The outputs under `rule` ("none", "old", "fixed"), the words of each source that got a
     stand-in, and the seconds the translation took."""
-    fixed = translator.protectable
-    translator.placeholders = rule != "none"
-    translator.protectable = old_rule(translator) if rule == "old" else fixed
+    variant = rule_variant(translator, rule)
+    protectable = variant.pipeline.mask.spans.protectable
     started = time.perf_counter()
-    try:
-        outputs = [t.text for t in translator.translate(sources)]
-        seconds = time.perf_counter() - started
-        swapped = [
-            {word for _, word in protect(s, translator.protectable)[1]} if rule != "none" else set()
-            for s in sources
-        ]
-        return outputs, swapped, seconds
-    finally:
-        translator.placeholders, translator.protectable = True, fixed
+    outputs = [t.text for t in variant.translate(sources)]
+    seconds = time.perf_counter() - started
+    swapped = [
+        {word for _, word in protect(s, protectable)[1]} if rule != "none" else set()
+        for s in sources
+    ]
+    return outputs, swapped, seconds
 
 
 def unseen_copy_rates(translator: Translator, data: Path, console: Console) -> None:
@@ -129,17 +133,13 @@ def unseen_copy_rates(translator: Translator, data: Path, console: Console) -> N
     test = read_pairs(data / "test.tsv")
     train_text = (data / "train.tsv").read_text(encoding="utf-8")
     cases = check_set(test, train_text, np.random.default_rng(0), 200)
-    translator.config = DecodeConfig(beam_size=5)
-    fixed = translator.protectable
+    beam = translator.with_options(replace(translator.options, decode=DecodeConfig(beam_size=5)))
     for rule in ("none", "old", "fixed"):
-        translator.placeholders = rule != "none"
-        translator.protectable = old_rule(translator) if rule == "old" else fixed
-        rates = copy_rates(translator, cases)
+        rates = copy_rates(rule_variant(beam, rule), cases)
         console.print(
             f"unseen names and numbers, beam 5, stand-ins {rule}: "
             + "  ".join(f"{kind}: {rate}" for kind, rate in rates.items())
         )
-    translator.placeholders, translator.protectable = True, fixed
 
 
 def main() -> None:
@@ -160,8 +160,10 @@ def main() -> None:
     variants = {"clean": clean, "casual": [casual(s, lower=True, punctuation="") for s in clean]}
 
     started = time.perf_counter()
-    translator = open_translator(args.run, DecodeConfig(beam_size=1), device=args.device)
-    lexicon = translator.protectable.lexicon
+    translator = open_translator(
+        args.run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device=args.device
+    )
+    lexicon = translator.model.name_rule.lexicon
     console.print(
         f"{args.run}: lexicon of {len(lexicon.words):,} words from {lexicon.pairs:,} training "
         f"pairs, opened in {time.perf_counter() - started:.1f} s; {len(pairs):,} test pairs of "
@@ -174,9 +176,11 @@ def main() -> None:
     results: dict[tuple[str, str, str], Figures] = {}
     for variant, sources in variants.items():
         for search, beam in SEARCHES.items():
-            translator.config = DecodeConfig(beam_size=beam)
+            searching = translator.with_options(
+                replace(translator.options, decode=DecodeConfig(beam_size=beam))
+            )
             for rule in ("none", "old", "fixed"):
-                outputs, swapped, seconds = measure(translator, rule, sources)
+                outputs, swapped, seconds = measure(searching, rule, sources)
                 found = figures(
                     clean,
                     outputs,

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,7 @@ from rich.table import Table
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
+from mt.decode.options import TranslateOptions
 from mt.decode.run_tables import word_stats_for
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
@@ -98,7 +100,6 @@ def casual_rows(
     """(input, scores) for the clean sentences and their casual variant, as typed and normalised
     step by step, the most telling first; the translator's own normalizer is left as it was."""
     stats = word_stats_for(translator.run.directory)
-    own = translator.normalizer
     casual_sources = casual_variants(sources, seed)
     default = Normalizer.from_stats(stats)
     no_typos = Normalizer.from_stats(stats, frozenset(STEPS) - {"typos"})
@@ -113,13 +114,14 @@ def casual_rows(
         for step in STEPS
     ]
     for name, normalizer, texts in settings:
-        translator.normalizer = normalizer
-        outputs, rate = translated(translator, texts)
+        options = replace(
+            translator.options, normalize=normalizer is not None, normalizer=normalizer
+        )
+        outputs, rate = translated(translator.with_options(options), texts)
         yield name, score(outputs, rate, refs)
         if normalizer is default and texts is casual_sources:
             restored = [restore_form(s, o) for s, o in zip(texts, outputs, strict=True)]
             yield "casual, default + output form", score(restored, rate, refs)
-    translator.normalizer = own
 
 
 def check_set(
@@ -197,7 +199,9 @@ def casual_table(console: Console, model: str, run: Path, args: argparse.Namespa
     pairs = read_pairs(args.data / f"{args.casual_part}.tsv")
     rng = np.random.default_rng(0)
     sample = [pairs[i] for i in sorted(rng.permutation(len(pairs))[: args.limit])]
-    translator = open_translator(run, DecodeConfig(beam_size=args.casual_beam), device="cpu")
+    translator = open_translator(
+        run, TranslateOptions(decode=DecodeConfig(beam_size=args.casual_beam)), device="cpu"
+    )
     stored = json.loads((run / "train.json").read_text())["train"]
     kinds = stored.get("source_noise_kinds", "lower,punctuation")
     noise = f"{stored.get('source_noise', 0.0)} ({kinds})"
@@ -263,15 +267,14 @@ def main() -> None:
     paragraphs = [" ".join(sources[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     joined_refs = [" ".join(refs[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     for model, run in runs:
-        translator = open_translator(run, config, device="cpu")
+        translator = open_translator(run, TranslateOptions(decode=config), device="cpu")
         row(model, "clean, one a line", score(*translated(translator, sources), refs=refs))
         if model == "bench":
-            translator.placeholders = False
-            row(model, "clean, no placeholders", score(*translated(translator, sources), refs=refs))
-            translator.placeholders = True
+            plain = translator.with_options(replace(translator.options, placeholders=False))
+            row(model, "clean, no placeholders", score(*translated(plain, sources), refs=refs))
             split, rate = translated(translator, paragraphs)
             row(model, "paragraphs of 4, split", score(split, rate, joined_refs))
-            whole = open_translator(run, config, device="cpu", split=False)
+            whole = open_translator(run, TranslateOptions(decode=config, split=False), device="cpu")
             row(
                 model,
                 "paragraphs of 4, --no-split",
@@ -282,10 +285,10 @@ def main() -> None:
     train_text = (args.data / "train.tsv").read_text(encoding="utf-8")
     cases = check_set(test, train_text, rng, args.names)
     for model, run in runs:
-        translator = open_translator(run, config, device="cpu")
+        translator = open_translator(run, TranslateOptions(decode=config), device="cpu")
         for placeholders in (False, True):
-            translator.placeholders = placeholders
-            rates = copy_rates(translator, cases)
+            options = replace(translator.options, placeholders=placeholders)
+            rates = copy_rates(translator.with_options(options), cases)
             console.print(
                 f"copy rate ({model}, placeholders {'on' if placeholders else 'off'}): "
                 + "  ".join(f"{kind}: {rate}" for kind, rate in rates.items())

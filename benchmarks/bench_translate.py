@@ -23,7 +23,8 @@ from mt.cli.progress import RichReporter
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
-from mt.decode.translator import Translator
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.model.devices import resolve_device
@@ -59,7 +60,7 @@ def ensure_run(args, console: Console) -> Path:
 def measure(run, sources, references, config: DecodeConfig, device, cached: bool):
     if not cached:
         run = replace(run, model=recompute_stepper(run.model))
-    translator = Translator(run, config, device)
+    translator = translator_for(run, TranslateOptions(decode=config, normalize=False), device)
     started = time.perf_counter()
     hypotheses = [t.text for t in translator.translate(sources)]
     seconds = time.perf_counter() - started

@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +40,7 @@ from machine import describe, load_average
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import calibrate_run, grouped_references, sentence_chrf
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
@@ -212,10 +213,13 @@ def main() -> None:
     )
     args = parser.parse_args()
     config = DecodeConfig(beam_size=args.beam_size, n_best=1)
-    translator = open_translator(args.run, config, device="cpu", threads=args.threads)
+    translator = open_translator(
+        args.run, TranslateOptions(decode=config), device="cpu", threads=args.threads
+    )
     if not translator.calibration.calibrated:
         print(f"{args.run} has no calibration.json: calibrating on its selection part first")
-        calibrate_run(translator, args.data / "selection.tsv")
+        calibration, _ = calibrate_run(translator, args.data / "selection.tsv")
+        translator = translator.with_options(replace(translator.options, calibration=calibration))
     print(f"machine: {describe(args.threads)}; load {load_average()}")
     print(f"run {args.run}, beam {args.beam_size}, calibration {translator.calibration.fitted}")
     if not args.domains.is_dir():

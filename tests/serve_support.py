@@ -15,7 +15,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from mt.config import DecodeConfig
-from mt.decode.translator import Translation, open_translator
+from mt.decode.options import TranslateOptions
+from mt.decode.results import Translation
+from mt.decode.translator import open_translator
 from mt.serving.app import create_app
 from mt.serving.limits import Limits
 
@@ -68,7 +70,7 @@ def scripted_app(
 def model_app(run: Path, limits: Limits = Limits(), **options) -> FastAPI:
     """The app around a real tiny run, opened as `mt serve` opens it."""
     return create_app(
-        lambda: open_translator(run, DECODE, device="cpu"),
+        lambda: open_translator(run, TranslateOptions(decode=DECODE), device="cpu"),
         limits,
         model_dir=run,
         decode=DECODE,

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from mt.cli.progress import text_size, with_progress
-from mt.decode.translator import Translation
+from mt.decode.results import Translation
 
 
 def test_translations_pass_through_and_the_bar_counts_sentences(tmp_path) -> None:

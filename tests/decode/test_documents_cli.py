@@ -147,9 +147,12 @@ def test_an_unknown_format_is_named() -> None:
 def test_the_model_aligner_gives_a_distribution_per_target_word() -> None:
     from mt.config import DecodeConfig
     from mt.decode.documents.align import AttentionAligner, aligner_for, words
+    from mt.decode.options import TranslateOptions
     from mt.decode.translator import open_translator
 
-    translator = open_translator(RUN, DecodeConfig(beam_size=1), device="cpu")
+    translator = open_translator(
+        RUN, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
     aligner = aligner_for(translator)
     assert isinstance(aligner, AttentionAligner)
     source = "Ilse likes bread, Qzaa."
@@ -168,11 +171,14 @@ def test_an_export_places_markup_with_attention_as_its_run_does(tmp_path: Path) 
     from mt.decode.documents import html
     from mt.decode.documents.align import AttentionAligner, PositionAligner, aligner_for
     from mt.decode.documents.document import place_units
+    from mt.decode.options import TranslateOptions
     from mt.decode.translator import open_translator
 
     config = DecodeConfig(beam_size=1)
-    run = open_translator(RUN, config, device="cpu")
-    export = open_translator(RUN.parent / "export", config, device="cpu", compute_type="float32")
+    run = open_translator(RUN, TranslateOptions(decode=config), device="cpu")
+    export = open_translator(
+        RUN.parent / "export", TranslateOptions(decode=config), device="cpu", compute_type="float32"
+    )
     assert isinstance(aligner_for(export), AttentionAligner)
     sources = ["Ilse likes bread, Qzaa.", "Where is the station, Ilse?", "Does Bruno want rice?"]
     pairs = [(source, t.text) for source, t in zip(sources, run.translate(sources), strict=True)]

@@ -8,6 +8,8 @@ from conftest import cli_output, legacy_models, run_cli
 from mt.config import DecodeConfig
 from mt.data.tokenization import PLACEHOLDERS
 from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
+from mt.decode.options import TranslateOptions
+from mt.decode.results import total
 from mt.decode.translator import open_translator
 
 
@@ -29,13 +31,16 @@ def test_translate_puts_every_term_in_the_output(trained_run: Path, tmp_path: Pa
 
 
 def test_each_line_keeps_its_own_glossary(trained_run: Path) -> None:
-    translator = open_translator(trained_run, DecodeConfig(beam_size=2), device="cpu")
+    translator = open_translator(
+        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=2)), device="cpu"
+    )
     museum = Glossary([Term("museum", "pinacoteca")])
     station = Glossary([Term("station", "apeadero")])
     lines = ["Where is the museum?", "Where is the station?", "Where is the museum?"]
-    out = [t.text for t in translator.translate_each(lines, [museum, station, None])]
+    translations = translator.translate_each(lines, [museum, station, None])
+    out = [t.text for t in translations]
     assert "pinacoteca" in out[0] and "apeadero" in out[1] and "pinacoteca" not in out[2]
-    assert translator.terms.found == 2
+    assert total(translations).terms.found == 2
 
 
 def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
@@ -50,7 +55,7 @@ def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
 
 
 def test_placeholders_are_used_only_when_both_vocabularies_hold_them(trained_run: Path) -> None:
-    config = DecodeConfig(beam_size=1)
-    assert open_translator(trained_run, config, device="cpu").term_stand_ins == PLACEHOLDERS
+    options = TranslateOptions(decode=DecodeConfig(beam_size=1))
+    assert open_translator(trained_run, options, device="cpu").model.term_stand_ins == PLACEHOLDERS
     legacy = legacy_models() / "run"  # made before the tokens
-    assert open_translator(legacy, config, device="cpu").term_stand_ins == NAME_STAND_INS
+    assert open_translator(legacy, options, device="cpu").model.term_stand_ins == NAME_STAND_INS

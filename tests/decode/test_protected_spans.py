@@ -1,7 +1,7 @@
 """Protected spans through the Translator: a model with placeholder tokens gets every span as a
 token and every span back; an older model keeps its stand-ins; --keep files and their errors.
 
-The model here echoes its source (the search is replaced), so what comes out is exactly what the
+The model here echoes its source (a scripted search engine), so what comes out is exactly what the
 protection put in, and the test sees what a trained model would be asked to copy.
 """
 
@@ -17,7 +17,10 @@ import torch
 from conftest import invented_pairs, legacy_models, run_cli, tiny_run
 from mt.config import DecodeConfig
 from mt.data.feed.augment import PLACEHOLDER_RATE
-from mt.data.tokenization import EOS, PLACEHOLDERS
+from mt.data.tokenization import EOS, PLACEHOLDERS, WordPieceCodec
+from mt.decode.loaded import LoadedModel
+from mt.decode.options import TranslateOptions
+from mt.decode.results import total
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
@@ -27,22 +30,35 @@ from placeholder_support import placeholder_codec
 LEGACY_RUN = legacy_models() / "run"
 
 
-def echo_translator(trained_run: Path, keep: tuple[str, ...] = ()) -> tuple[Translator, list]:
-    """A Translator whose model has placeholder tokens and copies its source; the list gets
-    each text the model was given."""
-    loaded = open_translator(trained_run, DecodeConfig(beam_size=1), device="cpu").run
-    codec = placeholder_codec([text for pair in invented_pairs() for text in pair], 300)
-    run = dataclasses.replace(loaded, source=codec, target=codec)
-    translator = Translator(run, DecodeConfig(beam_size=1), torch.device("cpu"), keep=keep)
-    seen: list[str] = []
+class EchoEngine:
+    """A search engine that copies its source (or answers `answer`); `seen` gets each text the
+    model was given."""
 
-    def echo(sources: list[np.ndarray], config: object = None) -> list[list[Hypothesis]]:
+    def __init__(self, codec: WordPieceCodec, answer: str | None = None) -> None:
+        self.codec = codec
+        self.answer = answer
+        self.seen: list[str] = []
+
+    def search(self, sources: list[np.ndarray], config: object) -> list[list[Hypothesis]]:
         tokens = [tuple(int(i) for i in s if i != EOS) for s in sources]
-        seen.extend(codec.decode(t) for t in tokens)
+        self.seen.extend(self.codec.decode(t) for t in tokens)
+        if self.answer is not None:
+            tokens = [tuple(self.codec.encode(self.answer)) for _ in tokens]
         return [[Hypothesis(t, 0.0, 0.0)] for t in tokens]
 
-    translator._search = echo  # type: ignore[method-assign]
-    return translator, seen
+
+def echo_translator(
+    trained_run: Path, keep: tuple[str, ...] = (), answer: str | None = None
+) -> tuple[Translator, list]:
+    """A Translator whose model has placeholder tokens and copies its source (or answers
+    `answer`); the list gets each text the model was given."""
+    options = TranslateOptions(decode=DecodeConfig(beam_size=1))
+    loaded = open_translator(trained_run, options, device="cpu").run
+    codec = placeholder_codec([text for pair in invented_pairs() for text in pair], 300)
+    run = dataclasses.replace(loaded, source=codec, target=codec)
+    engine = EchoEngine(codec, answer)
+    model = LoadedModel(run, torch.device("cpu"), engine=engine)
+    return Translator(model, dataclasses.replace(options, keep=keep)), engine.seen
 
 
 def test_every_span_goes_through_a_token_and_comes_back_exactly(trained_run: Path) -> None:
@@ -52,26 +68,27 @@ def test_every_span_goes_through_a_token_and_comes_back_exactly(trained_run: Pat
     p = PLACEHOLDERS
     assert seen == [f"{p[0]} likes {p[1]}, {p[2]}, {p[3]} and {p[4]} at {p[5]}, {p[6]}."]
     assert translation.text == line
-    assert translator.lost_spans == 0
+    assert translation.counts.lost_spans == 0
 
 
 def test_a_span_the_model_loses_is_put_back_and_counted(trained_run: Path) -> None:
-    translator, _ = echo_translator(trained_run)
-    codec = translator.run.target
-    translator._search = lambda sources, config=None: [  # type: ignore[method-assign]
-        [Hypothesis(tuple(codec.encode("Ilse likes soup.")), 0.0, 0.0)] for _ in sources
-    ]
+    translator, _ = echo_translator(trained_run, answer="Ilse likes soup.")
     (translation,) = translator.translate(["Ilse likes www.x.org."])
     assert translation.text == "Ilse likes soup www.x.org."
-    assert translator.lost_spans == 1
+    assert translation.counts.lost_spans == 1
 
 
 def test_a_model_without_tokens_keeps_its_stand_ins_and_refuses_keep() -> None:
-    translator = open_translator(LEGACY_RUN, DecodeConfig(beam_size=1), device="cpu")
-    assert not translator.span_tokens
-    assert translator._protect("Zbigniew likes 4817 cats.", None).text == "Tom likes Mary cats."
+    translator = open_translator(
+        LEGACY_RUN, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
+    assert not translator.model.span_tokens
+    masked = translator.pipeline.mask.apply("Zbigniew likes 4817 cats.", None)
+    assert masked.text == "Tom likes Mary cats."
     with pytest.raises(MtError, match="--keep needs a model whose tokenizers have placeholder"):
-        open_translator(LEGACY_RUN, DecodeConfig(), device="cpu", keep=("Ilse",))
+        open_translator(
+            LEGACY_RUN, TranslateOptions(decode=DecodeConfig(), keep=("Ilse",)), device="cpu"
+        )
 
 
 def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) -> None:
@@ -107,12 +124,16 @@ def test_a_model_trained_with_placeholders_copies_unseen_numbers_and_names(
     placeholder_run: Path,
 ) -> None:
     assert read_train_config(placeholder_run)[0].placeholders == PLACEHOLDER_RATE
-    translator = open_translator(placeholder_run, DecodeConfig(beam_size=1), device="cpu")
+    translator = open_translator(
+        placeholder_run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
     lines = ["I have 4817 books.", "It's 10:45 already.", "Where is the museum, Zbigniew?"]
     spans = ["4817", "10:45", "Zbigniew"]
-    protected = [t.text for t in translator.translate(lines)]
+    translations = list(translator.translate(lines))
+    protected = [t.text for t in translations]
     assert all(span in text for span, text in zip(spans, protected, strict=True)), protected
-    assert translator.lost_spans == 0
-    translator.placeholders = False  # the same model without them mangles what it never saw
-    plain = [t.text for t in translator.translate(lines)]
+    assert total(translations).lost_spans == 0
+    # the same model without them mangles what it never saw
+    without = translator.with_options(dataclasses.replace(translator.options, placeholders=False))
+    plain = [t.text for t in without.translate(lines)]
     assert not any(span in text for span, text in zip(spans, plain, strict=True)), plain

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import legacy_models, run_cli
 from mt.config import DecodeConfig
+from mt.decode.options import TranslateOptions
 from mt.decode.segment import segment
 from mt.decode.translator import open_translator
 
@@ -25,7 +26,9 @@ SENTENCES = ["Ilse likes bread.", "Does Bruno want soup?", "Thank you, Nadia!"]
 
 @pytest.fixture(scope="module")
 def translator(trained_run: Path):
-    return open_translator(trained_run, DecodeConfig(beam_size=3, n_best=3), device="cpu")
+    return open_translator(
+        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=3, n_best=3)), device="cpu"
+    )
 
 
 def test_a_paragraph_is_translated_sentence_by_sentence_with_its_spacing(translator) -> None:
@@ -45,7 +48,7 @@ def test_lines_and_blank_lines_keep_their_places(translator) -> None:
 
 
 def test_no_split_translates_the_line_as_one_piece(trained_run: Path) -> None:
-    whole = open_translator(trained_run, DecodeConfig(), device="cpu", split=False)
+    whole = open_translator(trained_run, TranslateOptions(split=False), device="cpu")
     (translation,) = whole.translate([" ".join(SENTENCES)])
     assert translation.pieces == 1
 
@@ -61,7 +64,7 @@ def test_the_k_th_alternative_joins_the_k_th_of_each_sentence(translator) -> Non
 
 
 def test_a_sentence_longer_than_the_model_takes_is_translated_in_pieces(translator) -> None:
-    limit = translator.piece_len
+    limit = translator.model.piece_len
     words = ("Ilse likes bread, " * limit).strip().rstrip(",") + "."
     assert len(translator.run.source.encode(words)) > limit  # the old path cut this off
     (translation,) = translator.translate([words])
@@ -120,7 +123,7 @@ def test_a_live_pipe_answers_each_line_before_the_next_is_written(trained_run: P
         process.wait()
     expected = [
         t.text
-        for t in open_translator(trained_run, DecodeConfig(), device="cpu").translate(SENTENCES)
+        for t in open_translator(trained_run, TranslateOptions(), device="cpu").translate(SENTENCES)
     ]
     assert [a.decode().rstrip("\n") for a in answers] == expected
 
@@ -134,7 +137,9 @@ TLDR_LINE = (
 
 @pytest.fixture(scope="module")
 def greedy() -> object:
-    return open_translator(LEGACY_RUN, DecodeConfig(beam_size=1), device="cpu")
+    return open_translator(
+        LEGACY_RUN, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
 
 
 @settings(

@@ -5,13 +5,16 @@ from __future__ import annotations
 import io
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from mt.cli.textio import read_lines, write_translations
 from mt.config import DecodeConfig
-from mt.decode.translator import Translation, open_translator
+from mt.decode.options import TranslateOptions
+from mt.decode.results import Translation
+from mt.decode.translator import open_translator
 from mt.errors import MtError
 from mt.text.lexicon import read_lexicon
 
@@ -38,7 +41,9 @@ def test_an_output_file_gets_the_permissions_of_the_umask(tmp_path: Path) -> Non
 
 
 def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -> None:
-    translator = open_translator(trained_run, DecodeConfig(beam_size=1), device="cpu")
+    translator = open_translator(
+        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
     clean = "Thank you, Ilse!"
     dirty = "  Thank\u200b you,\u00a0Ilse!\x07 "
     first, second = translator.translate([clean, dirty])
@@ -46,12 +51,14 @@ def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -
 
 
 def test_a_run_brings_the_lexicon_of_its_training_part(trained_run: Path) -> None:
-    translator = open_translator(trained_run, DecodeConfig(beam_size=1), device="cpu")
-    lexicon = translator.protectable.lexicon
+    translator = open_translator(
+        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
+    lexicon = translator.model.name_rule.lexicon
     assert lexicon == read_lexicon(trained_run / "lexicon.tsv") and lexicon.pairs > 100
     assert lexicon.copied_share("Ilse") == 1.0 and lexicon.copied_share("Where") == 0.0
-    assert translator.protectable("Kowalski", initial=False) is True
-    assert translator.protectable("Thursday", initial=False) is False
+    assert translator.model.name_rule("Kowalski", initial=False) is True
+    assert translator.model.name_rule("Thursday", initial=False) is False
 
 
 def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None:
@@ -59,11 +66,16 @@ def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None
 
     assert read_word_stats(trained_run / "words.tsv").sentences > 100  # copied from prepare
     config = DecodeConfig(beam_size=1)
-    on = open_translator(trained_run, config, device="cpu")
-    off = open_translator(trained_run, config, device="cpu", normalize=False)
-    assert on.normalizer is not None and off.normalizer is None
+    on = open_translator(trained_run, TranslateOptions(decode=config), device="cpu")
+    off = open_translator(
+        trained_run, TranslateOptions(decode=config, normalize=False), device="cpu"
+    )
+    assert on.pipeline.segment.normalise is on.model.normalizer
+    assert off.pipeline.segment.normalise is None
     seen: list[str] = []
-    on.normalizer = lambda text: seen.append(text) or text.capitalize() + "."
-    casual, clean = next(on.translate(["hello there"])), next(off.translate(["Hello there."]))
+    watched = on.with_options(
+        replace(on.options, normalizer=lambda text: seen.append(text) or text.capitalize() + ".")
+    )
+    casual, clean = next(watched.translate(["hello there"])), next(off.translate(["Hello there."]))
     assert seen == ["hello there"] and casual.source == "hello there"
     assert casual.text == clean.text  # the model was given the normalised sentence

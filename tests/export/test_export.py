@@ -22,7 +22,8 @@ from mt.data.feed.batching import encode_sources
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.decode.ct2_engine import ExportedRun, open_exported
 from mt.decode.engine import TorchEngine
-from mt.decode.translator import Translator
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
 from mt.files import CHECKSUMS
@@ -166,7 +167,8 @@ def test_int8_keeps_bleu_and_finite_scores(trained: Path, float32_export: Path) 
     bleu = {}
     for name, directory in (("float32", float32_export), ("int8", int8)):
         exported = open_exported(directory, device="cpu", threads=1, compute_type="default")
-        translations = list(Translator(exported, DecodeConfig(), CPU).translate(english))
+        translator = translator_for(exported, TranslateOptions(normalize=False), CPU)
+        translations = list(translator.translate(english))
         assert all(math.isfinite(t.hypotheses[0][1]) for t in translations)
         bleu[name] = corpus_scores([t.text for t in translations], spanish).bleu
     assert bleu["float32"] > 30, bleu  # the tiny model has learned the corpus

@@ -20,6 +20,7 @@ from mt.config import (
     resumed_train_config,
 )
 from mt.data.prepare.pipeline import prepare_corpus
+from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.model.loss import evaluate_teacher_forced
 from mt.model.precision import (
@@ -239,7 +240,9 @@ def test_the_real_probes_leave_the_model_and_the_random_state_as_they_were() -> 
 
 
 def test_decoding_in_bf16_computes_in_bf16(trained_run: Path) -> None:
-    translator = open_translator(trained_run, DecodeConfig(precision="bf16"), device="cpu")
+    translator = open_translator(
+        trained_run, TranslateOptions(decode=DecodeConfig(precision="bf16")), device="cpu"
+    )
     dtypes: set[torch.dtype] = set()
     for module in translator.run.model.modules():
         if isinstance(module, nn.Linear):

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from mt.cli.common import Opt, console, run_or_exit
-from mt.cli.decode import BeamSize, Device, Threads
+from mt.cli.decode_options import BeamSize, Device, Threads, translate_options
 from mt.config import DECODE, DecodeConfig
 
 
@@ -34,9 +34,9 @@ def calibrate(
         from mt.decode.translator import open_translator
         from mt.evaluate.calibrate import calibrate_run, selection_part
 
-        config = DecodeConfig(beam_size=beam_size, n_best=1)
+        options = translate_options(DecodeConfig(beam_size=beam_size))
         selection = selection_part(run, data)
-        translator = open_translator(run, config, device=device, threads=threads)
+        translator = open_translator(run, options, device=device, threads=threads)
         calibration, path = calibrate_run(
             translator, selection, size=sentences, seed=seed, progress=console.print
         )

@@ -10,70 +10,25 @@ import typer
 from rich.console import Console
 
 from mt.cli.common import Opt, console, run_or_exit
-from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
+from mt.cli.decode_options import (
+    BatchSize,
+    BeamSize,
+    Checkpoint,
+    ComputeType,
+    Device,
+    GlossaryFile,
+    Keep,
+    LengthPenalty,
+    MaxLenA,
+    MaxLenB,
+    Normalize,
+    Precision,
+    Threads,
+    decode_config,
+    translate_options,
+)
+from mt.config import DECODE, NORMALIZE_INPUT
 from mt.errors import MtError
-
-
-def decode_config(
-    beam_size: int,
-    n_best: int,
-    length_penalty: float,
-    max_len_a: float,
-    max_len_b: int,
-    batch_size: int,
-    precision: str,
-) -> DecodeConfig:
-    return DecodeConfig(
-        beam_size=beam_size,
-        n_best=n_best,
-        length_penalty=length_penalty,
-        max_len_a=max_len_a,
-        max_len_b=max_len_b,
-        batch_size=batch_size,
-        precision=precision,
-    )
-
-
-"""Where the search options take their defaults: each is spelled once, in DecodeConfig."""
-Normalize = Annotated[
-    bool,
-    Opt(
-        "--normalize/--no-normalize",
-        help="Make casual input look like the training English first: capitals, apostrophes, "
-        "final punctuation (docs/text.md).",
-    ),
-]
-BeamSize = Annotated[int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.")]
-LengthPenalty = Annotated[float, Opt(help="GNMT length penalty α (0 = none).")]
-MaxLenA = Annotated[float, Opt("--max-len-a", help="Output length limit a·source_length + b.")]
-MaxLenB = Annotated[int, Opt("--max-len-b", help="Output length limit a·source_length + b.")]
-BatchSize = Annotated[int, Opt("--batch-size", help="Sentences decoded together.")]
-Checkpoint = Annotated[str, Opt(help="best (lowest selection loss) or last.")]
-Device = Annotated[str, Opt(help="auto, cpu or cuda.")]
-Precision = Annotated[
-    str,
-    Opt(help="PyTorch search: auto (bf16 where a probe finds it faster here), fp32 or bf16."),
-]
-Threads = Annotated[int | None, Opt(help="CPU threads (torch, or CTranslate2 for an export).")]
-Keep = Annotated[
-    Path | None,
-    Opt(
-        "--keep",
-        help="File of names (one a line) copied exactly, like URLs, code and numbers; needs a "
-        "model trained with placeholder tokens.",
-    ),
-]
-GlossaryFile = Annotated[
-    Path | None,
-    Opt(
-        "--glossary",
-        help="TSV of english<TAB>spanish terms the output must use (docs/text.md#glossaries).",
-    ),
-]
-ComputeType = Annotated[
-    str,
-    Opt(help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32."),
-]
 
 
 def translate(
@@ -143,8 +98,11 @@ def translate(
         from mt.cli.textio import write_translations
         from mt.decode.translator import open_translator
 
-        config = decode_config(
+        search = decode_config(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
+        )
+        options = translate_options(
+            search, split=not no_split, normalize=normalize, keep=keep, glossary=glossary
         )
         if text and input_file:
             raise MtError("give sentences as arguments or --input FILE, not both")
@@ -152,22 +110,14 @@ def translate(
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
         style = _output_style(scores, json_lines, n_best, document)
-        terms = _glossary(glossary)
         translator = open_translator(
             run,
-            config,
+            options,
             device=device,
             checkpoint=checkpoint,
-            warn=lambda m: console.print(
-                f"[yellow]warning:[/] {m}", highlight=False, soft_wrap=True
-            ),
-            split=not no_split,
             threads=threads,
             compute_type=compute_type,
-            normalize=normalize,
-            keep=keep_names(keep),
         )
-        translator.glossary = terms
         if document is not None:
             _write_document(document, translator, output_file)
             return
@@ -234,15 +184,6 @@ def _output_style(scores: bool, json_lines: bool, n_best: int, document) -> str:
     return "scores" if scores else "nbest" if n_best > 1 else "text"
 
 
-def _glossary(path: Path | None):
-    """The --glossary file, read (and checked) before the model loads."""
-    if path is None:
-        return None
-    from mt.decode.glossary import read_glossary
-
-    return read_glossary(path)
-
-
 def _document(format_name, input_file, text, n_best, attention, overwrite):
     """None for text; for a document format, (byte-order mark, parsed document) from --input or
     standard input, checked before the model loads: bad input is one line naming file and line,
@@ -277,13 +218,6 @@ def _write_document(document, translator, output_file: Path | None) -> None:
         raise MtError(f"--output {output_file} is a directory; give a file name")
     else:
         atomic_write_text(output_file, translated)
-
-
-def keep_names(path: Path | None) -> tuple[str, ...]:
-    """The names of a --keep file (none without one)."""
-    from mt.text.spans import read_keep
-
-    return () if path is None else read_keep(path)
 
 
 def _interactive(translator) -> None:
@@ -350,21 +284,18 @@ def evaluate(
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")
-        config = decode_config(
+        search = decode_config(
             beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
-        terms = _glossary(glossary)
+        options = translate_options(search, normalize=normalize, keep=keep, glossary=glossary)
         translator = open_translator(
             run,
-            config,
+            options,
             device=device,
             checkpoint=checkpoint,
             threads=threads,
             compute_type=compute_type,
-            normalize=normalize,
-            keep=keep_names(keep),
         )
-        translator.glossary = terms
         test_set = evaluation_set(
             run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)
@@ -377,8 +308,8 @@ def evaluate(
             )
         report = evaluate_set(translator, test_set, multi_ref=multi_ref)
         _print_report(report, test_set.name)
-        if terms is not None:
-            _print_terms(translator.terms, terms.name)
+        if options.glossary is not None:
+            _print_terms(report.counts.terms, options.glossary.name)
         if json_file is not None:
             from mt.files import write_json
 

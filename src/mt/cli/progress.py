@@ -27,7 +27,8 @@ from rich.progress import (
 )
 
 from mt.cli.textio import file_lines
-from mt.decode.translator import Translation, Translator
+from mt.decode.results import Translation
+from mt.decode.translator import Translator
 
 
 class RichReporter:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from mt.cli.common import Opt, console, run_or_exit
-from mt.cli.decode import (
+from mt.cli.decode_options import (
     BatchSize,
     BeamSize,
     Checkpoint,
@@ -19,7 +19,7 @@ from mt.cli.decode import (
     MaxLenB,
     Precision,
     decode_config,
-    keep_names,
+    translate_options,
 )
 from mt.config import DECODE
 from mt.errors import MtError
@@ -94,9 +94,11 @@ def serve(
         if max_alternatives is not None and max_alternatives < 0:
             raise MtError(f"--max-alternatives must be >= 0, got {max_alternatives}")
         n_best = beam_size if max_alternatives is None else min(beam_size, max_alternatives + 1)
-        config = decode_config(
+        search = decode_config(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
+        # --keep read at start: a bad file stops here, before listening
+        options = translate_options(search, keep=keep)
         limits = Limits(
             max_chars=max_chars,
             max_items=max_items,
@@ -108,13 +110,12 @@ def serve(
             raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
         if return_wait_ms < 0:
             raise MtError(f"--return-wait-ms must be >= 0, got {return_wait_ms}")
-        names = keep_names(keep)  # read at start: a bad file stops here, before listening
         glossaries = _named_glossaries(glossary or [])
         run_server(
             run,
             host=host,
             port=port,
-            decode=config,
+            options=options,
             limits=limits,
             device=device,
             checkpoint=checkpoint,
@@ -124,7 +125,6 @@ def serve(
             batch_wait=batch_wait_ms / 1000,
             return_wait=return_wait_ms / 1000,
             log_text=log_text,
-            keep=names,
             glossaries=glossaries,
             say=lambda message: console.print(message, highlight=False, soft_wrap=True),
             warn=lambda message: console.print(

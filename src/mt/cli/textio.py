@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from mt.atomic import atomic_output
-from mt.decode.translator import Translation
+from mt.decode.results import Translation
 from mt.errors import MtError
 
 READ_BYTES = 1 << 16

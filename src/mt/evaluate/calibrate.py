@@ -111,7 +111,8 @@ def calibrate_run(
     progress: Callable[[str], None] = lambda message: None,
 ) -> tuple[Calibration, Path]:
     """calibrate() and write calibration.json atomically into the model directory; an export's
-    checksums.sha256 is written again to list it."""
+    checksums.sha256 is written again to list it. A translator that should use the new
+    calibration is `translator.with_options(replace(translator.options, calibration=...))`."""
     from mt.checksums import write_checksums
     from mt.files import is_export
 
@@ -120,5 +121,4 @@ def calibrate_run(
     path = write_calibration(directory, calibration)
     if is_export(directory):
         write_checksums(directory)
-    translator.calibration = calibration
     return calibration, path

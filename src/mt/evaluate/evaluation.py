@@ -11,6 +11,8 @@ import torch
 from mt.config import DecodeConfig
 from mt.data.feed.batching import encode_parts
 from mt.data.prepared_dir import load_prepared
+from mt.decode.options import TranslateOptions
+from mt.decode.results import Counts, total
 from mt.decode.translator import Translator, translator_for
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
@@ -38,10 +40,12 @@ class EvaluationReport:
     skipped: int = 0  # bad lines left out by --skip-bad
     precision: str = ""  # what the search computed in, and why
     hypotheses: list[str] = field(default_factory=list, repr=False)
+    counts: Counts = field(default_factory=Counts, repr=False)  # what translating took and met
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
         data.pop("hypotheses")
+        data.pop("counts")
         return data
 
 
@@ -53,9 +57,11 @@ def evaluate_run(
     *,
     multi_ref: bool = False,
 ) -> EvaluationReport:
-    """Score (English, Spanish) pairs, each a segment with one reference (prepared parts)."""
+    """Score (English, Spanish) pairs, each a segment with one reference (prepared parts), the
+    input taken as it is (no normalising)."""
     test_set = EvaluationSet.from_pairs("pairs", pairs)
-    return evaluate_set(translator_for(run, config, device), test_set, multi_ref=multi_ref)
+    translator = translator_for(run, TranslateOptions(decode=config, normalize=False), device)
+    return evaluate_set(translator, test_set, multi_ref=multi_ref)
 
 
 def evaluate_set(
@@ -71,8 +77,10 @@ def evaluate_set(
 
     started = time.perf_counter()
     unique = list(dict.fromkeys(test_set.sources))  # a repeated source is decoded once
-    translated = dict(zip(unique, (t.text for t in translator.translate(unique)), strict=True))
+    translations = list(translator.translate(unique))
     seconds = time.perf_counter() - started
+    translated = dict(zip(unique, (t.text for t in translations), strict=True))
+    counts = total(translations)
     hypotheses = [translated[source] for source in test_set.sources]
     scores = corpus_scores(hypotheses, test_set.references)
 
@@ -101,13 +109,14 @@ def evaluate_set(
         decode=config.to_dict(),
         seconds=seconds,
         sentences_per_second=len(unique) / seconds if seconds else 0.0,
-        tokens_per_second=translator.decoded_tokens / seconds if seconds else 0.0,
+        tokens_per_second=counts.decoded_tokens / seconds if seconds else 0.0,
         multi_ref=multi,
         segments=len(test_set),
         references=test_set.reference_count(),
         skipped=len(test_set.skipped),
         precision=translator.precision_reason,
         hypotheses=hypotheses,
+        counts=counts,
     )
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import uvicorn
 
-from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
+from mt.decode.options import TranslateOptions
 from mt.errors import MtError
 from mt.serving.app import Service, create_app
 from mt.serving.limits import Limits
@@ -66,7 +66,7 @@ def serve(
     *,
     host: str,
     port: int,
-    decode: DecodeConfig,
+    options: TranslateOptions,
     limits: Limits,
     device: str = "auto",
     checkpoint: str = "best",
@@ -76,7 +76,6 @@ def serve(
     batch_wait: float = 0.005,
     return_wait: float = 0.02,
     log_text: bool = False,
-    keep: Sequence[str] = (),
     say: Callable[[str], None] = print,
     warn: Callable[[str], None] = print,
     glossaries: Mapping[str, Glossary] | None = None,
@@ -84,6 +83,8 @@ def serve(
     """Serve until Ctrl-C or SIGTERM; returns normally after a clean stop. `glossaries`: what
     requests may name (mt.serving.requests)."""
     from mt.decode.translator import open_translator
+
+    decode = options.decode
 
     _check_serving(model_dir, host, api_key, warn)
     threads = threads or default_threads()
@@ -109,7 +110,7 @@ def serve(
 
     app = create_app(
         lambda: open_translator(
-            model_dir, decode, device=device, checkpoint=checkpoint, threads=threads, keep=keep
+            model_dir, options, device=device, checkpoint=checkpoint, threads=threads
         ),
         limits,
         model_dir=model_dir,

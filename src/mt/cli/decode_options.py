@@ -1,0 +1,131 @@
+"""The decode options of `mt translate`, `mt evaluate`, `mt serve` and `mt calibrate`, declared
+once, and the one function that turns them into the frozen TranslateOptions.
+
+Each command lists the options it takes (Typer reads a command's parameters); their types, help
+and help panel are these, and their defaults are DecodeConfig's, so each is spelled once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+from mt.cli.common import Opt
+from mt.config import NORMALIZE_INPUT, DecodeConfig
+
+if TYPE_CHECKING:
+    from mt.decode.options import TranslateOptions
+
+SEARCH = "Decoding"
+MODEL = "Model"
+
+BeamSize = Annotated[
+    int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.", rich_help_panel=SEARCH)
+]
+LengthPenalty = Annotated[
+    float, Opt(help="GNMT length penalty α (0 = none).", rich_help_panel=SEARCH)
+]
+MaxLenA = Annotated[
+    float,
+    Opt("--max-len-a", help="Output length limit a·source_length + b.", rich_help_panel=SEARCH),
+]
+MaxLenB = Annotated[
+    int,
+    Opt("--max-len-b", help="Output length limit a·source_length + b.", rich_help_panel=SEARCH),
+]
+BatchSize = Annotated[
+    int, Opt("--batch-size", help="Sentences decoded together.", rich_help_panel=SEARCH)
+]
+Precision = Annotated[
+    str,
+    Opt(
+        help="PyTorch search: auto (bf16 where a probe finds it faster here), fp32 or bf16.",
+        rich_help_panel=SEARCH,
+    ),
+]
+Normalize = Annotated[
+    bool,
+    Opt(
+        "--normalize/--no-normalize",
+        help="Make casual input look like the training English first: capitals, apostrophes, "
+        "final punctuation (docs/text.md).",
+        rich_help_panel=SEARCH,
+    ),
+]
+Keep = Annotated[
+    Path | None,
+    Opt(
+        "--keep",
+        help="File of names (one a line) copied exactly, like URLs, code and numbers; needs a "
+        "model trained with placeholder tokens.",
+        rich_help_panel=SEARCH,
+    ),
+]
+GlossaryFile = Annotated[
+    Path | None,
+    Opt(
+        "--glossary",
+        help="TSV of english<TAB>spanish terms the output must use (docs/text.md#glossaries).",
+        rich_help_panel=SEARCH,
+    ),
+]
+Checkpoint = Annotated[
+    str, Opt(help="best (lowest selection loss) or last.", rich_help_panel=MODEL)
+]
+Device = Annotated[str, Opt(help="auto, cpu or cuda.", rich_help_panel=MODEL)]
+Threads = Annotated[
+    int | None,
+    Opt(help="CPU threads (torch, or CTranslate2 for an export).", rich_help_panel=MODEL),
+]
+ComputeType = Annotated[
+    str,
+    Opt(
+        help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32.",
+        rich_help_panel=MODEL,
+    ),
+]
+
+
+def decode_config(
+    beam_size: int,
+    n_best: int,
+    length_penalty: float,
+    max_len_a: float,
+    max_len_b: int,
+    batch_size: int,
+    precision: str,
+) -> DecodeConfig:
+    """The search options, in DecodeConfig's order, checked."""
+    return DecodeConfig(
+        beam_size=beam_size,
+        n_best=n_best,
+        length_penalty=length_penalty,
+        max_len_a=max_len_a,
+        max_len_b=max_len_b,
+        batch_size=batch_size,
+        precision=precision,
+    )
+
+
+def translate_options(
+    decode: DecodeConfig,
+    *,
+    split: bool = True,
+    normalize: bool = NORMALIZE_INPUT,
+    keep: Path | None = None,
+    glossary: Path | None = None,
+) -> TranslateOptions:
+    """What every command that translates turns its options into: the search (decode_config)
+    and the text options, with the --keep and --glossary files read, so that bad input stops
+    here, before the model loads."""
+    from mt.decode.glossary import read_glossary
+    from mt.decode.options import TranslateOptions
+    from mt.text.spans import read_keep
+
+    return TranslateOptions(
+        decode=decode,
+        split=split,
+        normalize=normalize,
+        keep=() if keep is None else read_keep(keep),
+        glossary=None if glossary is None else read_glossary(glossary),
+    )

@@ -1,0 +1,79 @@
+"""A model opened once for translation, shared by every Translator made from it.
+
+What is read from the model directory is read here, once: the search engine for each precision
+asked for, the lexicon that decides which words are names, calibration.json, and the normaliser's
+word statistics. `Translator.with_options` builds new steps around the same LoadedModel, so a
+variant costs no reload.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import torch
+
+from mt.data.feed.augment import has_placeholders
+from mt.data.tokenization import PLACEHOLDERS
+from mt.decode.ct2_engine import ExportedRun
+from mt.decode.engine import SearchEngine, engine_for
+from mt.decode.glossary import NAME_STAND_INS
+from mt.decode.run_tables import lexicon_for, normalizer_for
+from mt.model.rundir import LoadedRun
+from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
+from mt.text.names import NameRule
+from mt.text.normalize import Normalizer
+
+
+class LoadedModel:
+    """A run (or an `mt export`) and its device; `trained_src_len` is the source length it was
+    trained on (pieces are cut to fit it); `engine`, when given, searches at every precision
+    (a scripted model in tests)."""
+
+    def __init__(
+        self,
+        run: LoadedRun | ExportedRun,
+        device: torch.device,
+        *,
+        trained_src_len: int | None = None,
+        engine: SearchEngine | None = None,
+    ) -> None:
+        self.run = run
+        self.device = device
+        self.max_src_len = run.config.max_positions - 1
+        # Split pieces fit the length the model was trained on (it has seen nothing longer).
+        self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
+        # A model trained with --placeholders copies placeholder tokens: every protected span
+        # goes through one. Older models keep the stand-ins (names and numbers, three at most).
+        self.span_tokens = has_placeholders(run.source, run.target)
+        # Glossary terms go through the same tokens, or names the model copies without them.
+        self.term_stand_ins: tuple[str, ...] = PLACEHOLDERS if self.span_tokens else NAME_STAND_INS
+        self._given_engine = engine
+        self._engines: dict[str, SearchEngine] = {}
+
+    def engine(self, precision: str) -> SearchEngine:
+        """PyTorch in `precision` (resolved, and probed for "auto", once), or CTranslate2 for an
+        export."""
+        if self._given_engine is not None:
+            return self._given_engine
+        if precision not in self._engines:
+            self._engines[precision] = engine_for(self.run, self.device, precision)
+        return self._engines[precision]
+
+    def one_piece(self, word: str) -> bool:
+        """Whether `word` is one piece of the source vocabulary, a word the model has learned."""
+        return len(self.run.source.encode(word)) == 1
+
+    @cached_property
+    def name_rule(self) -> NameRule:
+        """Which words are names: the run's lexicon decides."""
+        return NameRule(one_piece=self.one_piece, lexicon=lexicon_for(self.run.directory))
+
+    @cached_property
+    def calibration(self) -> Calibration | Uncalibrated:
+        """calibration.json from `mt calibrate`, else the uncalibrated fallback (it says so)."""
+        return read_calibration(self.run.directory)
+
+    @cached_property
+    def normalizer(self) -> Normalizer:
+        """The run's normaliser for --normalize, from its word statistics."""
+        return normalizer_for(self.run.directory)

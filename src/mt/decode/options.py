@@ -1,0 +1,39 @@
+"""How to translate, decided once: the frozen options a Translator's steps are built from.
+
+Nothing configures a Translator after it is built. A variant (another beam, placeholders off, a
+glossary) is another Translator made from `dataclasses.replace(options, ...)` with
+`Translator.with_options`, which shares the model already opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
+from mt.decode.glossary import Glossary
+from mt.decode.placeholders import Protectable
+from mt.quality.confidence import Calibration, Uncalibrated
+
+
+@dataclass(frozen=True)
+class TranslateOptions:
+    """What `mt translate`, `mt evaluate`, `mt serve` and `mt calibrate` decide about a
+    translation (mt.cli.decode_options builds it from their options)."""
+
+    decode: DecodeConfig = DECODE  # the search
+    split: bool = True  # False (--no-split): a line is one piece unless the model can't take it
+    # --normalize: casual input made to look like the training English (mt.text.normalize), with
+    # `normalizer` when given (benchmarks, tests), else the run's own (its words.tsv)
+    normalize: bool = NORMALIZE_INPUT
+    normalizer: Callable[[str], str] | None = None
+    placeholders: bool = True  # protected spans, or unseen names through stand-ins
+    keep: tuple[str, ...] = ()  # --keep names, protected like URLs (placeholder tokens only)
+    protectable: Protectable | None = None  # which words are names; None: the run's lexicon
+    glossary: Glossary | None = None  # terms for translate(); translate_each() takes them per line
+    # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
+    calibration: Calibration | Uncalibrated | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.keep, tuple):
+            raise TypeError(f"keep must be a tuple of names, got {type(self.keep).__name__}")

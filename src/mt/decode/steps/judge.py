@@ -1,0 +1,36 @@
+"""The judge step: a translated line's confidence (mt.quality.confidence) and flags
+(mt.quality.flags), the last step before a Translation is handed back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mt.decode.results import Alternatives, Counts, Translation
+from mt.quality.confidence import Calibration, Evidence, Uncalibrated
+from mt.quality.flags import flags_for
+
+
+@dataclass(frozen=True)
+class Judge:
+    calibration: Calibration | Uncalibrated
+
+    def apply(
+        self,
+        line: str,
+        hypotheses: Alternatives,
+        *,
+        pieces: int,
+        evidence: Evidence | None,
+        counts: Counts,
+    ) -> Translation:
+        text = hypotheses[0][0] if hypotheses else ""
+        cut = evidence is not None and evidence.cut
+        return Translation(
+            line,
+            hypotheses,
+            pieces,
+            evidence=evidence,
+            confidence=self.calibration.confidence(evidence),
+            flags=flags_for(line, text, cut=cut),
+            counts=counts,
+        )

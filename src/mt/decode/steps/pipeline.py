@@ -1,0 +1,117 @@
+"""The steps in their order, built once from a LoadedModel and TranslateOptions:
+normalise -> segment -> glossary -> protect -> search -> keep the terms -> restore -> judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from mt.decode.glossary import Glossary
+from mt.decode.loaded import LoadedModel
+from mt.decode.options import TranslateOptions
+from mt.decode.results import Translation, total
+from mt.decode.segment import Segmented
+from mt.decode.steps.judge import Judge
+from mt.decode.steps.keep_terms import KeepTerms
+from mt.decode.steps.mask import Mask
+from mt.decode.steps.protect import ProtectSpans
+from mt.decode.steps.search import Found, Search
+from mt.decode.steps.segment import Segment
+from mt.decode.steps.terms import PlaceTerms
+from mt.quality.confidence import add_evidence
+from mt.text.cleaning import without_surrogates
+
+
+class Pipeline:
+    def __init__(self, *, segment: Segment, mask: Mask, search: Search, judge: Judge) -> None:
+        self.segment = segment
+        self.mask = mask
+        self.search = search
+        self.keep_terms = KeepTerms(search, self.without_glossary)
+        self.judge = judge
+
+    @classmethod
+    def build(cls, model: LoadedModel, options: TranslateOptions) -> Pipeline:
+        """Each step from the options; what the model directory holds (lexicon, calibration,
+        word statistics) is read through `model`, once for all the pipelines built on it."""
+        normalise = None
+        if options.normalize:
+            normalise = options.normalizer if options.normalizer is not None else model.normalizer
+        spans = ProtectSpans(
+            enabled=options.placeholders,
+            span_tokens=model.span_tokens,
+            protectable=options.protectable if options.protectable is not None else model.name_rule,
+            keep=options.keep,
+        )
+        segment = Segment(
+            model.run.source,
+            limit=model.piece_len if options.split else model.max_src_len,
+            split=options.split,
+            normalise=normalise,
+            span_tokens=options.placeholders and model.span_tokens,
+            keep=options.keep,
+        )
+        calibration = options.calibration
+        return cls(
+            segment=segment,
+            mask=Mask(PlaceTerms(model.term_stand_ins), spans),
+            search=Search(model, options.decode),
+            judge=Judge(calibration if calibration is not None else model.calibration),
+        )
+
+    def apply(
+        self, lines: Sequence[str], glossaries: Sequence[Glossary | None]
+    ) -> list[Translation]:
+        """Lines with a glossary are first translated without it: where that translation already
+        has every term's Spanish it is kept (`already_there`), and the terms are forced with
+        stand-ins only in the others, so a model that knows the terms keeps its own phrasing."""
+        lines, glossaries = list(lines), list(glossaries)
+        # Only lines that hold a term: for the others the plain translation is the answer.
+        asked = {
+            i: (glossary, len(found))
+            for i, (line, glossary) in enumerate(zip(lines, glossaries, strict=True))
+            if glossary is not None and (found := glossary.find(line))
+        }
+        if not asked:
+            return self._translate(lines, glossaries)
+        results = self.without_glossary(lines)
+        forced = []
+        for i, (glossary, found) in asked.items():
+            kept = self.mask.terms.already_there(lines[i], results[i], glossary, found)
+            if kept is None:
+                forced.append(i)
+            else:
+                results[i] = kept
+        redone = self._translate([lines[i] for i in forced], [glossaries[i] for i in forced])
+        for i, translation in zip(forced, redone, strict=True):
+            # the first translation's search still counts
+            results[i] = replace(translation, counts=results[i].counts + translation.counts)
+        return results
+
+    def without_glossary(self, lines: list[str]) -> list[Translation]:
+        return self._translate(lines, [None] * len(lines))
+
+    def _translate(self, lines: list[str], glossaries: list[Glossary | None]) -> list[Translation]:
+        lines = [without_surrogates(line) for line in lines]
+        cuts = [self.segment.apply(line) for line in lines]
+        masked = [
+            self.mask.apply(piece, glossary)
+            for cut, glossary in zip(cuts, glossaries, strict=True)
+            for piece in cut.pieces
+        ]
+        found = self.search.apply([m.text for m in masked])
+        found, masked = self.keep_terms.apply(found, masked)
+        restored = iter([self.mask.reverse(f, m) for f, m in zip(found, masked, strict=True)])
+        return [
+            self._line(line, cut, [next(restored) for _ in cut.pieces])
+            for line, cut in zip(lines, cuts, strict=True)
+        ]
+
+    def _line(self, line: str, cut: Segmented, pieces: list[Found]) -> Translation:
+        """A line's Translation from its pieces', judged."""
+        hypotheses = self.segment.reverse(cut, [piece.hypotheses for piece in pieces])
+        evidence = add_evidence([piece.evidence for piece in pieces if piece.evidence is not None])
+        counts = total(pieces)
+        return self.judge.apply(
+            line, hypotheses, pieces=len(cut.pieces), evidence=evidence, counts=counts
+        )

@@ -1,0 +1,51 @@
+"""The protect step: spans and names the model must copy swapped for what it copies, and put
+back in its output (mt.decode.placeholders holds both schemes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mt.decode.placeholders import (
+    Protectable,
+    Slots,
+    protect,
+    protect_spans,
+    restore,
+    restore_spans,
+)
+from mt.errors import MtError
+
+
+@dataclass(frozen=True)
+class ProtectSpans:
+    """With placeholder tokens (`span_tokens`), every protected span (URLs, code, numbers,
+    `keep` names) and every name `protectable` picks goes through a token; without them, names
+    and numbers go through the name stand-ins. `enabled` False (benchmarks): nothing is
+    protected."""
+
+    enabled: bool
+    span_tokens: bool
+    protectable: Protectable
+    keep: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.keep and not self.span_tokens:
+            raise MtError(
+                "--keep needs a model whose tokenizers have placeholder tokens (prepared and "
+                "trained with them); this one has none"
+            )
+
+    def apply(self, text: str) -> tuple[str, Slots]:
+        if not self.enabled:
+            return text, ()
+        if self.span_tokens:
+            return protect_spans(text, self.protectable, self.keep)
+        return protect(text, self.protectable)
+
+    def reverse(self, text: str, slots: Slots) -> tuple[str, int]:
+        """The text with its spans back, and how many the translation lost (put back at the
+        end of the sentence)."""
+        if not self.span_tokens:
+            return restore(text, slots), 0
+        restored = restore_spans(text, slots)
+        return restored.text, restored.lost
