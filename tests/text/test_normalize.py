@@ -85,6 +85,19 @@ def test_a_three_letter_slip_is_put_right_only_as_a_keyboard_slip_of_a_frequent_
     assert normalizer("where is tom") == "where is tom"  # "tom" is a training word
 
 
+def test_real_misspellings_a_letter_too_many_a_misplaced_apostrophe_several_slips() -> None:
+    # Real typing (benchmarks/real_typing.py) has more than our four keyboard slips.
+    training = [*TRAINING, *(["The dog is here.", "I see the cat.", "Tom couldn't come."] * 30)]
+    training += ["It was here."] * 50
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    assert normalizer("where ois the dog") == "where is the dog"  # a letter too many
+    assert normalizer("tmo is here") == "tom is here"  # a slip of "tom" before "to" less one
+    assert normalizer("i dont't know") == "i don't know"  # an apostrophe and a letter too many
+    assert normalizer("tom could'nt come") == "tom couldn't come"
+    assert normalizer("tthe dog wqs big") == "the dog was big"  # prose once put right
+    assert normalizer("wnet home tom") == "wnet home tom"  # still a program's name first
+
+
 def test_a_longer_slip_of_a_word_the_training_lacks_is_put_right_from_the_dictionary() -> None:
     typos = frozenset(["typos"])
     normalizer = Normalizer.from_stats(STATS, typos)

@@ -17,8 +17,10 @@ written with care:
   or more, becomes the most frequent such word; failing that, the dictionary's most frequent word
   one edit away, if it is common (DICTIONARY_TARGET: "gaveyard" -> "graveyard"). A three-letter
   word ("teh", "otm", "hsd", "jus") is only taken for a keyboard slip (a neighbouring key, a
-  letter dropped or doubled, two swapped) of a word the training uses SHORT_TYPO_TARGET times,
-  and so is a longer one for the dictionary's word;
+  letter dropped or doubled, two swapped), failing that for a letter too many ("ois", "myu"), of
+  a word the training uses SHORT_TYPO_TARGET times, and a longer one only for a keyboard slip of
+  the dictionary's word; a contraction with its apostrophe misplaced or a letter too many
+  ("could'nt", "dont't") becomes the contraction;
 - case: an all-lower-case word the training English writes capitalised in most of its uses after
   the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
 - punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
@@ -209,9 +211,9 @@ class Normalizer:
 
     def _casual_english(self, sentence: str) -> bool:
         """Prose (mt.text.prose), or casual typing without a function word ("tom failed",
-        "thats easy") whose words the training English all uses and whose first word it does
-        not start sentences with in lower case; not a command line ("git status", "git mktree")
-        nor a lone word ("alacritty", "str")."""
+        "thats easy") whose words the training English all uses (or are slips the typo step
+        puts right) and whose first word it does not start sentences with in lower case; not a
+        command line ("git status", "git mktree") nor a lone word ("alacritty", "str")."""
         if is_prose(sentence):
             return True
         rest = outside_spans(sentence)
@@ -221,18 +223,21 @@ class Normalizer:
         words = [match.group().lower().replace("’", "'") for match in matches]
         known = [w in self.known or w in self.contracted for w in words]
         # One slip the typo step would put right may stand among them ("check tgis out"), but
-        # not first: a command starts with its program's name ("aws iam list-groups").
+        # not first: a command starts with its program's name ("aws iam list-groups"). Once
+        # the slips are put right, a line with a function word is prose: then there may be more
+        # of them, the first word too ("tthe room wqs empty", "aare oyu studying").
         careless = _careless(rest)
         slips = [
             careless and not k and _between_spaces(match) and self._slip(w)
             for match, w, k in zip(matches, words, known, strict=True)
         ]
+        meant = [self._corrected(w) if s else w for w, s in zip(words, slips, strict=True)]
+        prose_once_right = any(w.replace("'", "") in FUNCTION_WORDS for w in meant)
         return (
             not command_like(rest)
             and len(words) >= 2
-            and known[0]
             and all(k or slip for k, slip in zip(known, slips, strict=True))
-            and sum(slips) <= 1
+            and (prose_once_right or (known[0] and sum(slips) <= 1))
         )
 
     def _word(
@@ -250,6 +255,8 @@ class Normalizer:
             word = self.contracted_first[word]
         elif "typos" in steps and _between_spaces(match) and self._unknown(word):
             word = self._corrected(word)
+        elif "typos" in steps and _between_spaces(match) and self._misplaced(word):
+            word = self._misplaced(word)
         if "case" in steps:
             word = self.cased.get(word, word)
         return word if word != typed.replace("’", "'") else typed
@@ -273,8 +280,12 @@ class Normalizer:
         return contracted if odds >= CONTEXT_ODDS else word
 
     def _slip(self, word: str) -> bool:
-        """A typo the typo step would put right ("tgis" in "check tgis out")."""
-        return "typos" in self.steps and self._unknown(word) and self._corrected(word) != word
+        """A typo the typo step would put right ("tgis" in "check tgis out", "could'nt")."""
+        if "typos" not in self.steps:
+            return False
+        return self._misplaced(word) is not None or (
+            self._unknown(word) and self._corrected(word) != word
+        )
 
     def _unknown(self, word: str) -> bool:
         return (
@@ -286,17 +297,28 @@ class Normalizer:
             and not english_word(word)
         )
 
+    def _misplaced(self, word: str) -> str | None:
+        """The contraction a word with a misplaced or doubled apostrophe or letter meant
+        ("could'nt", "dont't" -> "don't"): its letters, or them less one, are a contraction's
+        typed without its apostrophe; the most used such one. None for any other word."""
+        if "'" not in word or word in self.known:
+            return None
+        letters = word.replace("'", "")
+        candidates = {letters} | {letters[:i] + letters[i + 1 :] for i in range(len(letters))}
+        found = [self.contracted[c] for c in candidates if c in self.contracted]
+        return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
+
     def _corrected(self, word: str) -> str:
         """The most used training word one edit from `word` (a contraction typed without its
-        apostrophe counts as its contraction); else, for a longer word, the dictionary's most
+        apostrophe counts as its contraction; a short word's keyboard slips first, then a letter
+        too many: "tmo" is "tom", not "to"); else, for a longer word, the dictionary's most
         frequent word one keyboard slip away, if it is common; `word` when there is none."""
         short = len(word) <= SHORT_WORD
-        best, best_uses = word, (SHORT_TYPO_TARGET if short else TYPO_TARGET) - 1
-        for candidate in sorted(_slips_of(word) if short else _one_edit(word)):
-            spelled = self.contracted.get(candidate, candidate)
-            uses = self.known.get(spelled, 0)
-            if uses > best_uses:
-                best, best_uses = spelled, uses
+        best = word
+        for candidates in (_slips_of(word), _deletes(word)) if short else (_one_edit(word),):
+            best = self._most_used(word, candidates, SHORT_TYPO_TARGET if short else TYPO_TARGET)
+            if best != word:
+                break
         if best != word or short or not self.known:
             return best  # without training statistics the dictionary alone decides nothing
         frequency = _english_dictionary().word_frequency
@@ -304,6 +326,17 @@ class Normalizer:
         for candidate in sorted(_slips_of(word)):
             if frequency[candidate] > best_frequency:
                 best, best_frequency = candidate, frequency[candidate]
+        return best
+
+    def _most_used(self, word: str, candidates: set[str], least: int) -> str:
+        """The candidate (as its contraction, if it is one typed without the apostrophe) the
+        training uses most, `least` times at the fewest; `word` when there is none."""
+        best, best_uses = word, least - 1
+        for candidate in sorted(candidates):
+            spelled = self.contracted.get(candidate, candidate)
+            uses = self.known.get(spelled, 0)
+            if uses > best_uses:
+                best, best_uses = spelled, uses
         return best
 
     def _punctuated(self, text: str) -> str:
@@ -376,9 +409,14 @@ def _one_edit(word: str) -> set[str]:
     """Every word one edit from `word`: its keyboard slips, any letter dropped or changed."""
     letters = string.ascii_lowercase
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    deletes = {a + b[1:] for a, b in splits if b}
     changes = {a + c + b[1:] for a, b in splits if b for c in letters}
-    return (_slips_of(word) | deletes | changes) - {word}
+    return (_slips_of(word) | _deletes(word) | changes) - {word}
+
+
+def _deletes(word: str) -> set[str]:
+    """`word` less one letter: what it was when that letter was typed too many ("ois" for
+    "is", "myu" for "my", "inh" for "in": real misspellings, not only keyboard slips)."""
+    return {word[:i] + word[i + 1 :] for i in range(len(word))} - {word}
 
 
 def _slips_of(word: str) -> set[str]:
