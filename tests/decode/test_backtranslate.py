@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -95,7 +96,9 @@ def test_a_half_written_last_line_is_cut_and_redone(tmp_path: Path) -> None:
 def test_resume_after_sigkill_gives_every_sentence_exactly_once(tmp_path: Path) -> None:
     """A real `mt backtranslate` process killed with SIGKILL mid-run, then the same command."""
     mono = write_doc_file(tmp_path / "mono.tsv", spanish(60))
-    engine = "sh -c 'sleep 0.3; sed s/a/A/g'"
+    engine = (
+        'sh -c \'while IFS= read -r l; do sleep 0.05; printf "%s\\n" "$l" | sed s/a/A/g; done\''
+    )
     out = tmp_path / "bt.tsv"
     command = [sys.executable, "-m", "mt", "backtranslate", "--engine", engine, str(mono)]
     command += ["--out", str(out), "--chunk", "4", "--no-language-check"]
@@ -131,8 +134,8 @@ def test_other_options_never_append_to_a_file(tmp_path: Path) -> None:
     [
         ("no-such-translator-xyz", "no command 'no-such-translator-xyz' found", 2),
         ("sh -c 'echo broken >&2; exit 3'", "failed with exit status 3: broken", 1),
-        ("head -n 2", "answered 2 lines for 4", 1),
-        ("sh -c 'cat; echo extra'", "answered 5 lines for 4", 1),
+        ("head -n 2", r"answered 2 lines for \d+", 1),
+        ("sh -c 'cat; echo extra'", "answered 9 lines for 8", 1),
     ],
 )
 def test_a_bad_engine_is_one_line_and_keeps_what_was_written(
@@ -143,19 +146,18 @@ def test_a_bad_engine_is_one_line_and_keeps_what_was_written(
     cli_output("backtranslate", "--engine", UPPER, mono, "--out", out, "--chunk", "4")
     message = cli_output("backtranslate", "--engine", engine, mono, "--out", tmp_path / "x.tsv",
                          "--chunk", "4", code=code)  # fmt: skip
-    assert expected in message
+    assert re.search(expected, message)
     assert len(pairs_of(out)) == 8
 
 
-def test_an_engine_that_fails_later_keeps_the_chunks_done(tmp_path: Path) -> None:
-    """The third call of the engine fails: the first two chunks stay in the file."""
+def test_an_engine_that_dies_keeps_the_chunks_done(tmp_path: Path) -> None:
+    """The engine answers 8 of 12 lines and dies: the two chunks it answered stay written."""
     mono = write_doc_file(tmp_path / "mono.tsv", spanish(12))
-    calls = tmp_path / "calls"
-    script = f"echo x >> {calls}; test $(wc -l < {calls}) -lt 3 && cat"
     out = tmp_path / "bt.tsv"
-    message = cli_output("backtranslate", "--engine", f"sh -c '{script}'", mono, "--out", out,
-                         "--chunk", "4", code=1)  # fmt: skip
-    assert "failed with exit status 1" in message
+    engine = "sh -c 'head -n 8; echo dead >&2; exit 3'"
+    message = cli_output("backtranslate", "--engine", engine, mono, "--out", out, "--chunk", "4",
+                         code=1)  # fmt: skip
+    assert "failed with exit status 3: dead" in message
     assert [es for _, es in pairs_of(out)] == spanish(8)
 
 

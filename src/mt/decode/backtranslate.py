@@ -13,9 +13,9 @@ input order, a chunk at a time, flushed and fsynced; the file's complete lines a
 done. Killed at any moment (SIGKILL too), the same command truncates a half-written last line,
 skips as many sentences as there are lines, and goes on, so the finished file holds every
 sentence exactly once. A sidecar (OUT + SIDECAR_SUFFIX) records the inputs, the engine, the
-search and the filters: another command never appends to the file. The next chunk is read while
-the engine translates this one (one worker thread), so reading costs no time where the engine is
-the slower.
+search and the filters: another command never appends to the file. Sentences are read while the
+engine translates (mt.decode.line_engines), so reading costs no time where the engine is the
+slower.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,11 @@ from mt.files import read_json, write_json
 from mt.quality.flags import language_of
 from mt.text.cleaning import clean_text
 from mt.text.sentences import sentence_spans
+
+# pysbd (mt.text.sentences) compiles a regular expression per abbreviation, and its Spanish list
+# is longer than the 512 patterns `re` caches: every paragraph compiled them all again. With room
+# for them, splitting UN News paragraphs took half the time (1,000 lines: 3.5 s -> 1.7 s).
+re._MAXCACHE = max(re._MAXCACHE, 4096)  # type: ignore[attr-defined]
 
 SIDECAR_SUFFIX = ".backtranslate.json"
 SIDECAR_FORMAT = 1
@@ -152,8 +157,11 @@ def backtranslate(
     for _ in itertools.islice(sentences, done):
         pass
     report(progress)
-    with out.open("ab") as file, ThreadPoolExecutor(max_workers=1) as worker:
-        _translate_chunks(sentences, file, engine, worker, chunk, progress, report)
+    with out.open("ab") as file:
+        for batch in engine.pairs(sentences, chunk):
+            _write_chunk(file, batch)
+            progress.written += len(batch)
+            report(progress)
     write_json(_sidecar(out), {**settings, "complete": True, "sentences": progress.written})
     return BacktranslateResult(
         out=out,
@@ -164,37 +172,10 @@ def backtranslate(
     )
 
 
-def _translate_chunks(
-    sentences: Iterator[str],
-    file: Any,
-    engine: LineEngine,
-    worker: ThreadPoolExecutor,
-    chunk: int,
-    progress: Progress,
-    report: Callable[[Progress], None],
-) -> None:
-    """Chunk n+1 is read while the engine translates chunk n; chunk n is written before a bad
-    line found in chunk n+1 stops the run."""
-    batch = list(itertools.islice(sentences, chunk))
-    pending: Future[list[str]] | None = worker.submit(engine.translate, batch) if batch else None
-    while pending is not None:
-        error: MtError | None = None
-        try:
-            following = list(itertools.islice(sentences, chunk))
-        except MtError as found:
-            following, error = [], found
-        _write_chunk(file, pending.result(), batch)
-        progress.written += len(batch)
-        report(progress)
-        if error is not None:
-            raise error
-        batch = following
-        pending = worker.submit(engine.translate, batch) if batch else None
-
-
-def _write_chunk(file: Any, english: Sequence[str], spanish: Sequence[str]) -> None:
-    """The pairs appended, flushed and synced: once this returns they survive any kill."""
-    text = "".join(f"{_one_line(en)}\t{es}\n" for en, es in zip(english, spanish, strict=True))
+def _write_chunk(file: Any, pairs: Sequence[tuple[str, str]]) -> None:
+    """The (spanish, english) pairs appended as english<TAB>spanish, flushed and synced: once
+    this returns they survive any kill."""
+    text = "".join(f"{_one_line(en)}\t{es}\n" for es, en in pairs)
     file.write(text.encode("utf-8"))
     file.flush()
     os.fsync(file.fileno())

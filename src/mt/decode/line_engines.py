@@ -1,37 +1,55 @@
 """What turns Spanish sentences into English for `mt backtranslate`: a reverse run or its export,
 or any line-by-line translator run as a command (`--engine "apertium -u spa-eng"`).
 
-Both take a list of sentences and give back exactly as many translations, one line each. A
-command gets each chunk on its standard input, closed at the end, and must write one line per
-line read: starting it anew per chunk costs a process start, and in return a translator that
-buffers its output until its input ends (most do) cannot deadlock the pipe. A command that is
-missing, fails, or answers with another number of lines is one clear MtError (exit status 2 for
-a command that cannot start, 1 for one that fails while running).
+Both take the stream of sentences and give back (spanish, english) pairs in input order, a chunk
+at a time, so the driver can write and sync each chunk.
+
+A command is started once. A thread feeds it the sentences while the answers are read: the
+answer to the n-th line read is the n-th line written, so the pipe stays full and the command
+never waits for us (nor we for a process start per chunk, which costs Apertium about a second).
+A command may answer in bursts (output buffered by its C library), but must answer as it reads:
+one that keeps every answer until its input ends gets at most MAX_IN_FLIGHT lines at a time,
+which it never answers. A command that is missing, fails, or answers with another number of lines
+is one clear MtError (exit status 2 for one that cannot start, 1 for one that fails running); the
+chunks it answered before stay written.
+
+A model translates chunk by chunk in a worker thread while the next chunk is read.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import itertools
 import shlex
 import subprocess
-from collections.abc import Sequence
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from mt.config import DecodeConfig
 from mt.errors import MtError
 from mt.run_configs import read_direction
 
+Pair = tuple[str, str]  # (spanish, english)
+MAX_IN_FLIGHT = 100_000  # sentences given to a command and not answered yet (about 20 MB)
 _STDERR_TAIL = 300  # characters of a failed command's standard error quoted in the message
 
 
 class LineEngine(Protocol):
     name: str  # what the sidecar records: a changed engine must not resume another's output
 
-    def translate(self, sentences: Sequence[str]) -> list[str]: ...
+    def pairs(self, sentences: Iterator[str], chunk: int) -> Iterator[list[Pair]]:
+        """(spanish, english) of every sentence, in order, `chunk` at a time (fewer last); an
+        MtError from `sentences` comes after the chunks answered before it."""
+        ...
 
 
 class CommandEngine:
-    """A command line, split as a shell would (no shell runs it), fed one chunk at a time."""
+    """A command line, split as a shell would (no shell runs it), fed through one pipe."""
 
     def __init__(self, command: str) -> None:
         try:
@@ -43,33 +61,112 @@ class CommandEngine:
         self.name = f"engine: {command}"
         self.command = command
 
-    def translate(self, sentences: Sequence[str]) -> list[str]:
-        if not sentences:
-            return []
-        data = "".join(f"{sentence}\n" for sentence in sentences).encode("utf-8")
+    def pairs(self, sentences: Iterator[str], chunk: int) -> Iterator[list[Pair]]:
+        with tempfile.TemporaryFile() as stderr:
+            process = self._start(stderr)
+            feeder = _Feeder(process.stdin, sentences)  # type: ignore[arg-type]
+            feeder.start()
+            batch: list[Pair] = []
+            try:
+                for raw in process.stdout:  # type: ignore[union-attr]
+                    spanish = feeder.answered()
+                    if spanish is None:
+                        raise self._miscount(feeder.given + 1, feeder.given)
+                    batch.append((spanish, raw.decode("utf-8", "replace").rstrip("\r\n")))
+                    if len(batch) == chunk:
+                        yield batch
+                        batch = []
+            except BaseException:  # a miscount, Ctrl-C, or the caller stopped reading
+                process.kill()
+                raise
+            finally:
+                feeder.stop()
+                process.stdout.close()  # type: ignore[union-attr]
+                returncode = process.wait()
+            self._check_end(returncode, feeder, stderr)
+            if batch:
+                yield batch
+            if feeder.error is not None:
+                raise feeder.error
+
+    def _start(self, stderr: IO[bytes]) -> subprocess.Popen:
         try:
-            done = subprocess.run(self.argv, input=data, capture_output=True, check=False)
+            return subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+            )
         except FileNotFoundError:
             raise MtError(f"--engine {self.command!r}: no command {self.argv[0]!r} found") from None
         except OSError as error:
             raise MtError(f"--engine {self.command!r} cannot start: {error.strerror}") from None
-        if done.returncode != 0:
-            said = done.stderr.decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
+
+    def _check_end(self, returncode: int, feeder: _Feeder, stderr: IO[bytes]) -> None:
+        if returncode != 0:
+            stderr.seek(0)
+            said = stderr.read().decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
             raise MtError(
-                f"--engine {self.command!r} failed with exit status {done.returncode}"
+                f"--engine {self.command!r} failed with exit status {returncode}"
                 + (f": {said}" if said else ""),
                 1,
             )
-        lines = done.stdout.decode("utf-8", "replace").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()  # the last line's newline ends it
-        if len(lines) != len(sentences):
-            raise MtError(
-                f"--engine {self.command!r} answered {len(lines):,} lines for {len(sentences):,}: "
-                "it must write one line for each line it reads",
-                1,
-            )
-        return lines
+        if feeder.waiting():
+            raise self._miscount(feeder.given - feeder.waiting(), feeder.given)
+
+    def _miscount(self, answered: int, given: int) -> MtError:
+        return MtError(
+            f"--engine {self.command!r} answered {answered:,} lines for {given:,}: it must "
+            "write one line for each line it reads",
+            1,
+        )
+
+
+class _Feeder(threading.Thread):
+    """Writes the sentences into the command, remembering those not answered yet; closes its
+    input at the end (or at a bad input line, kept in `error`)."""
+
+    def __init__(self, stdin: IO[bytes], sentences: Iterator[str]) -> None:
+        super().__init__(daemon=True)
+        self.stdin, self.sentences = stdin, sentences
+        self.pending: collections.deque[str] = collections.deque()
+        self.given = 0
+        self.error: MtError | None = None
+        self.room = threading.Condition()
+        self.stopped = False
+
+    def run(self) -> None:
+        try:
+            for sentence in self.sentences:
+                with self.room:
+                    self.room.wait_for(lambda: len(self.pending) < MAX_IN_FLIGHT or self.stopped)
+                    if self.stopped:
+                        return
+                    self.pending.append(sentence)
+                    self.given += 1
+                self.stdin.write(f"{sentence}\n".encode())
+        except MtError as error:
+            self.error = error
+        except (BrokenPipeError, ValueError):
+            pass  # the command ended (or was stopped): its exit status tells why
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                self.stdin.close()
+
+    def answered(self) -> str | None:
+        """The oldest sentence not answered yet, now answered; None when there is none."""
+        with self.room:
+            if not self.pending:
+                return None
+            sentence = self.pending.popleft()
+            self.room.notify()
+            return sentence
+
+    def waiting(self) -> int:
+        self.join()
+        return len(self.pending)
+
+    def stop(self) -> None:
+        with self.room:
+            self.stopped = True
+            self.room.notify()
 
 
 class ModelEngine:
@@ -97,8 +194,26 @@ class ModelEngine:
         self.translator = open_translator(
             model_dir, options, device=device, threads=threads, compute_type=compute_type
         )
-        self.config = config
         self.name = f"model: {model_dir.resolve()}"
 
     def translate(self, sentences: Sequence[str]) -> list[str]:
         return [translation.text for translation in self.translator.translate(list(sentences))]
+
+    def pairs(self, sentences: Iterator[str], chunk: int) -> Iterator[list[Pair]]:
+        """Chunk n+1 is read while chunk n is translated in a worker thread."""
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            batch = list(itertools.islice(sentences, chunk))
+            pending: Future[list[str]] | None = (
+                worker.submit(self.translate, batch) if batch else None
+            )
+            while pending is not None:
+                error: MtError | None = None
+                try:
+                    following = list(itertools.islice(sentences, chunk))
+                except MtError as found:
+                    following, error = [], found
+                yield list(zip(batch, pending.result(), strict=True))
+                if error is not None:
+                    raise error
+                batch = following
+                pending = worker.submit(self.translate, batch) if batch else None
