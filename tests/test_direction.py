@@ -19,6 +19,7 @@ from mt.data.prepared_dir import load_prepared
 from mt.data.tokenization import SYNTHETIC_TAG
 from mt.decode.dual import ReverseScorer
 from mt.decode.engine import TorchEngine
+from mt.decode.line_engines import ModelEngine
 from mt.direction import FORWARD, REVERSE, direction_of
 from mt.errors import MtError
 from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
@@ -223,3 +224,34 @@ def test_the_reverse_scorer_reads_an_export_and_refuses_a_forward_run(
     from_run = ReverseScorer(reverse_run).mean_log_probs(english, spanish)
     from_export = ReverseScorer(export).mean_log_probs(english, spanish)
     assert from_export == pytest.approx(from_run, abs=1e-3)
+
+
+def test_backtranslate_with_a_reverse_run_and_its_sampled_export(
+    reverse_run: Path, tmp_path: Path
+) -> None:
+    """`mt backtranslate RUN` writes english<TAB>spanish pairs that `mt prepare --synthetic`
+    reads; an export samples the same with the same seed and differently with another."""
+    spanish = [f"{es} Ilse está cerca de la biblioteca con sus {n} libros." for n, (_, es) in
+               enumerate(invented_pairs()[:30])]  # fmt: skip
+    mono = tmp_path / "mono.txt"
+    mono.write_text("".join(f"{line}\n" for line in spanish), encoding="utf-8")
+    pairs = tmp_path / "bt.tsv"
+    run_cli("backtranslate", reverse_run, mono, "--out", pairs, "--no-language-check",
+            "--device", "cpu", "--threads", "1")  # fmt: skip
+    rows = [line.split("\t") for line in pairs.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 30 and all(len(row) == 2 and row[1] for row in rows)
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    run_cli("prepare", corpus, "--synthetic", pairs, "--out", tmp_path / "data",
+            "--src-vocab", "150", "--tgt-vocab", "180")  # fmt: skip
+    assert load_prepared(tmp_path / "data").info["synthetic"]["read"] == len(rows)
+    pytest.importorskip("ctranslate2")
+    export = tmp_path / "export"
+    run_cli("export", reverse_run, "--out", export)
+
+    def draw(seed: int) -> list[str]:
+        """CTranslate2 seeds its draws when the model is opened (ModelEngine does so)."""
+        config = DecodeConfig(beam_size=1, sampling_topk=0, sampling_temperature=2.0, seed=seed)
+        return ModelEngine(export, config, device="cpu", threads=1).translate(spanish)
+
+    assert draw(1) == draw(1)
+    assert draw(1) != draw(2)

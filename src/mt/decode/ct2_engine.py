@@ -31,6 +31,10 @@ How mt's search maps onto CTranslate2's (read mt.decode.search first):
   (mt.export.converter sets alignment_layer and alignment_heads so), the map PyTorch's
   `cross_attention_map` gives. `attention` asks `translate_batch` for it with the translation
   as the target prefix, so every step is forced and its row is the teacher-forced one.
+- Sampling (`sampling_topk` other than 1): CTranslate2 draws from generators its worker threads
+  seed when the model is loaded (ctranslate2.set_random_seed before the Translator is made), not
+  per call: `config.seed` does not apply here; a caller that wants its seed sets it before it
+  opens the export (mt.decode.line_engines.ModelEngine does).
 - Teacher forcing: `score_batch` gives the log-prob of each reference label, [EOS] included, so
   the cross-entropy is the same quantity as mt's; accuracy (is the reference label the argmax?)
   is not available from it and is reported as such.
@@ -50,7 +54,7 @@ from mt.checksums import verify_checksums
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
 from mt.data.feed.batching import EncodedPairs
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
-from mt.decode.search import Hypothesis, batch_seed, gnmt_penalty, length_limit
+from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.rundir import read_model_config
@@ -104,9 +108,6 @@ class Ct2Engine:
         self.target_ids = {piece: i for i, piece in enumerate(target)}
 
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
-        if config.sampling_topk != 1:  # CTranslate2's draws come from one global generator
-            token_sum = sum(int(ids.sum()) for ids in sources)
-            require_ctranslate2("sampling").set_random_seed(batch_seed(config.seed, token_sum))
         limits = [self._limit(len(ids), config) for ids in sources]
         single = config.beam_size == 1 or (config.length_penalty == 0 and config.n_best == 1)
         if single and min(limits) > 0:

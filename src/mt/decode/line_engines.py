@@ -182,8 +182,10 @@ class ModelEngine:
         threads: int | None = None,
         compute_type: str = "default",
     ) -> None:
+        from mt.decode.ct2_engine import require_ctranslate2
         from mt.decode.options import TranslateOptions
         from mt.decode.translator import open_translator
+        from mt.files import is_export
 
         if not read_direction(model_dir).reverse:
             raise MtError(
@@ -191,6 +193,9 @@ class ModelEngine:
                 "Spanish→English run or export (mt prepare --reverse, then mt train)"
             )
         options = TranslateOptions(decode=config, split=False, normalize=False)
+        if is_export(model_dir) and config.sampling_topk != 1:
+            # CTranslate2 seeds its draws when the model is loaded, not per search
+            require_ctranslate2("sampling").set_random_seed(config.seed)
         self.translator = open_translator(
             model_dir, options, device=device, threads=threads, compute_type=compute_type
         )
