@@ -20,6 +20,8 @@ from mt.data.tokenization import SYNTHETIC_TAG
 from mt.decode.dual import ReverseScorer
 from mt.decode.engine import TorchEngine
 from mt.decode.line_engines import ModelEngine
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import open_translator
 from mt.direction import FORWARD, REVERSE, direction_of
 from mt.errors import MtError
 from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
@@ -255,3 +257,19 @@ def test_backtranslate_with_a_reverse_run_and_its_sampled_export(
 
     assert draw(1) == draw(1)
     assert draw(1) != draw(2)
+
+
+def test_english_only_steps_are_off_for_a_spanish_source(
+    reverse_run: Path, trained_run: Path
+) -> None:
+    """A Spanish input is flagged not_english by an English→Spanish run, never by a reverse one,
+    and the reverse run's pipeline neither normalises (casual English) nor splits as English."""
+    line = "¿Dónde está la biblioteca grande del pueblo, Ilse? Está cerca del puerto."
+    forward = json.loads(cli_output("translate", trained_run, "--json", line).splitlines()[-1])
+    reverse = json.loads(cli_output("translate", reverse_run, "--json", line).splitlines()[-1])
+    assert "not_english" in forward["flags"]
+    assert "not_english" not in reverse["flags"] and "copy" not in reverse["flags"]
+    translator = open_translator(reverse_run, TranslateOptions(normalize=True), device="cpu")
+    pipeline = translator.pipeline
+    assert pipeline.segment.normalise is None and pipeline.segment.language == "es"
+    assert pipeline.judge.english_source is False

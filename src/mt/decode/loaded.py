@@ -20,6 +20,7 @@ from mt.decode.glossary import NAME_STAND_INS
 from mt.decode.run_tables import lexicon_for, normalizer_for
 from mt.model.rundir import LoadedRun
 from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
+from mt.run_configs import read_direction
 from mt.text.names import NameRule
 from mt.text.normalize import Normalizer
 
@@ -39,6 +40,9 @@ class LoadedModel:
     ) -> None:
         self.run = run
         self.device = device
+        # which way it translates: English-only steps (normalising, the copy and language
+        # flags) are for English sources, and sentences split by the source's rules
+        self.direction = read_direction(run.directory)
         self.max_src_len = run.config.max_positions - 1
         # Split pieces fit the length the model was trained on (it has seen nothing longer).
         self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)

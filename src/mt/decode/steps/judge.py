@@ -13,6 +13,7 @@ from mt.quality.flags import flags_for
 @dataclass(frozen=True)
 class Judge:
     calibration: Calibration | Uncalibrated
+    english_source: bool = True  # the copy and not_english flags read English (mt.quality.flags)
 
     def apply(
         self,
@@ -31,6 +32,6 @@ class Judge:
             pieces,
             evidence=evidence,
             confidence=self.calibration.confidence(evidence),
-            flags=flags_for(line, text, cut=cut),
+            flags=flags_for(line, text, cut=cut, english_source=self.english_source),
             counts=counts,
         )

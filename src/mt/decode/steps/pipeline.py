@@ -35,7 +35,7 @@ class Pipeline:
         """Each step from the options; what the model directory holds (lexicon, calibration,
         word statistics) is read through `model`, once for all the pipelines built on it."""
         normalise = None
-        if options.normalize:
+        if options.normalize and model.direction.english_source:  # casual English only
             normalise = options.normalizer if options.normalizer is not None else model.normalizer
         spans = ProtectSpans(
             enabled=options.placeholders,
@@ -50,13 +50,17 @@ class Pipeline:
             normalise=normalise,
             span_tokens=options.placeholders and model.span_tokens,
             keep=options.keep,
+            language=model.direction.source,
         )
         calibration = options.calibration
         return cls(
             segment=segment,
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
-            judge=Judge(calibration if calibration is not None else model.calibration),
+            judge=Judge(
+                calibration if calibration is not None else model.calibration,
+                english_source=model.direction.english_source,
+            ),
         )
 
     def apply(

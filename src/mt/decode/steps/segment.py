@@ -26,6 +26,7 @@ class Segment:
     normalise: Callable[[str], str] | None
     span_tokens: bool
     keep: tuple[str, ...]
+    language: str = "en"  # the source's (mt.direction): the sentence splitter's rules
 
     def fits(self, text: str) -> bool:
         if self.span_tokens:
@@ -33,7 +34,9 @@ class Segment:
         return len(self.source.encode(clean_text(text))) < self.limit
 
     def apply(self, line: str) -> Segmented:
-        return segment(line, split=self.split, fits=self.fits, normalize=self.normalise)
+        return segment(
+            line, split=self.split, fits=self.fits, normalize=self.normalise, language=self.language
+        )
 
     def reverse(self, segmented: Segmented, parts: list[Alternatives]) -> Alternatives:
         """The line's alternatives from its pieces' (mt.decode.segment.join_alternatives)."""
