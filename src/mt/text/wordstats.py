@@ -24,8 +24,8 @@ words.tsv, two tables a person can read:
 MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
 `pair` counts two neighbouring words in lower case (`<s>` is a sentence's start), for the words
 that are words both with and without an apostrophe (REAL_WORDS: "its"/"it's", "were"/"we're"):
-which one a casual "its" meant is told by its neighbours. Files written before the pairs keep
-working without them.
+which one a casual "its" meant is told by its neighbours. A file written before the pairs is
+refused with "run `mt upgrade`", which gives it an empty table of pairs (what it was read as).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ MIN_COUNT = 2
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions"
-_PAIR_HEADER = "pair\tcount"
+PAIR_HEADER = "pair\tcount"
 _ROW = "text<TAB>count<TAB>count"  # the shape of the first two tables' rows, for the error
 _PAIR_ROW = "text<TAB>count"
 SENTENCE_START = "<s>"
@@ -80,7 +80,8 @@ class WordStats:
 
 
 NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
-"""What a run has whose training data is gone: normalising then changes nothing."""
+"""No statistics: what `mt upgrade` gives a run made before words.tsv whose training data is
+gone: normalising then knows no word."""
 
 
 def words_of(text: str) -> list[str]:
@@ -151,7 +152,7 @@ def write_word_stats(path: Path, stats: WordStats) -> None:
         stream.write(f"\n{_START_HEADER}\n")
         for start, counts in sorted(stats.starts.items()):
             stream.write(f"{start}\t{counts.sentences}\t{counts.questions}\n")
-        stream.write(f"\n{_PAIR_HEADER}\n")
+        stream.write(f"\n{PAIR_HEADER}\n")
         for pair, count in sorted(stats.pairs.items()):
             stream.write(f"{pair}\t{count}\n")
 
@@ -164,8 +165,12 @@ def read_word_stats(path: Path) -> WordStats:
     blank = lines.index("", 2) if "" in lines[2:] else len(lines)
     if lines[blank + 1 : blank + 2] != [_START_HEADER]:
         raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
-    # The pairs came later: a file without them ends with the starts.
-    paired = lines.index(_PAIR_HEADER, blank) if _PAIR_HEADER in lines[blank:] else len(lines)
+    if PAIR_HEADER not in lines[blank:]:
+        raise MtError(
+            f"{path}: no table of word pairs (written by an older mt); run `mt upgrade "
+            f"{path.parent}`"
+        )
+    paired = lines.index(PAIR_HEADER, blank)
     spellings = dict(counted_rows(path, lines, 2, blank, shape=_ROW))
     starts = dict(counted_rows(path, lines, blank + 2, paired, shape=_ROW))
     pairs = dict(counted_rows(path, lines, paired + 1, len(lines), shape=_PAIR_ROW))
