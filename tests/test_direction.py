@@ -273,3 +273,12 @@ def test_english_only_steps_are_off_for_a_spanish_source(
     pipeline = translator.pipeline
     assert pipeline.segment.normalise is None and pipeline.segment.language == "es"
     assert pipeline.judge.english_source is False
+
+
+def test_tokenizers_from_a_run_of_the_other_direction_are_refused(
+    reverse_run: Path, tmp_path: Path
+) -> None:
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    message = cli_output("prepare", corpus, "--out", tmp_path / "data", "--tokenizers-from",
+                         reverse_run, code=2)  # fmt: skip
+    assert "translates Spanish→English; this data is English→Spanish (add --reverse)" in message

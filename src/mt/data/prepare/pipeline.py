@@ -51,14 +51,12 @@ from mt.data.prepare.base_run import BaseRun, read_base_run
 from mt.data.prepare.paragraphs import WholeParagraphs
 from mt.data.prepare.part_arrays import encode_parts, line_chunks, too_long_reason
 from mt.data.prepare.partition import (
-    assign_parts,
     combine_hashes,
     pair_hashes,
     tokenizer_sample_mask,
 )
 from mt.data.prepare.stages import NoStages, Stages
-from mt.data.prepare.synthetic import place_synthetic, tagged, untagged
-from mt.data.prepare.upsampling import row_repeats
+from mt.data.prepare.synthetic import split_parts, tagged, untagged, with_tag
 from mt.data.prepare.vocabularies import choose_tokenizers, vocabulary_info
 from mt.data.prepared_dir import PART_FILES
 from mt.data.readers.corpus import (
@@ -72,23 +70,21 @@ from mt.data.readers.corpus import (
     stream_corpus,
 )
 from mt.data.readers.translator_files import is_translator_input
-from mt.data.tokenization import SYNTHETIC_TAG, WordPieceCodec
-from mt.direction import FORWARD, REVERSE
+from mt.data.tokenization import SYNTHETIC_TAG
+from mt.direction import FORWARD, REVERSE, Direction
 from mt.errors import MtError
 from mt.files import (
     LEXICON,
     PREPARE_JSON,
     PREPARED_FORMAT,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
     WORD_STATS,
     write_json,
 )
+from mt.run_configs import read_direction
 from mt.text.lexicon import NO_LEXICON, lexicon_of_part, write_lexicon
 from mt.text.wordstats import NO_WORD_STATS, word_stats_of_part, write_word_stats
 
 _EXAMPLES = 20  # bad lines quoted in prepare.json
-_TRAIN = PARTS.index("train")
 
 
 @dataclass(frozen=True)
@@ -139,6 +135,7 @@ def prepare_corpus(
     base = None
     if tokenizers_from is not None:
         base = read_base_run(tokenizers_from, option="--tokenizers-from")
+        _check_direction(tokenizers_from, REVERSE if config.reverse else FORWARD)
     _check_out(out, force=force)
     tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -179,7 +176,15 @@ def _build(
     total = _deduplicate(spool)
     if total.pairs == 0:
         raise MtError(f"{name}: no valid English-Spanish pair{report_summary(total)}")
-    part, repeats, corpus_repeats, placed = _split(spool, config, held_out, name)
+    part, repeats, corpus_repeats, placed, spool.excluded = split_parts(
+        np.concatenate(spool.english_hashes),
+        synthetic=np.concatenate(spool.synthetic),
+        duplicate=spool.duplicate,
+        pairs_per_corpus=spool.pairs_per_corpus,
+        config=config,
+        held_english=_english_hashes(held_out),
+        name=name,
+    )
     sample = tokenizer_sample_mask(part, size=config.tokenizer_sample, seed=config.seed)
     stages.start("split", len(part))
     texts = _write_parts(spool.path, tmp, part=part, sample=sample, repeats=repeats, stages=stages)
@@ -189,7 +194,7 @@ def _build(
     source, target, extra = choose_tokenizers(texts, config, tmp=tmp, base=base)
     del texts
     if placed["train"]:
-        source, target = _with_tag(source, target, tmp)
+        source, target = with_tag(source, target, tmp)
     whole = WholeParagraphs.of([report.whole_paragraphs for report in spool.reports])
     arrays, lengths, parts, too_long = encode_parts(
         tmp, source=source, target=target, max_length=config.max_length, stages=stages, whole=whole
@@ -342,40 +347,6 @@ def _deduplicate(spool: _Spool) -> CorpusReport:
 # ----- 2. split ----------------------------------------------------------------------------------
 
 
-def _split(
-    spool: _Spool, config: PrepareConfig, held_out: dict[str, Any], name: str
-) -> tuple[np.ndarray, np.ndarray, list[int], dict[str, int]]:
-    """Parts decided on the real pairs alone, their repeats, then the synthetic pairs placed
-    (synthetic.py): part and repeats of every row, each corpus's repeats, the synthetic counts."""
-    english = np.concatenate(spool.english_hashes)
-    synthetic = np.concatenate(spool.synthetic)
-    part = np.full(len(english), -1, dtype=np.int8)
-    part[~synthetic], excluded = assign_parts(
-        english[~synthetic],
-        spool.duplicate[~synthetic],
-        fractions=config.split,
-        seed=config.seed,
-        max_pairs=(config.max_selection, config.max_test),
-        held_english=_english_hashes(held_out),
-        name=name,
-    )
-    spool.excluded = excluded
-    repeats, corpus_repeats = row_repeats(
-        part, spool.pairs_per_corpus, config.sampling_temperature, train=_TRAIN
-    )
-    placed = place_synthetic(
-        part,
-        synthetic=synthetic,
-        english=english,
-        duplicate=spool.duplicate,
-        held_english=_english_hashes(held_out),
-        real_train_rows=int(repeats[part == _TRAIN].sum()),
-        share=config.synthetic_share,
-        seed=config.seed,
-    )
-    return part, repeats, corpus_repeats, placed
-
-
 def _held_out(selection: Path | None, test: Path | None) -> dict[str, Any]:
     if selection is None or test is None:
         return {}
@@ -436,20 +407,6 @@ def _write_parts(
     return english, spanish
 
 
-def _with_tag(
-    source: WordPieceCodec, target: WordPieceCodec, tmp: Path
-) -> tuple[WordPieceCodec, WordPieceCodec]:
-    """The source tokenizer with the synthetic tag (and a shared target with it too, so the two
-    stay one vocabulary), saved over the ones chosen."""
-    shared = (tmp / SOURCE_TOKENIZER).read_bytes() == (tmp / TARGET_TOKENIZER).read_bytes()
-    source = source.tagged()
-    source.save(tmp / SOURCE_TOKENIZER)
-    if shared:
-        source.save(tmp / TARGET_TOKENIZER)
-        return source, source
-    return source, target
-
-
 def _write_tables(tmp: Path, *, english_source: bool, stages: Stages, pairs: int) -> None:
     """lexicon.tsv and words.tsv, counted from the training English; empty for a Spanish source,
     which the names lexicon and the casual-English normaliser know nothing of."""
@@ -476,6 +433,17 @@ def _count_left_out(
         reports[index].paragraphs["left_out_too_long"] = count
     if whole.left_out:
         total.paragraphs["left_out_too_long"] = sum(whole.left_out.values())
+
+
+def _check_direction(run: Path, direction: Direction) -> None:
+    """A run's tokenizers serve data of its own direction only (its source tokenizer is the
+    source language's)."""
+    own = read_direction(run)
+    if own != direction:
+        raise MtError(
+            f"--tokenizers-from {run} translates {own.label}; this data is {direction.label}"
+            + (" (drop --reverse)" if direction.reverse else " (add --reverse)")
+        )
 
 
 def _check_out(out: Path, *, force: bool) -> None:

@@ -15,9 +15,15 @@ more, never repeated.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from mt.data.tokenization import SYNTHETIC_TAG
+from mt.config import PrepareConfig
+from mt.data.prepare.partition import assign_parts
+from mt.data.prepare.upsampling import row_repeats
+from mt.data.tokenization import SYNTHETIC_TAG, WordPieceCodec
+from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
 
 TRAIN = 0
 _STREAM = 0x73796E  # keeps the sample's draws apart from the split's
@@ -64,3 +70,56 @@ def place_synthetic(
         "over_share": len(candidates) - len(chosen),
         "train": len(chosen),
     }
+
+
+def split_parts(
+    english: np.ndarray,
+    *,
+    synthetic: np.ndarray,
+    duplicate: np.ndarray,
+    pairs_per_corpus: list[int],
+    config: PrepareConfig,
+    held_english: np.ndarray | None,
+    name: str,
+) -> tuple[np.ndarray, np.ndarray, list[int], dict[str, int], int]:
+    """Parts decided on the real pairs alone (partition.assign_parts), their repeats
+    (upsampling), then the synthetic pairs placed: part and repeats of every row, each corpus's
+    repeats, the synthetic counts, and the pairs excluded for a --selection/--test English."""
+    part = np.full(len(english), -1, dtype=np.int8)
+    part[~synthetic], excluded = assign_parts(
+        english[~synthetic],
+        duplicate[~synthetic],
+        fractions=config.split,
+        seed=config.seed,
+        max_pairs=(config.max_selection, config.max_test),
+        held_english=held_english,
+        name=name,
+    )
+    repeats, corpus_repeats = row_repeats(
+        part, pairs_per_corpus, config.sampling_temperature, train=TRAIN
+    )
+    placed = place_synthetic(
+        part,
+        synthetic=synthetic,
+        english=english,
+        duplicate=duplicate,
+        held_english=held_english,
+        real_train_rows=int(repeats[part == TRAIN].sum()),
+        share=config.synthetic_share,
+        seed=config.seed,
+    )
+    return part, repeats, corpus_repeats, placed, excluded
+
+
+def with_tag(
+    source: WordPieceCodec, target: WordPieceCodec, tmp: Path
+) -> tuple[WordPieceCodec, WordPieceCodec]:
+    """The source tokenizer with the synthetic tag (and a shared target with it too, so the two
+    stay one vocabulary), saved over the ones chosen in `tmp`."""
+    shared = (tmp / SOURCE_TOKENIZER).read_bytes() == (tmp / TARGET_TOKENIZER).read_bytes()
+    source = source.tagged()
+    source.save(tmp / SOURCE_TOKENIZER)
+    if shared:
+        source.save(tmp / TARGET_TOKENIZER)
+        return source, source
+    return source, target
