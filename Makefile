@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust model corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer model corpus clean
 
 setup: $(STAMP)
 
@@ -183,5 +183,18 @@ SCALE_SIZES ?= 1M,4M,16M
 bench-scale: corpus
 	$(BIN)/python benchmarks/bench_scale.py --corpus $(CORPUS) --sizes $(SCALE_SIZES) --out bench/scale
 
+# mt beside eole 0.6.4 (its own .venv-eole: CPU torch first, so eole pulls no CUDA build), the
+# same split, shape and batches, 1 thread each for PEER_MINUTES: steps/s, tokens/s, BLEU, decoding
+# speed; exits non-zero when mt's steps/s miss 1.5x eole's (2x with --precision auto on bf16 CPUs).
+PEER_MINUTES ?= 25
+EOLE_VENV := .venv-eole
+$(EOLE_VENV)/.installed:
+	test -x $(EOLE_VENV)/bin/python || $(PYTHON) -m venv $(EOLE_VENV)
+	$(EOLE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
+	$(EOLE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check eole==0.6.4 aiohttp
+	touch $@
+bench-peer: corpus $(EOLE_VENV)/.installed
+	$(BIN)/python benchmarks/bench_peer.py --corpus $(CORPUS) --minutes $(PEER_MINUTES) --out bench/peer
+
 clean:
-	rm -rf $(VENV) runs bench .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(EOLE_VENV) runs bench .pytest_cache .ruff_cache
