@@ -18,13 +18,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from mt.atomic import atomic_output
 from mt.errors import MtError
-from mt.text.tables import count_field, count_part, counted_rows, table_lines
+from mt.text.tables import count_field, count_part, counted_rows, table_lines, write_tables
 from mt.text.words import ANY_WORD
 
 CAPITALISED = r"(?<![\w'’-])[A-Z][a-z]+(?:[A-Z][a-z]+)?(?![\w-])"  # Kowalski, McDonald
@@ -115,10 +114,8 @@ def lexicon_of_part(path: Path, *, advance: Callable[[int], None] = lambda pairs
 def write_lexicon(path: Path, lexicon: Lexicon) -> None:
     """The lexicon as lexicon.tsv, written atomically: a comment line with the pair count, the
     column names, then one word a line in sorted order."""
-    with atomic_output(path, text=True) as stream:
-        stream.write(f"{_PAIRS}{lexicon.pairs}\n{_HEADER}\n")
-        for word, counts in sorted(lexicon.words.items()):
-            stream.write(f"{word}\t{counts.capitalised}\t{counts.copied}\t{counts.lower}\n")
+    rows = {word: astuple(counts) for word, counts in lexicon.words.items()}
+    write_tables(path, f"{_PAIRS}{lexicon.pairs}", [(_HEADER, rows)])
 
 
 def read_lexicon(path: Path) -> Lexicon:

@@ -1,13 +1,15 @@
-"""Reading the small text files prepare writes and the parts they are counted from: one place for
-the one-line errors (missing file, unreadable, not UTF-8) and for the progress of a long count.
+"""The small text files prepare writes (lexicon.tsv, words.tsv) and the parts they are counted
+from: one writer and one reader of their tables, one place for the one-line errors (missing file,
+unreadable, not UTF-8) and for the progress of a long count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from mt.atomic import atomic_output
 from mt.errors import MtError
 
 CHUNK = 100_000  # pairs counted between two reports of progress
@@ -60,6 +62,20 @@ def counted_rows(
         if len(fields) != width or not fields[0]:
             raise MtError(f"{path} line {index + 1}: expected {shape}")
         yield fields[0], [count_field(path, index + 1, field) for field in fields[1:]]
+
+
+def write_tables(
+    path: Path, comment: str, tables: Sequence[tuple[str, Mapping[str, Sequence[int]]]]
+) -> None:
+    """A file of counted tables, written atomically: the comment line, then each table's header
+    and its rows `text<TAB>count...` in sorted order, a blank line between two tables; what
+    `table_lines` and `counted_rows` read back."""
+    with atomic_output(path, text=True) as stream:
+        stream.write(f"{comment}\n")
+        for number, (header, rows) in enumerate(tables):
+            stream.write(f"\n{header}\n" if number else f"{header}\n")
+            for text, counts in sorted(rows.items()):
+                stream.write("\t".join([text, *map(str, counts)]) + "\n")
 
 
 def table_lines(path: Path) -> list[str]:

@@ -33,13 +33,12 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from mt.atomic import atomic_output
 from mt.errors import MtError
-from mt.text.tables import count_field, count_part, counted_rows, table_lines
+from mt.text.tables import count_field, count_part, counted_rows, table_lines, write_tables
 from mt.text.words import WORD
 
 MIN_COUNT = 2
@@ -143,18 +142,14 @@ def word_stats_of_part(
 
 
 def write_word_stats(path: Path, stats: WordStats) -> None:
-    """words.tsv, written atomically: the sentence count, the spellings, a blank line, the
-    starts."""
-    with atomic_output(path, text=True) as stream:
-        stream.write(f"{_SENTENCES}{stats.sentences}\n{_WORD_HEADER}\n")
-        for word, spelling in sorted(stats.spellings.items()):
-            stream.write(f"{word}\t{spelling.first}\t{spelling.later}\n")
-        stream.write(f"\n{_START_HEADER}\n")
-        for start, counts in sorted(stats.starts.items()):
-            stream.write(f"{start}\t{counts.sentences}\t{counts.questions}\n")
-        stream.write(f"\n{PAIR_HEADER}\n")
-        for pair, count in sorted(stats.pairs.items()):
-            stream.write(f"{pair}\t{count}\n")
+    """words.tsv, written atomically: the sentence count, then the spellings, the starts and the
+    pairs, a blank line between two tables."""
+    tables = [
+        (_WORD_HEADER, {word: astuple(spelling) for word, spelling in stats.spellings.items()}),
+        (_START_HEADER, {start: astuple(counts) for start, counts in stats.starts.items()}),
+        (PAIR_HEADER, {pair: (count,) for pair, count in stats.pairs.items()}),
+    ]
+    write_tables(path, f"{_SENTENCES}{stats.sentences}", tables)
 
 
 def read_word_stats(path: Path) -> WordStats:
