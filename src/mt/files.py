@@ -20,6 +20,7 @@ RUN/metrics.csv, RUN/curves.png
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,15 @@ def read_json(path: Path) -> Any:
         raise MtError(f"{path}: file is missing") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise MtError(f"{path}: not a readable JSON file ({error})") from None
+
+
+def listed_lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(line number, text stripped) of each entry of a list file (--keep, --corpus-list): one
+    rule for all of them, blank lines and lines starting with "#" skipped."""
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if text and not text.startswith("#"):
+            yield number, text
 
 
 def check_format(found: object, expected: int, *, what: str, advice: str = "") -> None:

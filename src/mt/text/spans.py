@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from mt.errors import MtError
+from mt.files import listed_lines
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -165,10 +166,7 @@ def read_keep(path: Path) -> tuple[str, ...]:
     except OSError as error:
         raise MtError(f"--keep {path}: cannot be read ({error.strerror})") from None
     names = []
-    for number, line in enumerate(lines, start=1):
-        name = line.strip()
-        if not name or name.startswith("#"):
-            continue
+    for number, name in listed_lines(lines):
         if "\t" in name:
             raise MtError(f"--keep {path}, line {number}: a tab; give one name a line")
         names.append(name)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mt.data.readers.corpus import CorpusInput
 from mt.errors import MtError
+from mt.files import listed_lines
 
 
 def corpus_inputs(
@@ -53,10 +54,7 @@ def read_corpus_list(path: Path) -> list[CorpusInput]:
     except (OSError, UnicodeDecodeError) as error:
         raise MtError(f"cannot read corpus list {path}: {error}") from None
     inputs = []
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
+    for number, text in listed_lines(lines):
         fields = [field.strip() for field in text.split("\t")]
         if len(fields) > 2 or not all(fields):
             raise MtError(
