@@ -19,7 +19,7 @@ from mt.decode.documents.formats import read_document
 from mt.errors import MtError
 from mt.serving.documents import FileStore, read_upload, render_documents, unit_lines
 from mt.serving.limits import Limits
-from mt.serving.requests import TARGET_LANGUAGE, ApiError, read_body
+from mt.serving.requests import TARGET_LANGUAGE, ApiError, check_chars, read_body
 from mt.serving.worker import BatchingWorker, Unavailable
 
 ERROR = {"content": {"application/json": {"example": {"error": "one clear sentence"}}}}
@@ -92,13 +92,7 @@ async def _translate_upload(
     except MtError as error:
         raise ApiError(400, str(error)) from None
     lines = unit_lines([document])
-    chars = sum(len(line) for line in lines)
-    if chars > limits.max_chars:
-        raise ApiError(
-            413,
-            f"{upload.name} has {chars:,} characters to translate; this server takes at most "
-            f"{limits.max_chars:,} per request",
-        )
+    check_chars(lines, limits, what=upload.name)
     request.state.sentences = len(lines)
     try:
         translations = await worker.translate(lines) if lines else []

@@ -70,6 +70,18 @@ def _too_large_body(size: int, limit: int) -> ApiError:
     )
 
 
+def check_chars(texts: list[str], limits: Limits, *, what: str) -> None:
+    """The one --max-chars rule of /translate and /translate_file: the characters of all `texts`
+    of a request together; over the limit is a 413 that names what was sent (`what`)."""
+    chars = sum(len(text) for text in texts)
+    if chars > limits.max_chars:
+        raise ApiError(
+            413,
+            f"{what} has {chars:,} characters to translate; this server takes at most "
+            f"{limits.max_chars:,} per request",
+        )
+
+
 async def parse_fields(headers: Headers, body: bytes) -> dict[str, Any]:
     """JSON object or form fields; a form field given several times is a list (`q` arrays)."""
     kind = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -167,13 +179,7 @@ def check_request(
             f"q has {len(texts):,} texts; this server takes at most {limits.max_items:,} "
             "per request",
         )
-    chars = sum(len(text) for text in texts)
-    if chars > limits.max_chars:
-        raise ApiError(
-            413,
-            f"the text has {chars:,} characters; this server takes at most "
-            f"{limits.max_chars:,} per request",
-        )
+    check_chars(texts, limits, what="the text")
     return TranslateRequest(
         texts=texts,
         is_list=is_list,
