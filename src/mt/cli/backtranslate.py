@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from mt.cli.common import console, run_or_exit
+from mt.cli.common import console, run_or_exit, say
 from mt.config import DECODE
 
 
@@ -97,11 +97,9 @@ def backtranslate(
     result = run_or_exit(run)
     dropped = ", ".join(f"{n:,} {reason.replace('_', ' ')}" for reason, n in result.dropped.items())
     resumed = f" ({result.resumed:,} found there from before)" if result.resumed else ""
-    console.print(
+    say(
         f"wrote {result.out}: {result.sentences:,} pairs{resumed} in {result.seconds:.1f} s; "
-        f"left out {dropped}",
-        highlight=False,
-        soft_wrap=True,
+        f"left out {dropped}"
     )
 
 

@@ -19,6 +19,12 @@ state = {"debug": False}  # --debug: tracebacks instead of one line
 T = TypeVar("T")
 
 
+def say(text: str) -> None:
+    """One line of a command's report as written: its markup ("[yellow]warning:[/]") shown, its
+    numbers and paths not recoloured, a long path not broken across lines."""
+    console.print(text, highlight=False, soft_wrap=True)
+
+
 def run_or_exit(action: Callable[[], T]) -> T:
     """Run a library call; a user-facing problem becomes one red line and an exit code."""
     try:
@@ -30,7 +36,7 @@ def run_or_exit(action: Callable[[], T]) -> T:
     except MtError as error:
         if state["debug"]:
             raise
-        console.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
+        say(f"[bold red]error:[/] {error}")
         raise typer.Exit(error.exit_code) from None
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
@@ -39,9 +45,7 @@ def run_or_exit(action: Callable[[], T]) -> T:
         if state["debug"]:
             raise
         where = f"{error.filename}: " if error.filename else ""
-        console.print(
-            f"[bold red]error:[/] {where}{error.strerror or error}", highlight=False, soft_wrap=True
-        )
+        say(f"[bold red]error:[/] {where}{error.strerror or error}")
         raise typer.Exit(1) from None
 
 

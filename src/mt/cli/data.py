@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from mt.cli.common import console, run_or_exit
+from mt.cli.common import console, run_or_exit, say
 from mt.config import PREPARE
 
 
@@ -31,11 +31,9 @@ def download(
 
     result = run_or_exit(lambda: download_corpus(out=out, source=source))
     from_member = f" ({result.member})" if result.member else ""
-    console.print(
+    say(
         f"wrote {result.out}: {result.lines:,} lines, {result.pairs:,} pairs "
-        f"from {result.source}{from_member}",
-        highlight=False,
-        soft_wrap=True,
+        f"from {result.source}{from_member}"
     )
 
 
@@ -209,7 +207,7 @@ def _print_prepared(result) -> None:  # result: PrepareResult
     from mt.data.prepared_dir import summary_rows
 
     for bad in result.bad_lines[:10]:
-        console.print(f"[yellow]skipped:[/] {bad}", highlight=False, soft_wrap=True)
+        say(f"[yellow]skipped:[/] {bad}")
     if result.bad_count > 10:
         console.print(f"[yellow]skipped:[/] … and {result.bad_count - 10:,} more lines")
     table = Table(
@@ -224,11 +222,9 @@ def _print_prepared(result) -> None:  # result: PrepareResult
     vocab = result.info["vocabulary"]
     for side in ("source", "target"):
         if vocab[side] < vocab[f"requested_{side}"]:
-            console.print(
+            say(
                 f"[yellow]note:[/] the {side} vocabulary has {vocab[side]:,} labels, fewer than "
-                f"the {vocab[f'requested_{side}']:,} asked for: the training text is too small",
-                highlight=False,
-                soft_wrap=True,
+                f"the {vocab[f'requested_{side}']:,} asked for: the training text is too small"
             )
     elapsed = result.info["elapsed_seconds"]
-    console.print(f"prepared {result.out} in {elapsed:.1f} s", highlight=False, soft_wrap=True)
+    say(f"prepared {result.out} in {elapsed:.1f} s")

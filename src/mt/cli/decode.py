@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.common import Opt, console, run_or_exit, say
 from mt.cli.decode_options import (
     BatchSize,
     BeamSize,
@@ -163,11 +163,9 @@ def _translations(translator, text, input_file: Path | None, output_file: Path |
 
 def _warn_uncalibrated(translator, run: Path, style: str) -> None:
     if style in ("scores", "json") and not translator.calibration.calibrated:
-        console.print(
+        say(
             f"[yellow]warning:[/] {run} has no calibration.json: confidence is the "
-            f"uncalibrated mean token probability; run `mt calibrate {run}`",
-            highlight=False,
-            soft_wrap=True,
+            f"uncalibrated mean token probability; run `mt calibrate {run}`"
         )
 
 
@@ -300,11 +298,9 @@ def evaluate(
             run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)
         if test_set.skipped:
-            console.print(
+            say(
                 f"[yellow]warning:[/] left out {len(test_set.skipped):,} bad lines"
-                f" (first: {test_set.skipped[0]})",
-                highlight=False,
-                soft_wrap=True,
+                f" (first: {test_set.skipped[0]})"
             )
         report = evaluate_set(translator, test_set, multi_ref=multi_ref)
         _print_report(report, test_set.name)
@@ -323,13 +319,11 @@ def evaluate(
 
 
 def _print_terms(counts, name: str) -> None:
-    console.print(
+    say(
         f"glossary {name}: {counts.found:,} terms found; {counts.already_there:,} sentences "
         f"had them without stand-ins, {counts.searched_again:,} "
         f"searched again and {counts.translated_around:,} translated around their terms to keep "
-        "them (docs/text.md#glossaries)",
-        highlight=False,
-        soft_wrap=True,
+        "them (docs/text.md#glossaries)"
     )
 
 
@@ -372,4 +366,4 @@ def _print_report(report, name: str) -> None:
         table.add_row(metric, value)
     Console().print(table)
     console.print(f"sacrebleu: {report.signatures['bleu']}", highlight=False)
-    console.print(f"precision: {report.precision}", highlight=False, soft_wrap=True)
+    say(f"precision: {report.precision}")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.common import Opt, run_or_exit, say
 from mt.cli.decode_options import (
     BatchSize,
     BeamSize,
@@ -126,10 +126,8 @@ def serve(
             return_wait=return_wait_ms / 1000,
             log_text=log_text,
             glossaries=glossaries,
-            say=lambda message: console.print(message, highlight=False, soft_wrap=True),
-            warn=lambda message: console.print(
-                f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True
-            ),
+            say=say,
+            warn=lambda message: say(f"[yellow]warning:[/] {message}"),
         )
 
     run_or_exit(action)
@@ -166,12 +164,10 @@ def export(
         from mt.export.writer import export_run
 
         result = export_run(run, out, quantization=quantization, checkpoint=checkpoint, force=force)
-        console.print(
+        say(
             f"exported {run} to {result.out}: {result.quantization} weights, "
             f"{result.model_bytes / 1e6:.2f} MB ({result.model_bytes / result.weights_bytes:.0%} "
-            f"of the {result.weights_bytes / 1e6:.2f} MB safetensors) in {result.seconds:.1f} s",
-            highlight=False,
-            soft_wrap=True,
+            f"of the {result.weights_bytes / 1e6:.2f} MB safetensors) in {result.seconds:.1f} s"
         )
 
     run_or_exit(action)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from mt.cli.common import console, run_or_exit
+from mt.cli.common import run_or_exit, say
 
 
 def upgrade(
@@ -26,15 +26,13 @@ def upgrade(
 
         done = upgrade_directory(directory)
         if not done.changes:
-            console.print(f"{directory}: already up to date", highlight=False, soft_wrap=True)
+            say(f"{directory}: already up to date")
             return
         for change in done.changes:
-            console.print(f"  {change}", highlight=False, soft_wrap=True)
-        console.print(
+            say(f"  {change}")
+        say(
             f"[green]{directory}: {done.kind} upgraded[/]; the files it replaced are in "
-            f"{done.backup}",
-            highlight=False,
-            soft_wrap=True,
+            f"{done.backup}"
         )
 
     run_or_exit(action)
