@@ -95,7 +95,9 @@ bench-arch: corpus
 	$(BIN)/python benchmarks/bench_arch.py --corpus $(CORPUS)
 
 # Real text on a trained run (default: the `make demo` model): paragraphs, casual input,
-# names/numbers, live pipe; NOISY_RUN, if trained, is a model trained with --source-noise.
+# names/numbers, live pipe; NOISY_RUN, if trained, is a model trained with --source-noise. Then real
+# typing (codespell's real misspellings, benchmarks/real_typing.py) on the selection part, where
+# choices are made (a miss there still lets the test part be scored), and on the test part.
 TEXT_RUN ?= runs/demo
 TEXT_DATA ?= runs/demo-data
 NOISY_RUN ?= runs/demo-noise
@@ -114,6 +116,8 @@ bench-text: $(STAMP)
 	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \
 		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
+	-$(BIN)/python benchmarks/bench_real_typing.py --run $(TEXT_RUN) --data $(TEXT_DATA) --part selection
+	$(BIN)/python benchmarks/bench_real_typing.py --run $(TEXT_RUN) --data $(TEXT_DATA) --part test
 
 # Documents with their markup (HTML, Markdown, .po) on the shared development data, read in place
 # (default: the demo model): markup preserved, tags placed, protected spans, BLEU, msgfmt, speed;
