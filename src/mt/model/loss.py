@@ -86,9 +86,8 @@ def masked_loss_terms(
     logits (N, V) and target (N,) hold only non-padding positions, so the mean loss is
     ``loss_sum / N`` exactly as the thesis defines it.
     """
-    loss_sum = F.cross_entropy(
-        logits.float(), target, reduction="sum", label_smoothing=label_smoothing
-    )
+    logits = logits.float()  # argmax too: over bf16 it took 2.8x as long as over fp32 on a CPU
+    loss_sum = F.cross_entropy(logits, target, reduction="sum", label_smoothing=label_smoothing)
     correct = (logits.argmax(dim=-1) == target).sum()
     return loss_sum, correct
 

@@ -20,6 +20,7 @@ from torch import Tensor, nn
 
 from mt.config import ModelConfig
 from mt.data.tokenization import PAD
+from mt.model.dropout import Dropout, dropout
 
 
 def sinusoidal_table(length: int, d_model: int) -> Tensor:
@@ -47,7 +48,7 @@ class Embedding(nn.Module):
         self.register_buffer(
             "positions", sinusoidal_table(max_positions, d_model), persistent=False
         )
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, ids: Tensor, offset: int = 0) -> Tensor:
         # ids (B, T) -> (B, T, d)
@@ -65,6 +66,27 @@ def merge_heads(x: Tensor) -> Tensor:
     # (B, H, T, d/H) -> (B, T, d)
     batch, heads, length, width = x.shape
     return x.transpose(1, 2).reshape(batch, length, heads * width)
+
+
+def attend(
+    q: Tensor, k: Tensor, v: Tensor, key_mask: Tensor | None, *, causal: bool, p: float
+) -> Tensor:
+    """softmax(q k^T / sqrt(d_k)) v over (B, H, T, d_k) queries; ``key_mask`` (B, 1, 1, S) True
+    where a key may be attended to. Training with dropout on a CPU writes the product out so the
+    probabilities take mt.model.dropout's cheaper mask (SDPA would draw torch's Bernoulli masks);
+    everything else is SDPA, so evaluation and decoding are unchanged."""
+    if p == 0.0 or q.device.type != "cpu":
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=key_mask, dropout_p=p, is_causal=causal
+        )
+    scores = q @ k.transpose(-2, -1) * q.size(-1) ** -0.5  # (B, H, T, S)
+    if causal:
+        length = q.size(-2)
+        future = torch.ones(length, length, dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(future, float("-inf"))
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask, float("-inf"))
+    return dropout(scores.softmax(dim=-1), p, training=True) @ v
 
 
 class SelfAttention(nn.Module):
@@ -88,13 +110,13 @@ class SelfAttention(nn.Module):
         if cache is not None:  # one new query attends to every cached position: no causal mask
             k = torch.cat([cache[0], k], dim=2)
             v = torch.cat([cache[1], v], dim=2)
-        attended = F.scaled_dot_product_attention(
+        attended = attend(
             q,
             k,
             v,
-            attn_mask=key_mask,
-            dropout_p=self.dropout if self.training else 0.0,
-            is_causal=causal and cache is None,
+            key_mask,
+            causal=causal and cache is None,
+            p=self.dropout if self.training else 0.0,
         )
         return self.out(merge_heads(attended)), (k, v)
 
@@ -117,9 +139,7 @@ class CrossAttention(nn.Module):
     def forward(self, x: Tensor, keys_values: tuple[Tensor, Tensor], key_mask: Tensor) -> Tensor:
         q = split_heads(self.q(x), self.heads)
         k, v = keys_values
-        attended = F.scaled_dot_product_attention(
-            q, k, v, attn_mask=key_mask, dropout_p=self.dropout if self.training else 0.0
-        )
+        attended = attend(q, k, v, key_mask, causal=False, p=self.dropout if self.training else 0.0)
         return self.out(merge_heads(attended))
 
     def weights(self, x: Tensor, keys_values: tuple[Tensor, Tensor], key_mask: Tensor) -> Tensor:
@@ -134,7 +154,7 @@ class FeedForward(nn.Sequential):
 
     def __init__(self, d_model: int, ff: int, dropout: float) -> None:
         super().__init__(
-            nn.Linear(d_model, ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(ff, d_model)
+            nn.Linear(d_model, ff), nn.ReLU(), Dropout(dropout), nn.Linear(ff, d_model)
         )
 
 
@@ -144,7 +164,7 @@ class Residual(nn.Module):
     def __init__(self, d_model: int, dropout: float, pre_norm: bool) -> None:
         super().__init__()
         self.norm = nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.pre_norm = pre_norm
 
     def before(self, x: Tensor) -> Tensor:
