@@ -10,9 +10,9 @@ finds (tests/test_one_definition.py fails on a word pattern defined anywhere els
 - ANY_WORD, a word in any script, digits included: what compares a translation's words with its
   source's (mt.quality.flags, mt.text.lexicon, mt.text.spans), where "está" and "2024" count.
 
-WORD_OR_MARK is the unit of word alignment (mt.decode.documents.align): a word in any script with
-apostrophes inside, or one punctuation mark, so that a tag closes before the full stop after its
-words. It is a string, for align to put its placeholder tokens in front of.
+`word_or_mark` gives the unit of word alignment (mt.decode.documents.align): a placeholder token, a
+word in any script with apostrophes inside, or one punctuation mark, so that a tag closes before
+the full stop after its words.
 """
 
 from __future__ import annotations
@@ -25,5 +25,11 @@ LETTERS = re.compile(r"[A-Za-z]+")
 """A run of ASCII letters: an English word's letters, split at its apostrophes."""
 ANY_WORD = re.compile(r"\w+")
 """A word in any script: Unicode letters, digits and underscores."""
-WORD_OR_MARK = r"\w+(?:['’]\w+)*|[^\w\s]"
-"""A word in any script with apostrophes inside, or one mark that is neither word nor space."""
+
+
+def word_or_mark(token: str) -> re.Pattern[str]:
+    """`token` (a pattern), or a word in any script with apostrophes inside that stops where a
+    token starts ("QzaaQzab", "x'Qzad" are two words each), or one mark that is neither word nor
+    space."""
+    plain = rf"(?:(?!{token})\w)+"
+    return re.compile(rf"{token}|{plain}(?:['’]{plain})*|[^\w\s]")

@@ -11,7 +11,6 @@ orders as close as English and Spanish most of the time and never fails.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -22,18 +21,19 @@ from mt.decode.ct2_engine import ExportedRun
 from mt.decode.engine import AttentionEngine, attention_engine
 from mt.model.rundir import LoadedRun
 from mt.text.cleaning import clean_text
+from mt.text.words import word_or_mark
 
-_PLAIN_WORD = r"(?:(?!Qz[a-z]{2})\w)+"
-WORD = re.compile(rf"(?i:Qz[a-z]{{2}})|{_PLAIN_WORD}(?:['’]{_PLAIN_WORD})*|[^\w\s]")
-"""A word for alignment and tag placement: a placeholder token, a word, or one punctuation mark,
-so that a tag closes before the full stop that follows its words."""
+ALIGNED = word_or_mark("(?i:Qz[a-z]{2})")
+"""A word for alignment and tag placement: a placeholder token (any case: the model may change
+it), a word, or one punctuation mark, so that a tag closes before the full stop that follows its
+words (mt.text.words.word_or_mark)."""
 
 Matrix = list[list[float]]  # [target word][source word], each row summing to 1
 
 
 def words(text: str) -> list[tuple[int, int]]:
     """(start, end) of each word of `text`."""
-    return [match.span() for match in WORD.finditer(text)]
+    return [match.span() for match in ALIGNED.finditer(text)]
 
 
 class Aligner(Protocol):
