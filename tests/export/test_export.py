@@ -191,6 +191,17 @@ def test_cli_translate_and_evaluate_read_an_export(trained: Path, float32_export
     assert _figure(export_report, "BLEU") == _figure(run_report, "BLEU")
 
 
+def test_translate_attention_heatmap_from_an_export(
+    trained: Path, float32_export: Path, tmp_path: Path
+) -> None:
+    """--attention reads CTranslate2's attention for an export, as it reads the model's for a
+    run: both make the heatmap."""
+    for model in (trained, float32_export):
+        image = tmp_path / f"{model.name}.png"
+        run_cli("translate", model, "Ilse likes bread.", "--attention", image)
+        assert image.read_bytes().startswith(b"\x89PNG")
+
+
 def test_a_glossary_reaches_the_output_through_an_export(
     trained: Path, float32_export: Path, tmp_path: Path
 ) -> None:

@@ -11,10 +11,12 @@ import torch
 
 from mt.config import DecodeConfig
 from mt.data.feed.batching import encode_sources
-from mt.data.tokenization import BOS, EOS, PAD, UNK
+from mt.data.tokenization import EOS, UNK
+from mt.decode.engine import attention_engine
 from mt.decode.loaded import LoadedModel
 from mt.decode.results import Alternatives, Counts
 from mt.decode.search import Hypothesis, length_limit
+from mt.errors import MtError
 from mt.quality.confidence import Evidence
 from mt.text.cleaning import clean_text
 
@@ -78,14 +80,16 @@ class Search:
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
         """Source pieces, target pieces and the (target, source) cross-attention of the best
-        translation, averaged over the heads of the last decoder layer."""
+        translation, averaged over the heads of the last decoder layer: from the PyTorch model
+        of a run, or from CTranslate2 for an export."""
         run, device = self.model.run, self.model.device
+        engine = attention_engine(run, device)
+        if engine is None:
+            raise MtError("--attention needs a Transformer: this model has no cross-attention")
         encoded = [run.source.encode(clean_text(sentence))]
         source_ids = encode_sources(encoded, self.model.max_src_len)
         best = self.engine.search(source_ids, self.config)[0][0]
-        src = torch.as_tensor(source_ids[0])[None].to(device)
-        tgt_in = torch.tensor([[BOS, *best.tokens]], device=device)
-        weights = run.model.cross_attention_map(src, src != PAD, tgt_in)[0].cpu()
+        weights = torch.from_numpy(engine.attention([source_ids[0]], [best.tokens])[0])
         source_pieces = [run.source.id_to_piece(int(i)) for i in source_ids[0]]
         target_pieces = [run.target.id_to_piece(int(i)) for i in (*best.tokens, EOS)]
         return source_pieces, target_pieces, weights
