@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from conftest import cli_output, invented_pairs, run_cli, write_corpus
-from mt.config import DecodeConfig
+from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.batching import encode_sources
 from mt.data.feed.noise import noisy_sources
 from mt.data.prepared_dir import load_prepared
@@ -282,3 +282,29 @@ def test_tokenizers_from_a_run_of_the_other_direction_are_refused(
     message = cli_output("prepare", corpus, "--out", tmp_path / "data", "--tokenizers-from",
                          reverse_run, code=2)  # fmt: skip
     assert "translates Spanish→English; this data is English→Spanish (add --reverse)" in message
+
+
+def test_training_noise_of_a_spanish_source_keeps_to_the_neutral_kinds(
+    reverse_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """train_data tells the augmentation which language the sources are in: a reverse run's
+    Spanish gets no English apostrophes or typos."""
+    import dataclasses
+
+    import mt.data.feed.batching as batching
+    from mt.train.launch import train_data
+
+    seen = []
+    real = batching.augmentation
+
+    def spy(*args, **kwargs):
+        seen.append(args[5] if len(args) > 5 else kwargs.get("english_source"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batching, "augmentation", spy)
+    prepared = load_prepared(reverse_run.parent / "data")
+    config = dataclasses.replace(
+        TrainConfig(), source_noise=0.3, source_noise_kinds="lower,apostrophes,typos"
+    )
+    train_data(prepared, config)
+    assert seen == [False]

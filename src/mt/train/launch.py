@@ -29,6 +29,7 @@ from mt.data.feed.augment import placeholder_rate
 from mt.data.feed.batching import TrainData, with_augmentation
 from mt.data.feed.rehearsal import Mix
 from mt.data.prepared_dir import Prepared, load_prepared
+from mt.direction import direction_of
 from mt.errors import MtError
 from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 from mt.model.devices import resolve_device
@@ -331,7 +332,10 @@ def train_data(
     config = dataclasses.replace(config, placeholders=placeholder_rate(config, codecs, "the run"))
     augmented = None
     if config.placeholders or config.source_noise:
-        augmented = with_augmentation(train, prepared.read_part("train"), codecs, config)
+        english = direction_of(prepared.info).english_source
+        augmented = with_augmentation(
+            train, prepared.read_part("train"), codecs, config, english_source=english
+        )
     selection = prepared.encoded("selection", **limits)
     return TrainData(train=train, selection=selection, augmented=augmented, rehearsal=rehearse)
 

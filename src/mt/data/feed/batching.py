@@ -160,10 +160,13 @@ def with_augmentation(
     pairs: Sequence[tuple[str, str]],
     codecs: tuple[WordPieceCodec, WordPieceCodec],
     config: TrainConfig,
+    *,
+    english_source: bool = True,
 ) -> Callable[[int], EncodedPairs] | None:
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
-    None when the config asks for neither; `pairs` are the texts of `train`."""
-    columns = augmentation(train.source, train.target, pairs, codecs, config)
+    None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
+    English gets only the language-neutral noise kinds."""
+    columns = augmentation(train.source, train.target, pairs, codecs, config, english_source)
     if columns is None:
         return None
     return lambda epoch: EncodedPairs(*columns(epoch), train.max_src_len, train.max_tgt_len)
