@@ -38,11 +38,6 @@ from mt.quality.flags import language_of
 from mt.text.cleaning import clean_text
 from mt.text.sentences import sentence_spans
 
-# pysbd (mt.text.sentences) compiles a regular expression per abbreviation, and its Spanish list
-# is longer than the 512 patterns `re` caches: every paragraph compiled them all again. With room
-# for them, splitting UN News paragraphs took half the time (1,000 lines: 3.5 s -> 1.7 s).
-re._MAXCACHE = max(re._MAXCACHE, 4096)  # type: ignore[attr-defined]
-
 SIDECAR_SUFFIX = ".backtranslate.json"
 SIDECAR_FORMAT = 1
 LANGUAGE = "es"
@@ -88,6 +83,11 @@ def sentence_stream(
     paths: Sequence[Path], filters: SentenceFilters, progress: Progress
 ) -> Iterator[str]:
     """The kept sentences of `paths`, in order; counts lines read and sentences dropped."""
+    # pysbd (mt.text.sentences) compiles a regular expression per abbreviation, and its Spanish
+    # list is longer than the 512 patterns `re` caches: every paragraph compiled them all again.
+    # With room for them, splitting UN News paragraphs takes half the time (docs/performance.md).
+    # Raised only while back-translating, not by importing this module.
+    re._MAXCACHE = max(re._MAXCACHE, 4096)  # type: ignore[attr-defined]
     seen: set[int] = set()
     dropped = progress.dropped = {"short": 0, "long": 0, "not_spanish": 0, "duplicate": 0}
     for path in paths:
