@@ -155,7 +155,7 @@ def test_the_model_aligner_gives_a_distribution_per_target_word() -> None:
     )
     aligner = aligner_for(translator)
     assert isinstance(aligner, AttentionAligner)
-    source = "Ilse likes bread, Qzaa."
+    source = "Ilse likes bread, ｟1｠."
     target = next(iter(translator.translate([source]))).text
     (matrix,) = aligner.align([(source, target)])
     assert len(matrix) == len(words(target))
@@ -180,7 +180,7 @@ def test_an_export_places_markup_with_attention_as_its_run_does(tmp_path: Path) 
         RUN.parent / "export", TranslateOptions(decode=config), device="cpu", compute_type="float32"
     )
     assert isinstance(aligner_for(export), AttentionAligner)
-    sources = ["Ilse likes bread, Qzaa.", "Where is the station, Ilse?", "Does Bruno want rice?"]
+    sources = ["Ilse likes bread, ｟1｠.", "Where is the station, Ilse?", "Does Bruno want rice?"]
     pairs = [(source, t.text) for source, t in zip(sources, run.translate(sources), strict=True)]
     ours, theirs = aligner_for(export).align(pairs), aligner_for(run).align(pairs)
     for a, b in zip(ours, theirs, strict=True):

@@ -24,7 +24,7 @@ PIECES = [
     "Ilse", " ", "\n", "\r\n", "<p>", "</p>", "<script>", "</script>", "<pre>", "</pre>", "'",
     '"', "<a href='x' title=\"T t\">", "</a>", '<img alt="a cat">', "<br>", "<code>", "</code>",
     "%s", "{0}", "http://x.y/z", "*", "**", "_", "`", "[", "](u)", "#", "> ", "- ", "|", "\\",
-    "<kbd>", "</kbd>", "Qzaa", "\t", "1", "00:00:01,000 --> 00:00:02,000",
+    "<kbd>", "</kbd>", "｟1｠", "\t", "1", "00:00:01,000 --> 00:00:02,000",
     "00:01.000 --> 00:02.000", "WEBVTT", 'msgid "a %s"', 'msgstr ""', "#, python-format", "\n\n",
 ]  # fmt: skip
 PARSERS = (html.parse, markdown.parse, subtitles.parse_srt, subtitles.parse_vtt, po.parse)

@@ -43,7 +43,7 @@ def test_srt_cues_are_translated_whole_and_broken_into_as_many_lines() -> None:
     assert translator.calls == [
         [
             "Where is the station, Ilse?",
-            "Qzaa Bruno likes bread.",
+            "｟1｠ Bruno likes bread.",
             "One two three four five six seven eight nine ten",
         ]
     ]

@@ -14,6 +14,7 @@ hold them inside the size asked for; `extended` appends them (and new pieces) to
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -28,7 +29,17 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
 # replaced by one of these on the way in and put back on the way out. A model learns to copy them
 # from training pairs whose shared spans were replaced the same way (mt.text.spans); the white
 # brackets are OpenNMT's placeholder convention and never occur in ordinary text.
-PLACEHOLDERS = tuple(f"｟{number}｠" for number in range(1, 17))
+
+
+def placeholder(number: int) -> str:
+    """The number-th placeholder token; past the 16th (PLACEHOLDERS) one no model learned, which
+    only documents use, for a paragraph with more protected spans (mt.decode.documents.units)."""
+    return f"｟{number}｠"
+
+
+PLACEHOLDERS = tuple(placeholder(number) for number in range(1, 17))
+PLACEHOLDER = re.compile("｟[0-9]+｠")
+"""Any placeholder token, a learned one or one past the 16th."""
 RESERVED = len(SPECIAL_TOKENS) + len(PLACEHOLDERS)  # labels of a vocabulary that no text decides
 # The tag that starts the source of a back-translated (synthetic) training pair, so the model can
 # tell them from real ones (Caswell et al. 2019, tagged back-translation; `mt prepare

@@ -7,6 +7,8 @@ swapped for a name the model saw thousands of times and copies ("Tom", "Mary", "
 stand-in in the translation is swapped back. Numbers take name stand-ins too, because the bench
 model copies those and not digit stand-ins such as "30" (benchmarks/bench_text.py measures it).
 Stand-ins already in the sentence are not used; when all are taken, a word is left as it is.
+A placeholder token already in the text (a document's protected span, mt.decode.documents.units)
+is a name to such a model: it takes a stand-in whatever the `Protectable` says.
 
 Which words are names is not decided here: `protect` asks the `Protectable` it is given about
 every capitalised word and number (mt.text.names is the one the Translator gives), so that the
@@ -17,7 +19,11 @@ stand-ins: `protect_spans` replaces every protected span (mt.text.spans: URLs, c
 format placeholders, numbers, --keep names) and every name the `Protectable` picks by a token,
 ｟1｠ to ｟16｠ in order of appearance, and `restore_spans` puts them back. A span whose token the
 translation lost is put back at the end of the sentence (before its final mark): a URL out of
-place reads better than a URL gone, and `Restored.lost` counts them.
+place reads better than a URL gone, and `Restored.lost` counts them. Tokens already in the text
+are of two kinds: a document's (mt.decode.documents.units, numbered by paragraph) are numbered
+again with the sentence's own spans, so that the model sees ｟1｠ first as in training, and come
+back as themselves, a lost one at the end like any span (measured better than placing it by
+alignment); a glossary's (`fixed`) pass through as themselves, and its own step puts them back.
 """
 
 from __future__ import annotations
@@ -33,7 +39,8 @@ from mt.text.lexicon import CAPITALISED
 from mt.text.spans import Span, find_spans
 
 _NAME_OR_NUMBER = re.compile(
-    rf"{CAPITALISED}"  # Kowalski, McDonald
+    "|".join(map(re.escape, PLACEHOLDERS[::-1]))  # a document's spans (｟16｠ before ｟1｠)
+    + rf"|{CAPITALISED}"  # Kowalski, McDonald
     r"|(?<![\w.,:])\d+(?:[.,:]\d+)*(?!\w|[.,:]\d)"  # 4817, 12.75, 10:30, 1,000
 )
 # What may stand between a sentence's end (or the text's start) and its first word: "- ¿Allow".
@@ -61,7 +68,7 @@ def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
         word = match.group()
         if word not in slots and word not in kept:
             initial = _SENTENCE_START.search(text, 0, match.start()) is not None
-            if not protectable(word, initial=initial):
+            if word not in PLACEHOLDERS and not protectable(word, initial=initial):
                 kept.add(word)
             elif free:
                 slots[word] = free.pop(0)
@@ -79,26 +86,31 @@ def restore(text: str, slots: Slots) -> str:
 
 
 def protect_spans(
-    text: str, protectable: Protectable, names: Sequence[str] = ()
+    text: str, protectable: Protectable, names: Sequence[str] = (), fixed: Sequence[str] = ()
 ) -> tuple[str, Slots]:
     """`text` with its protected spans, `names` (a --keep list) and the capitalised words that
     are `protectable` replaced by placeholder tokens, the same token for the same text; the
-    (token, original) pairs. Past the sixteenth distinct span the rest stay as they are."""
-    # Tokens already in the text (a glossary's terms took them) are neither spans nor free.
-    present = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
-    free = [token for token in PLACEHOLDERS if token not in text]
-    spans = [
-        span
-        for span in find_spans(text, names)
-        if not any(span.start < end and start < span.end for start, end in present)
-    ]
-    taken = [(span.start, span.end) for span in spans] + present
+    (token, original) pairs. Past the sixteenth distinct span the rest stay as they are. Tokens
+    already in the text that `fixed` names (a glossary's) pass through and have no pair: their
+    own step puts them back first; the others are numbered again with the spans."""
+    present = [Span(m.start(2), m.end(2), "token", m.group(2)) for m in _TOKEN.finditer(text)]
+    spans = [span for span in find_spans(text, names) if not _overlaps(span, present)]
     for match in re.finditer(CAPITALISED, text):
-        if any(match.start() < end and start < match.end() for start, end in taken):
+        name = Span(match.start(), match.end(), "name", match.group())
+        if _overlaps(name, spans + present):
             continue
         initial = _SENTENCE_START.search(text, 0, match.start()) is not None
         if protectable(match.group(), initial=initial):
-            spans.append(Span(match.start(), match.end(), "name", match.group()))
+            spans.append(name)
+    # Other tokens already there (a document's spans, numbered by paragraph) are numbered with
+    # the sentence's own spans in order, as in training; past sixteen spans in all, as themselves.
+    kept = [span for span in present if span.text in fixed]
+    moved = [span for span in present if span.text not in fixed]
+    if len({s.text for s in spans + moved} | {s.text for s in kept}) > len(PLACEHOLDERS):
+        kept, moved = present, []
+    free = [token for token in PLACEHOLDERS if token not in {span.text for span in kept}]
+    carried = dict.fromkeys(span.text for span in kept if span.text not in fixed)
+    spans += moved
     tokens: dict[str, str] = {}
     out, position = [], 0
     for span in sorted(spans, key=lambda span: span.start):
@@ -108,7 +120,12 @@ def protect_spans(
             out += [text[position : span.start], tokens[span.text]]
             position = span.end
     masked = "".join(out) + text[position:]
-    return masked, tuple((token, original) for original, token in tokens.items())
+    slots = [(token, original) for original, token in tokens.items()]
+    return masked, tuple(slots + [(token, token) for token in carried])
+
+
+def _overlaps(span: Span, others: Sequence[Span]) -> bool:
+    return any(span.start < other.end and other.start < span.end for other in others)
 
 
 @dataclass(frozen=True)

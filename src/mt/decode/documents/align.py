@@ -17,16 +17,17 @@ from typing import Protocol
 import torch
 
 from mt.data.feed.batching import encode_sources
+from mt.data.tokenization import PLACEHOLDER
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.engine import AttentionEngine, attention_engine
 from mt.model.rundir import LoadedRun
 from mt.text.cleaning import clean_text
 from mt.text.words import word_or_mark
 
-ALIGNED = word_or_mark("(?i:Qz[a-z]{2})")
-"""A word for alignment and tag placement: a placeholder token (any case: the model may change
-it), a word, or one punctuation mark, so that a tag closes before the full stop that follows its
-words (mt.text.words.word_or_mark)."""
+ALIGNED = word_or_mark(PLACEHOLDER.pattern)
+"""A word for alignment and tag placement: a placeholder token (PLACEHOLDER), a word, or one
+punctuation mark, so that a tag closes before the full stop that follows its words
+(mt.text.words.word_or_mark)."""
 
 Matrix = list[list[float]]  # [target word][source word], each row summing to 1
 

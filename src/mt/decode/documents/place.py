@@ -11,14 +11,10 @@ well formed by construction, as it is written from that tree.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from mt.decode.documents.align import Matrix, words
 from mt.decode.documents.units import TOKEN, Tag, Unit
-
-STRAY = re.compile(TOKEN.pattern, re.IGNORECASE)
-"""A placeholder token the model changed ("QZAA", "qzaa"): removed, the real one put back."""
 
 
 @dataclass
@@ -65,7 +61,7 @@ def _placeholders(unit: Unit, source_words: list, target: list[Word]) -> list[Wo
     seen: set[str] = set()
     kept: list[Word] = []
     for word in target:
-        if STRAY.fullmatch(word.text) and (word.text not in wanted or word.text in seen):
+        if TOKEN.fullmatch(word.text) and (word.text not in wanted or word.text in seen):
             continue
         seen.add(word.text)
         kept.append(word)

@@ -4,18 +4,25 @@ A format's parser splits a file into the skeleton, copied byte for byte, and uni
 text a translator must translate. A unit is built here from what the parser meets in order: text,
 inline tags (`<b>`, a Markdown link) and protected spans (code, URLs, placeholders, entities).
 The translator sees only the unit's plain text: tags are taken out and remembered by the span of
-words they wrapped, and each protected span is replaced by a placeholder token ("Qzaa") that the
-Translator's stand-in mechanism carries through, or that mt.decode.documents.place puts back.
+words they wrapped, and each protected span is replaced by a placeholder token (｟1｠, ｟2｠ ...:
+mt.data.tokenization.PLACEHOLDERS, the tokens a model trained with placeholders copies, numbered
+by paragraph), which the Translator gives back as they are (mt.decode.placeholders numbers them
+again per sentence, and puts a lost one at the end of its sentence; a model without those tokens
+gets a name stand-in for each) and mt.decode.documents.place puts back, by alignment where the
+translation still lost it. A paragraph with more than 16 protected spans gives the rest tokens no
+model learned (｟17｠ ...): their translation loses them, and place puts them back by alignment.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from mt.errors import MtError
+from mt.data.tokenization import PLACEHOLDER as TOKEN
+from mt.data.tokenization import placeholder
 from mt.text.spans import find_kinds
 
 PLAIN_KINDS = frozenset(("url", "tldr", "placeholder"))
@@ -25,10 +32,6 @@ are left in the text: the Translator protects those itself."""
 REST_KINDS = PLAIN_KINDS | {"code"}
 """Python documentation's .po files add reST ``literals``, :role:`targets` and `code`."""
 
-TOKEN = re.compile(r"Qz[a-z]{2}")
-"""Placeholder tokens: a capitalised word the Translator's stand-ins take for an unknown name, and
-fixed length so that two side by side ("QzaaQzab") still read as two."""
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _WORDLIKE = re.compile(r"[^\W\d_]")
 _WORD_CHAR = re.compile(r"\w")
 
@@ -253,8 +256,6 @@ def _moved_tag(tag: Tag, moved: Callable[[int], int], text: str) -> Tag:
 
 def _tokens(text: str) -> Iterator[str]:
     """Placeholder tokens in order, leaving out any the text already holds."""
-    for first in _LETTERS:
-        for second in _LETTERS:
-            if "Qz" + first + second not in text:
-                yield "Qz" + first + second
-    raise MtError("more than 676 protected spans in one paragraph")
+    for number in itertools.count(1):
+        if placeholder(number) not in text:
+            yield placeholder(number)

@@ -36,7 +36,7 @@ class Mask:
 
     def apply(self, piece: str, glossary: Glossary | None) -> Masked:
         text, terms, unplaced = self.terms.apply(piece, glossary)
-        text, slots = self.spans.apply(text)
+        text, slots = self.spans.apply(text, fixed=tuple(token for token, _ in terms))
         found = TermCounts(found=len(terms) + unplaced, unplaced=unplaced)
         return Masked(text, slots, terms, unplaced, piece, glossary, Counts(terms=found))
 

@@ -35,11 +35,13 @@ class ProtectSpans:
                 "trained with them); this one has none"
             )
 
-    def apply(self, text: str) -> tuple[str, Slots]:
+    def apply(self, text: str, fixed: tuple[str, ...] = ()) -> tuple[str, Slots]:
+        """`fixed`: placeholder tokens already in `text` that pass through as themselves (a
+        glossary's); the others (a document's) are numbered again with the text's own spans."""
         if not self.enabled:
             return text, ()
         if self.span_tokens:
-            return protect_spans(text, self.protectable, self.keep)
+            return protect_spans(text, self.protectable, self.keep, fixed)
         return protect(text, self.protectable)
 
     def reverse(self, text: str, slots: Slots) -> tuple[str, int]:
