@@ -29,7 +29,6 @@ ANY_WORD = re.compile(r"\w+")
 
 def word_or_mark(token: str) -> re.Pattern[str]:
     """`token` (a pattern), or a word in any script with apostrophes inside that stops where a
-    token starts ("QzaaQzab", "x'Qzad" are two words each), or one mark that is neither word nor
-    space."""
+    token starts, or one mark that is neither word nor space: how documents align their text."""
     plain = rf"(?:(?!{token})\w)+"
     return re.compile(rf"{token}|{plain}(?:['’]{plain})*|[^\w\s]")
