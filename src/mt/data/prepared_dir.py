@@ -139,7 +139,8 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
             f"{Path(c['name']).name} ×{c['train_repeats']}" for c in info["corpora"]
         )
         rows.append((f"training repeats (T={info['sampling_temperature']:g})", repeats))
-    src, tgt = direction_of(info).source, direction_of(info).target
+    direction = direction_of(info)
+    src, tgt = direction.source, direction.target
     for part, numbers in counts["parts"].items():
         lengths = info["lengths"][part]
         rows.append(
