@@ -42,7 +42,12 @@ from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
-from mt.evaluate.calibrate import calibrate_run, grouped_references, sentence_chrf
+from mt.evaluate.calibrate import (
+    calibrate,
+    grouped_references,
+    save_calibration,
+    sentence_chrf,
+)
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 
 BAD_CHRF = 30.0
@@ -218,7 +223,8 @@ def main() -> None:
     )
     if not translator.calibration.calibrated:
         print(f"{args.run} has no calibration.json: calibrating on its selection part first")
-        calibration, _ = calibrate_run(translator, args.data / "selection.tsv")
+        calibration = calibrate(translator, args.data / "selection.tsv")
+        save_calibration(translator, calibration)
         translator = translator.with_options(replace(translator.options, calibration=calibration))
     print(f"machine: {describe(args.threads)}; load {load_average()}")
     print(f"run {args.run}, beam {args.beam_size}, calibration {translator.calibration.fitted}")

@@ -72,11 +72,14 @@ def test_the_pairs_are_what_prepare_reads(tmp_path: Path) -> None:
 
 
 def test_a_finished_file_is_left_as_it_is(tmp_path: Path) -> None:
+    """The same command again is a no-op: the engine is not even started."""
     mono = write_doc_file(tmp_path / "mono.tsv", spanish(10))
-    out = tmp_path / "bt.tsv"
+    out, starts = tmp_path / "bt.tsv", tmp_path / "starts"
+    engine = f"sh -c 'echo start >> {starts}; tr a-z A-Z'"
     for _ in range(2):
-        cli_output("backtranslate", "--engine", UPPER, mono, "--out", out, "--chunk", "3")
+        cli_output("backtranslate", "--engine", engine, mono, "--out", out, "--chunk", "3")
     assert len(pairs_of(out)) == 10
+    assert starts.read_text().count("start") == 1
 
 
 def test_a_half_written_last_line_is_cut_and_redone(tmp_path: Path) -> None:

@@ -32,14 +32,15 @@ def calibrate(
 
     def action() -> None:
         from mt.decode.translator import open_translator
-        from mt.evaluate.calibrate import calibrate_run, selection_part
+        from mt.evaluate.calibrate import calibrate, save_calibration, selection_part
 
         options = translate_options(DecodeConfig(beam_size=beam_size))
         selection = selection_part(run, data)
         translator = open_translator(run, options, device=device, threads=threads)
-        calibration, path = calibrate_run(
+        calibration = calibrate(
             translator, selection, size=sentences, seed=seed, progress=console.print
         )
+        path = save_calibration(translator, calibration)
         fitted = calibration.fitted
         console.print(
             f"{path} written: {fitted['sentences']} sentences, "

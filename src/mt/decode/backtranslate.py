@@ -151,6 +151,9 @@ def backtranslate(
     settings = _settings(paths, engine, search, filters)
     progress = Progress(total_lines=count_lines(paths))
     done = _resume_point(out, settings)
+    recorded = read_json(_sidecar(out)) if done else {}
+    if recorded.get("complete") and recorded.get("sentences") == done:  # finished: nothing to do
+        return BacktranslateResult(out=out, sentences=done, resumed=done, dropped={}, seconds=0.0)
     write_json(_sidecar(out), {**settings, "complete": False})
     progress.written = progress.resumed = done
     sentences = sentence_stream(paths, filters, progress)

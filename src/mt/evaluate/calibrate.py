@@ -102,23 +102,15 @@ def calibrate(
     return fit_calibration(features, target, fitted=fitted)
 
 
-def calibrate_run(
-    translator: Translator,
-    selection: Path,
-    *,
-    size: int = SAMPLE,
-    seed: int = 0,
-    progress: Callable[[str], None] = lambda message: None,
-) -> tuple[Calibration, Path]:
-    """calibrate() and write calibration.json atomically into the model directory; an export's
+def save_calibration(translator: Translator, calibration: Calibration) -> Path:
+    """Write calibration.json atomically into the translator's model directory; an export's
     checksums.sha256 is written again to list it. A translator that should use the new
     calibration is `translator.with_options(replace(translator.options, calibration=...))`."""
     from mt.checksums import write_checksums
     from mt.files import is_export
 
-    calibration = calibrate(translator, selection, size=size, seed=seed, progress=progress)
     directory = translator.run.directory
     path = write_calibration(directory, calibration)
     if is_export(directory):
         write_checksums(directory)
-    return calibration, path
+    return path
