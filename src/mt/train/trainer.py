@@ -39,6 +39,7 @@ from mt.model.rundir import (
     write_metrics,
 )
 from mt.model.transformer import count_parameters, make_model
+from mt.native_memory import TRIM_EVERY, release_freed_memory
 from mt.train.distributed import Distributed
 from mt.train.reporting import Reporter
 from mt.train.selection import Selection
@@ -154,6 +155,8 @@ class Trainer:
                     report = progress.step % REPORT_EVERY == 0 or last_of_epoch
                     if report or evaluate or reason or self.device.type == "cpu":
                         self._settle(sums)
+                    if self.device.type == "cpu" and progress.step % TRIM_EVERY == 0:
+                        release_freed_memory()
                     if report:
                         loss_mean, accuracy, rate = sums.window()
                         self.reporter.advance(
