@@ -101,7 +101,10 @@ def prepare_eole(data: Path, out: Path) -> Path:
 
 
 def eole_config(folder: Path, run: Path, steps: int) -> str:
-    """eole 0.6.4's YAML for mt's default recipe and shape."""
+    """eole 0.6.4's YAML for mt's default recipe and shape (6,951,414 parameters, as mt's).
+    `add_final_linear_bias` is spelled out: left to follow `add_qkvbias`, training builds the
+    encoder's attention output without a bias and `eole predict` with one the checkpoint lacks
+    (NaN scores, empty lines)."""
     return f"""
 save_data: {run}
 src_vocab: {folder}/vocab.en
@@ -155,6 +158,7 @@ model:
   layers: 2
   add_qkvbias: true
   add_ffnbias: true
+  add_final_linear_bias: true
   mlp_activation_fn: relu
   layer_norm: standard
   share_decoder_embeddings: false
