@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer model corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory model corpus clean
 
 setup: $(STAMP)
 
@@ -46,24 +46,62 @@ corpus: $(STAMP)
 	elif [ -f $(SHARED_CORPUS) ]; then cp $(SHARED_CORPUS) $(CORPUS) && echo "corpus: copied $(SHARED_CORPUS)"; \
 	else $(BIN)/mt download --out $(CORPUS); fi
 
-# The model to use: the default recipe trained for MODEL_BUDGET on the Tatoeba corpus and, where
-# ../shared/data/domains is there, the training parts of its four domains (our by-document split,
-# benchmarks/domain_split.py, so their dev and test parts stay unseen), with tokenizers learned on all of it
-# (markup characters included); held-out selection and test parts of at most 3,000 pairs each.
-# MODEL_TEMPERATURE repeats the smaller corpora's training pairs so that each one's share goes as
-# size^(1/T) (mt.data.prepare.upsampling): with 2, news and tldr are repeated 3 times, LibreOffice twice.
-# The run directory is ready for `mt translate runs/model` and `mt serve runs/model`.
-MODEL_BUDGET ?= 60m
+# The model to use (docs/general.md): the default recipe trained for MODEL_BUDGET on the Tatoeba
+# corpus, the training parts of the four domains and of TICO-19 and XQuAD (our by-document splits,
+# benchmarks/domain_split.py and general_split.py, so their dev and test parts stay unseen), and
+# the general Spanish of ../shared/data/general back-translated by BT_ENGINE (Apertium; `mt
+# backtranslate` resumes, and a finished file is not redone), tagged and capped at
+# MODEL_SYNTHETIC_SHARE of the training pairs. Tokenizers of MODEL_VOCAB labels are learned on all
+# of it. Selection: Tatoeba's selection part and the dev parts (checkpoints are chosen there);
+# test: the first 1,000 pairs of make bench's Tatoeba test part and the general test parts, whose
+# English sentences are kept out of training. MODEL_TEMPERATURE repeats the smaller real corpora
+# (mt.data.prepare.upsampling). Without ../shared the model is trained on the corpus alone.
+# `make bench-general` then scores it next to Apertium. Ready for `mt translate runs/model`.
+GENERAL ?= ../shared/data/general
+BT_ENGINE ?= apertium -u spa-eng
+MODEL_SYNTHETIC ?= un-news eltec
+MODEL_SYNTHETIC_SHARE ?= 0.7
+MODEL_VOCAB ?= 8000
+MODEL_BUDGET ?= 95m
 MODEL_TEMPERATURE ?= 2
 model: corpus
 	@if [ -d $(DOMAINS) ]; then $(BIN)/python benchmarks/domain_split.py --domains $(DOMAINS) --out runs/model-split; \
-	else echo "$(DOMAINS) is absent: the model is trained on $(CORPUS) alone"; rm -rf runs/model-split; fi
-	$(BIN)/mt prepare $(CORPUS) $$(ls runs/model-split/train/*.tsv 2>/dev/null) --out runs/model-data \
-		--split 0.9,0.05,0.05 --max-selection 3000 --max-test 3000 --paragraphs all --max-length 64 \
-		--sampling-temperature $(MODEL_TEMPERATURE) --force
-	$(BIN)/mt train runs/model-data --out runs/model --force --time-budget $(MODEL_BUDGET)
+	else echo "$(DOMAINS) is absent: no domain data"; rm -rf runs/model-split; fi
+	@if [ -f $(GENERAL)/tico19.tsv ]; then $(BIN)/python benchmarks/general_split.py --general $(GENERAL) --out runs/model-general; \
+	else echo "$(GENERAL) is absent: no general data, no back-translation"; rm -rf runs/model-general; fi
+	$(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
+	$(BIN)/python benchmarks/model_parts.py --tatoeba runs/tatoeba-split --split runs/model-split \
+		--general runs/model-general --out runs/model-parts
+	@mkdir -p runs/bt; for set in $(MODEL_SYNTHETIC); do \
+		if [ ! -f $(GENERAL)/$$set.es.tsv.xz ]; then continue; fi; \
+		command -v $(firstword $(BT_ENGINE)) >/dev/null || { echo "$(firstword $(BT_ENGINE)) is missing: sudo apt-get install apertium-eng-spa (or BT_ENGINE=...)" >&2; exit 1; }; \
+		$(BIN)/mt backtranslate $(GENERAL)/$$set.es.tsv.xz --engine "$(BT_ENGINE)" --out runs/bt/$$set.tsv || exit 1; done
+	$(BIN)/mt prepare $(CORPUS) $$(ls runs/model-split/train/*.tsv runs/model-general/train/*.tsv 2>/dev/null) \
+		$$(for set in $(MODEL_SYNTHETIC); do test -f runs/bt/$$set.tsv && printf -- '--synthetic runs/bt/%s.tsv ' $$set; done) \
+		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --selection runs/model-parts/selection.tsv --test runs/model-parts/test.tsv \
+		--src-vocab $(MODEL_VOCAB) --tgt-vocab $(MODEL_VOCAB) --paragraphs all --max-length 64 \
+		--sampling-temperature $(MODEL_TEMPERATURE) --out runs/model-data --force
+	$(BIN)/mt train runs/model-data --out runs/model --force --time-budget $(MODEL_BUDGET) --eval-every 1000
 	$(BIN)/mt evaluate runs/model
-	$(BIN)/mt translate runs/model "Where is the train station?" "I don't like coffee."
+	$(BIN)/mt translate runs/model "Where is the train station?" "The committee approved the report on Tuesday."
+
+# The release model beside Apertium (apt-get install apertium-eng-spa) on the same lines: FLORES
+# dev, a held-out WMT news set, held-out TICO-19 and XQuAD documents, Tatoeba and the domains'
+# test samples; GENERAL_PART=dev scores the development parts that choices are made on.
+GENERAL_RUN ?= runs/model
+GENERAL_PART ?= test
+bench-general: corpus
+	@command -v apertium >/dev/null || { echo "bench-general needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
+	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
+	$(BIN)/python benchmarks/bench_general.py --run $(GENERAL_RUN) --tatoeba runs/tatoeba-split --part $(GENERAL_PART)
+
+# Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
+# MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.
+MEMORY_DATA ?= runs/model-data
+MEMORY_MINUTES ?= 30
+bench-memory: $(STAMP)
+	$(BIN)/python benchmarks/bench_memory.py --out bench/memory -- $(MEMORY_DATA) --out bench/memory/run \
+		--time-budget $(MEMORY_MINUTES)m --precision auto --threads 2 --force
 
 demo: corpus
 	$(BIN)/mt prepare $(CORPUS) --out runs/demo-data --force
