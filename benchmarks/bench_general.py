@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--part", choices=("dev", "test"), default="test")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--tatoeba-limit", type=int, default=1000)
-    parser.add_argument("--limit", type=int, default=0, help="at most this many pairs a set (a try)")
+    parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
     parser.add_argument("--tatoeba-base", type=float, default=TATOEBA_BASE)
     parser.add_argument("--apertium", default=APERTIUM, help="the peer's command line")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())

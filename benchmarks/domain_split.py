@@ -186,6 +186,17 @@ def write_pairs(path: Path, pairs: list[DomainPair]) -> None:
                 handle.write(f"{pair.english}\t{pair.spanish}\n")
 
 
+def write_parts(out: Path, name: str, parts: Parts) -> str:
+    """out/<part>/<name>.tsv for each part that has pairs; the counts, as one line to print."""
+    counts = []
+    for part, pairs in parts._asdict().items():
+        if pairs:
+            write_pairs(out / part / f"{name}.tsv", pairs)
+        documents = len({pair.document for pair in pairs})
+        counts.append(f"{part} {len(pairs)} pairs in {documents} documents")
+    return f"{name}: {', '.join(counts)}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
@@ -194,13 +205,7 @@ def main() -> None:
     if not args.domains.is_dir():
         raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
     for domain in DOMAINS:
-        parts = split_parts(domain, args.domains)
-        counts = []
-        for name, pairs in parts._asdict().items():
-            write_pairs(args.out / name / f"{domain}.tsv", pairs)
-            documents = len({pair.document for pair in pairs})
-            counts.append(f"{name} {len(pairs)} pairs in {documents} documents")
-        print(f"{domain}: {', '.join(counts)}")
+        print(write_parts(args.out, domain, split_parts(domain, args.domains)))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import csv
 import hashlib
 from pathlib import Path
 
-from domain_split import DomainPair, Parts, write_pairs
+from domain_split import DomainPair, Parts, write_parts
 
 BLOCK = 20
 TEST_PERCENT = 40
@@ -84,14 +84,7 @@ def main() -> None:
     if not (args.general / "tico19.tsv").is_file():
         raise SystemExit(f"{args.general}: the shared general data is absent (see ../shared)")
     for name in SETS:
-        parts = split_parts(name, args.general)
-        counts = []
-        for part, pairs in parts._asdict().items():
-            if pairs:
-                write_pairs(args.out / part / f"{name}.tsv", pairs)
-            documents = len({pair.document for pair in pairs})
-            counts.append(f"{part} {len(pairs)} pairs in {documents} documents")
-        print(f"{name}: {', '.join(counts)}")
+        print(write_parts(args.out, name, split_parts(name, args.general)))
 
 
 if __name__ == "__main__":

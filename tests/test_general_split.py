@@ -66,11 +66,8 @@ def test_held_out_files_take_every_dev_part_and_the_whole_tests(
         rows = "".join(f"{part} {i}.\t{part} {i}.\n" for i in range(1500))
         (tatoeba / f"{part}.tsv").write_text(rows, encoding="utf-8")
     split = tmp_path / "split"
-    for part in ("train", "dev", "test"):
-        for name in ("tico", "xquad", "flores"):
-            pairs = getattr(general_split.split_parts(name, general), part)
-            if pairs:
-                general_split.write_pairs(split / part / f"{name}.tsv", pairs)
+    for name in general_split.SETS:
+        general_split.write_parts(split, name, general_split.split_parts(name, general))
     selection, test = model_parts.held_out(tatoeba, [split, tmp_path / "absent"])
     dev_pairs = sum(len(general_split.pairs_of(general, n, "dev")) for n in ("tico", "xquad"))
     assert len(selection) == model_parts.SELECTION_TATOEBA + dev_pairs
