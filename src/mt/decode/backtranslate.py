@@ -150,9 +150,8 @@ def backtranslate(
         raise MtError("no monolingual file given")
     settings = _settings(paths, engine, search, filters)
     progress = Progress(total_lines=count_lines(paths))
-    done = _resume_point(out, settings)
-    recorded = read_json(_sidecar(out)) if done else {}
-    if recorded.get("complete") and recorded.get("sentences") == done:  # finished: nothing to do
+    done, finished = _resume_point(out, settings)
+    if finished:  # the same command ran to its end before: nothing to do
         return BacktranslateResult(out=out, sentences=done, resumed=done, dropped={}, seconds=0.0)
     write_json(_sidecar(out), {**settings, "complete": False})
     progress.written = progress.resumed = done
@@ -205,11 +204,12 @@ def _sidecar(out: Path) -> Path:
     return out.with_name(out.name + SIDECAR_SUFFIX)
 
 
-def _resume_point(out: Path, settings: dict[str, Any]) -> int:
-    """Sentences already in `out` (0 for a new file), after cutting a half-written last line;
-    an `out` that another command wrote is refused, never appended to."""
+def _resume_point(out: Path, settings: dict[str, Any]) -> tuple[int, bool]:
+    """Sentences already in `out` (0 for a new file), after cutting a half-written last line,
+    and whether its sidecar says they are all of them; an `out` that another command wrote is
+    refused, never appended to."""
     if not out.exists():
-        return 0
+        return 0, False
     sidecar = _sidecar(out)
     if not sidecar.is_file():
         raise MtError(
@@ -217,14 +217,15 @@ def _resume_point(out: Path, settings: dict[str, Any]) -> int:
             "remove it or give another --out"
         )
     recorded = read_json(sidecar)
-    recorded = {key: recorded.get(key) for key in settings} if isinstance(recorded, dict) else {}
+    recorded = recorded if isinstance(recorded, dict) else {}
     changed = [key for key in settings if recorded.get(key) != settings[key]]
     if changed:
         raise MtError(
             f"{out} was written by `mt backtranslate` with other {', '.join(changed)}; give the "
             "same inputs and options to resume it, or another --out"
         )
-    return _complete_lines(out)
+    lines = _complete_lines(out)
+    return lines, bool(recorded.get("complete")) and recorded.get("sentences") == lines
 
 
 def _complete_lines(out: Path) -> int:
