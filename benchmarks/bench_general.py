@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 from bench_domain import samples
-from domain_split import NEWS_DEV_SET, NEWS_TEST_SET, news
+from domain_split import split_parts
 from general_split import pairs_of
 from machine import describe, load_average
 from rich.console import Console
@@ -54,11 +54,11 @@ docs/performance.md)."""
 
 def sets(general: Path, domains: Path, tatoeba: Path, part: str, limit: int) -> dict[str, list]:
     """(english, spanish) pairs of each set of `part`."""
-    news_set = NEWS_TEST_SET if part == "test" else NEWS_DEV_SET
     chosen: dict[str, list] = {}
     if part == "test":
         chosen["flores"] = pairs_of(general, "flores", "test")
-    chosen["news"] = [(p.english, p.spanish) for p in news(domains) if p.document == news_set]
+    news = getattr(split_parts("news", domains), part)  # one whole WMT set
+    chosen["news"] = [(pair.english, pair.spanish) for pair in news]
     for name in ("tico", "xquad"):
         chosen[name] = pairs_of(general, name, part)
     tatoeba_part = "test.tsv" if part == "test" else "selection.tsv"
