@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import invented_pairs
 from mt.config import ConfigError, TrainConfig
@@ -11,7 +13,14 @@ from mt.data.feed.augment import PLACEHOLDER_RATE, has_placeholders, placeholder
 from mt.data.feed.batching import encode_parts
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
 from mt.errors import MtError
-from mt.text.spans import candidate_rows, find_spans, placeheld, placeheld_pairs, shared_spans
+from mt.text.spans import (
+    _DETECTOR,
+    candidate_rows,
+    find_spans,
+    placeheld,
+    placeheld_pairs,
+    shared_spans,
+)
 from placeholder_support import legacy_codec, placeholder_codec
 
 P = PLACEHOLDERS
@@ -59,6 +68,18 @@ def test_the_detector_finds_each_shape_whole(text: str, kind: str, span: str) ->
     assert [(s.kind, s.text) for s in find_spans(text)] == [(kind, span)]
     (found,) = find_spans(text)
     assert text[found.start : found.end] == span
+
+
+_SPAN_ALPHABET = st.sampled_from(list("ab Z1./\\@`{}%$:~-_w+()[]!?,;'\"<>") + ["www.", ".py"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_SPAN_ALPHABET, max_size=24).map("".join))
+def test_the_quick_check_before_the_detector_never_hides_a_span(text: str) -> None:
+    """find_spans skips the detector for text without any character its patterns need: on any
+    text it must find what the whole detector finds."""
+    expected = [m.group() for m in _DETECTOR.finditer(text) if m.lastgroup != "tldr"]
+    assert [s.text for s in find_spans(text) if s.kind != "tldr"] == expected
 
 
 @pytest.mark.parametrize(

@@ -86,6 +86,10 @@ def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
 
 
 _DETECTOR = _detector(frozenset(_PATTERNS), False)
+_MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$]|www\.|\.\w")
+"""A character every pattern of _DETECTOR needs (a digit, a slash, `@`, a backtick, a brace, `%`,
+`$`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
+search is much cheaper than trying the detector's alternatives at every position."""
 _KIND = {"msgfmt": "placeholder"}  # the group a kind's second pattern matches in
 _NAME = re.compile(CAPITALISED)
 
@@ -134,6 +138,8 @@ def _copied_tldr(span: str) -> bool:
 def _detected(text: str) -> tuple[Span, ...]:
     """The detector's spans of `text`; cached, as translating one line asks several times (the
     length check, the normalizer, the protection, the flags)."""
+    if not _MAY_HOLD_A_SPAN.search(text):
+        return ()
     return tuple(
         Span(m.start(), m.end(), m.lastgroup or "", m.group())
         for m in _DETECTOR.finditer(text)
