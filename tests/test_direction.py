@@ -61,6 +61,20 @@ def test_reverse_parts_are_spanish_first_with_the_forward_split(tmp_path: Path) 
     assert read_lexicon(tmp_path / "rev" / "lexicon.tsv").pairs == 0  # English-only: empty
 
 
+def test_given_held_out_files_are_written_spanish_first_too(tmp_path: Path) -> None:
+    """--selection/--test files are english<TAB>spanish like every input; a reverse directory
+    must score them Spanish→English, as its training part is written."""
+    pairs = invented_pairs()
+    corpus = write_corpus(tmp_path / "corpus.tsv", pairs[20:])
+    selection = write_corpus(tmp_path / "selection.tsv", pairs[:10])
+    test = write_corpus(tmp_path / "test.tsv", pairs[10:20])
+    run_cli("prepare", corpus, "--out", tmp_path / "rev", "--reverse", "--src-vocab", "180",
+            "--tgt-vocab", "150", "--selection", selection, "--test", test)  # fmt: skip
+    reverse = load_prepared(tmp_path / "rev")
+    assert reverse.read_part("selection") == [(es, en) for en, es in pairs[:10]]
+    assert reverse.read_part("test") == [(es, en) for en, es in pairs[10:20]]
+
+
 def test_a_reverse_run_translates_evaluates_and_exports(reverse_run: Path, tmp_path: Path) -> None:
     assert read_direction(reverse_run) == REVERSE
     recorded = json.loads((reverse_run / "train.json").read_text())

@@ -189,8 +189,9 @@ def _build(
     stages.start("split", len(part))
     texts = _write_parts(spool.path, tmp, part=part, sample=sample, repeats=repeats, stages=stages)
     spool.path.unlink()
-    for held, pairs in held_out.items():
-        _write_pairs(tmp / PART_FILES[held], pairs.pairs)
+    for held, corpus in held_out.items():  # read English first; written source first, as above
+        pairs = [(es, en) for en, es in corpus.pairs] if config.reverse else corpus.pairs
+        _write_pairs(tmp / PART_FILES[held], pairs)
     source, target, extra = choose_tokenizers(texts, config, tmp=tmp, base=base)
     del texts
     if placed["train"]:
