@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import machine
+from targets import Target, report
 
 from mt.config import DecodeConfig
 from mt.data.readers.streams import iter_lines, open_binary
@@ -61,9 +62,11 @@ def main() -> int:
     parser.add_argument("--beam-size", type=int, default=1)
     parser.add_argument("--chunk", type=int, default=512)
     parser.add_argument("--target", type=float, default=100.0, help="sentences/s of --model")
+    parser.add_argument("--json", type=Path, default=Path("bench/backtranslate/results.json"))
     args = parser.parse_args()
     print(machine.describe(args.threads), f"load {machine.load_average()}")
-    missed = False
+    figures: dict[str, object] = {"mono": str(args.mono), "lines": args.lines}
+    targets: list[Target] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         mono = head_lines(args.mono, args.lines, folder / "mono.tsv")
@@ -73,6 +76,8 @@ def main() -> int:
         started = time.perf_counter()
         count = sum(1 for _ in sentence_stream([mono], SentenceFilters(), Progress()))
         reading = time.perf_counter() - started
+        figures["sentences"] = count
+        figures["reading_sentences_per_second"] = round(count / reading, 1)
         print(f"{args.lines:,} lines of {args.mono.name}: {count:,} sentences kept; reading, "
               f"splitting and filtering alone {count / reading:,.0f} sentences/s")  # fmt: skip
         if args.model is not None:
@@ -81,7 +86,13 @@ def main() -> int:
             seconds, done = timed_run(mono, engine, folder / "model.tsv", args.chunk,
                                       config.to_dict())  # fmt: skip
             rate = done / seconds
-            missed |= rate < args.target
+            figures["model"] = {
+                "path": str(args.model),
+                "beam": args.beam_size,
+                "seconds": round(seconds, 2),
+                "sentences_per_second": round(rate, 1),
+            }
+            targets.append(Target("model sentences/s", rate, ">=", args.target))
             print(f"model {args.model} (beam {args.beam_size}): {done:,} sentences in "
                   f"{seconds:.1f} s, {rate:,.0f} sentences/s (target {args.target:g})")  # fmt: skip
         if args.engine is not None:
@@ -89,11 +100,17 @@ def main() -> int:
             seconds, done = timed_run(mono, CommandEngine(args.engine), folder / "engine.tsv",
                                       args.chunk, {})  # fmt: skip
             ratio = seconds / alone
-            missed |= ratio > 1.10
+            figures["engine"] = {
+                "command": args.engine,
+                "seconds": round(seconds, 2),
+                "alone_seconds": round(alone, 2),
+                "ratio": round(ratio, 3),
+            }
+            targets.append(Target("--engine time / the command's own", ratio, "<=", 1.10))
             print(f"--engine {args.engine!r}: {seconds:.2f} s ({done / seconds:,.0f} sentences/s);"
                   f" the command alone on the same sentences {alone:.2f} s "
                   f"({done / alone:,.0f} sentences/s): {ratio:.2f}x (target <= 1.10x)")  # fmt: skip
-    return 1 if missed else 0
+    return report(args.json, figures, targets, threads=args.threads)
 
 
 if __name__ == "__main__":
