@@ -39,6 +39,8 @@ def test_collate_shifts_target_and_builds_masks() -> None:
     assert batch.tgt_in.tolist() == [[BOS, 9, 10], [BOS, 11, EOS]]
     assert batch.tgt_out.tolist() == [[9, 10, EOS], [11, EOS, PAD]]
     assert batch.tgt_mask.tolist() == [[True, True, True], [True, True, False]]
+    assert batch.out_positions.tolist() == [0, 1, 2, 3, 4]  # flat (B·T) indices of real ones
+    assert batch.out_labels.tolist() == [9, 10, EOS, 11, EOS]
     assert batch.target_tokens == 5
 
 

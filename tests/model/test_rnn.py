@@ -72,7 +72,9 @@ def test_shapes_of_every_seam_method(cell: str, attention: str) -> None:
     assert model(src, mask, tgt).shape == (batch, steps, TGT_VOCAB)
     output_mask = torch.ones_like(tgt, dtype=torch.bool)
     output_mask[0, 3:] = False
-    assert model(src, mask, tgt, output_mask=output_mask).shape == (batch * steps - 3, TGT_VOCAB)
+    positions = output_mask.flatten().nonzero().squeeze(1)
+    selected = model(src, mask, tgt, output_positions=positions)
+    assert selected.shape == (batch * steps - 3, TGT_VOCAB)
     memory = model.encode(src, mask)
     assert model.decode(tgt, memory, mask).shape == (batch, steps, TGT_VOCAB)
     logits, state = model.step(tgt[:, 0], model.start_state(memory, mask))

@@ -81,11 +81,14 @@ def test_extra_source_padding_changes_nothing() -> None:
     )
 
 
-def test_output_mask_selects_positions() -> None:
+def test_output_positions_select_the_real_positions() -> None:
     model = tiny_model()
     src, mask, tgt = random_batch()
     keep = torch.rand(tgt.shape) > 0.4
-    torch.testing.assert_close(model(src, mask, tgt, output_mask=keep), model(src, mask, tgt)[keep])
+    positions = keep.flatten().nonzero().squeeze(1)
+    torch.testing.assert_close(
+        model(src, mask, tgt, output_positions=positions), model(src, mask, tgt)[keep]
+    )
 
 
 @pytest.mark.parametrize("pre_norm", [False, True])

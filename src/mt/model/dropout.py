@@ -20,8 +20,9 @@ _LEVELS = 1 << 16
 def keep_mask(shape: torch.Size, p: float, device: torch.device) -> Tensor:
     """A boolean mask of ``shape``, True with probability 1 - p (to 1/65536)."""
     count = shape.numel()
-    # the whole int32 range: random_() alone leaves the sign bit 0, so every other half too
-    bits = torch.empty((count + 1) // 2, dtype=torch.int32, device=device).random_(-(2**31), 2**31)
+    # the whole int32 range (the same draws as `empty().random_(lo, hi)`, which torch.compile
+    # cannot trace: a graph break at every dropout)
+    bits = torch.randint(-(2**31), 2**31, ((count + 1) // 2,), dtype=torch.int32, device=device)
     # int16 halves lie uniformly in [-32768, 32767]: the lowest round(p·65536) are dropped
     threshold = round(p * _LEVELS) - _LEVELS // 2
     return (bits.view(torch.int16)[:count] >= threshold).view(shape)

@@ -118,8 +118,10 @@ def evaluate_teacher_forced(
         count += batch.target_tokens  # counted on the host: no device sync
         batch = batch.to(device)
         with autocast(device, config.precision):
-            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-        loss_sum, correct = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+            logits = model(
+                batch.src, batch.src_mask, batch.tgt_in, output_positions=batch.out_positions
+            )
+        loss_sum, correct = masked_loss_terms(logits, batch.out_labels)
         totals[0] += loss_sum
         totals[1] += correct
     model.train(was_training)

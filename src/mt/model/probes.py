@@ -51,9 +51,12 @@ def probe_training(
                 model.zero_grad(set_to_none=True)
                 with autocast(device, mode):
                     logits = model(
-                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
+                        batch.src,
+                        batch.src_mask,
+                        batch.tgt_in,
+                        output_positions=batch.out_positions,
                     )
-                loss, _ = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+                loss, _ = masked_loss_terms(logits, batch.out_labels)
                 loss.backward()
                 return loss.detach()
 

@@ -244,14 +244,14 @@ class RecurrentSeq2Seq(nn.Module):
         return self._logits(vectors)
 
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_mask: Tensor | None = None
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_positions: Tensor | None = None
     ) -> Tensor:
-        """Teacher-forced logits (B, T, V); with ``output_mask`` (B, T) only for its True positions
-        (N, V)."""
+        """Teacher-forced logits (B, T, V); with ``output_positions`` (N indices into the
+        flattened B·T positions) only for those (N, V)."""
         state = self.start_state(self.encode(src, src_mask), src_mask)
         vectors, _ = self._teacher_forced(tgt_in, state)
-        if output_mask is not None:
-            vectors = vectors[output_mask]
+        if output_positions is not None:
+            vectors = vectors.flatten(0, 1).index_select(0, output_positions)
         return self._logits(vectors)
 
     def step(self, tokens: Tensor, state: RecurrentState) -> tuple[Tensor, RecurrentState]:

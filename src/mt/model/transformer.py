@@ -300,13 +300,14 @@ class Transformer(nn.Module):
         return self.projection(self.decode_features(tgt_in, memory, src_mask))
 
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_mask: Tensor | None = None
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_positions: Tensor | None = None
     ) -> Tensor:
-        """Teacher-forced logits (B, T, V); with ``output_mask`` (B, T) only for its True positions
-        (N, V), which spares the largest matrix product the padded positions."""
+        """Teacher-forced logits (B, T, V); with ``output_positions`` (N indices into the flattened
+        B·T positions: Batch.out_positions) only for those (N, V), which spares the largest
+        matrix product the padded positions."""
         features = self.decode_features(tgt_in, self.encode(src, src_mask), src_mask)
-        if output_mask is not None:
-            features = features[output_mask]
+        if output_positions is not None:
+            features = features.flatten(0, 1).index_select(0, output_positions)
         return self.projection(features)
 
     def start_state(self, memory: Tensor, src_mask: Tensor) -> TransformerState:

@@ -365,10 +365,13 @@ class Trainer:
             with sync:
                 with autocast(self.device, self.config.precision):
                     logits = self.forward(
-                        batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask
+                        batch.src,
+                        batch.src_mask,
+                        batch.tgt_in,
+                        output_positions=batch.out_positions,
                     )
                 loss_sum, correct = masked_loss_terms(
-                    logits, batch.tgt_out[batch.tgt_mask], self.config.label_smoothing
+                    logits, batch.out_labels, self.config.label_smoothing
                 )
                 # DDP averages gradients over ranks, so scale by world size to get a sum.
                 scale = self.dist.world_size / step.target_tokens

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 import numpy as np
@@ -178,47 +178,49 @@ def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[n
 
 @dataclass(frozen=True)
 class Batch:
-    """One padded batch; ``tgt_in`` is the target minus its last label, ``tgt_out`` minus BOS."""
+    """One padded batch; ``tgt_in`` is the target minus its last label, ``tgt_out`` minus BOS.
+
+    ``out_positions`` are the real target positions as indices into the flattened (B·T) batch
+    and ``out_labels`` their labels: computed here, on the host, so that the model picks them
+    with `index_select` (no boolean indexing, which waits for a GPU and breaks a compiled
+    graph)."""
 
     src: Tensor  # (B, S)
     src_mask: Tensor  # (B, S), True = real token
     tgt_in: Tensor  # (B, T)
     tgt_out: Tensor  # (B, T)
     tgt_mask: Tensor  # (B, T), True = real target position
+    out_positions: Tensor  # (N,) int64, N = real target positions
+    out_labels: Tensor  # (N,) int64
 
     @classmethod
     def from_padded(cls, src: Tensor, tgt: Tensor) -> Batch:
         """From (B, S) sources and (B, T + 1) BOS-started targets, both right-padded with PAD."""
-        tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]
+        tgt_in, tgt_out = tgt[:, :-1].contiguous(), tgt[:, 1:].contiguous()
+        tgt_mask = tgt_out != PAD
+        positions = tgt_mask.flatten().nonzero().squeeze(1)
         return cls(
             src=src,
             src_mask=src != PAD,
-            tgt_in=tgt_in.contiguous(),
-            tgt_out=tgt_out.contiguous(),
-            tgt_mask=tgt_out != PAD,
+            tgt_in=tgt_in,
+            tgt_out=tgt_out,
+            tgt_mask=tgt_mask,
+            out_positions=positions,
+            out_labels=tgt_out.flatten()[positions],
         )
 
     @property
     def target_tokens(self) -> int:
-        return int(self.tgt_mask.sum())
+        return len(self.out_positions)
+
+    def _tensors(self) -> tuple[Tensor, ...]:
+        return tuple(getattr(self, name.name) for name in fields(self))
 
     def to(self, device: torch.device) -> Batch:
-        move = {"device": device, "non_blocking": True}
-        return Batch(
-            src=self.src.to(**move),
-            src_mask=self.src_mask.to(**move),
-            tgt_in=self.tgt_in.to(**move),
-            tgt_out=self.tgt_out.to(**move),
-            tgt_mask=self.tgt_mask.to(**move),
-        )
+        return Batch(*(t.to(device=device, non_blocking=True) for t in self._tensors()))
 
     def pin_memory(self) -> Batch:
-        return Batch(
-            *(
-                t.pin_memory()
-                for t in (self.src, self.src_mask, self.tgt_in, self.tgt_out, self.tgt_mask)
-            )
-        )
+        return Batch(*(t.pin_memory() for t in self._tensors()))
 
 
 def pad(sequences: Sequence[np.ndarray]) -> Tensor:
