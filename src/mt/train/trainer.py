@@ -345,7 +345,7 @@ class Trainer:
         step (all ranks), and whether the loss was finite (else nothing was updated)."""
         for batch in step.micro_batches:
             self.target_positions[0] += batch.target_tokens
-            self.target_positions[1] += batch.tgt_mask.numel()
+            self.target_positions[1] += batch.tgt_out.numel()
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate(
                 self.progress.step + 1,

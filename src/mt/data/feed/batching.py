@@ -189,7 +189,6 @@ class Batch:
     src_mask: Tensor  # (B, S), True = real token
     tgt_in: Tensor  # (B, T)
     tgt_out: Tensor  # (B, T)
-    tgt_mask: Tensor  # (B, T), True = real target position
     out_positions: Tensor  # (N,) int64, N = real target positions
     out_labels: Tensor  # (N,) int64
 
@@ -197,17 +196,20 @@ class Batch:
     def from_padded(cls, src: Tensor, tgt: Tensor) -> Batch:
         """From (B, S) sources and (B, T + 1) BOS-started targets, both right-padded with PAD."""
         tgt_in, tgt_out = tgt[:, :-1].contiguous(), tgt[:, 1:].contiguous()
-        tgt_mask = tgt_out != PAD
-        positions = tgt_mask.flatten().nonzero().squeeze(1)
+        positions = (tgt_out != PAD).flatten().nonzero().squeeze(1)
         return cls(
             src=src,
             src_mask=src != PAD,
             tgt_in=tgt_in,
             tgt_out=tgt_out,
-            tgt_mask=tgt_mask,
             out_positions=positions,
             out_labels=tgt_out.flatten()[positions],
         )
+
+    @property
+    def tgt_mask(self) -> Tensor:
+        """(B, T), True = real target position: derived, so not moved or pinned with the rest."""
+        return self.tgt_out != PAD
 
     @property
     def target_tokens(self) -> int:
