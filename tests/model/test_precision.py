@@ -28,6 +28,7 @@ from mt.model.precision import (
     ProbeResult,
     autocast,
     cpu_flags,
+    machine_id,
     probe_precision,
     resolve_precision,
 )
@@ -333,3 +334,11 @@ def test_a_close_call_is_timed_again_and_not_cached(
     assert again.cached is cached
     if not cached:
         assert "not cached, bf16 1.05x is too close to the 1.1x threshold" in first.reason("x")
+
+
+def test_lowering_the_kernels_instruction_set_is_another_machine(monkeypatch) -> None:
+    """A verdict probed with AVX-512 kernels must not be reused under ONEDNN_MAX_CPU_ISA=AVX2."""
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    full = machine_id()
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    assert machine_id() != full

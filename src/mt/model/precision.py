@@ -200,9 +200,12 @@ def machine_id() -> str:
 
 
 def _machine() -> dict[str, object]:
+    """What decides which precision is faster: the CPU, and the instruction sets torch's and
+    oneDNN's kernels may use, which ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA can lower."""
     return {
         "cpu": _cpu_name(),
         "flags": sorted(cpu_flags()),
+        "kernels": [torch.backends.cpu.get_cpu_capability(), os.environ.get("ONEDNN_MAX_CPU_ISA")],
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
         "python": platform.python_version(),
