@@ -4,9 +4,9 @@
         --data runs/peer-data --precision fp32 --peer bench/peer/results.json
 
 Records every matrix product (`mm`, `addmm`, `bmm`, ...) that `Trainer.train_step` dispatches on
-the default recipe's first batches, forward and backward, with its shapes, strides and dtype;
-then times each one alone, on fresh tensors of the same layout, best of several tries. Their sum is
-the floor: a step that did nothing but its matrix products, each as fast as this torch's kernels
+--steps batches spread evenly over the default recipe's first epoch, forward and backward, with
+its shapes, strides and dtype; then times each one alone, on fresh tensors of the same layout,
+best of several tries. Their sum is the floor: a step that did nothing but its matrix products, each as fast as this torch's kernels
 run it here. Printed beside the whole step's measured time and, with --peer, beside eole's step
 from `make bench-peer`: the largest "× eole" that any change leaving the products alone could
 reach. No target of its own: it exits 0 when it runs, and writes its figures with the machine,
@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
@@ -104,17 +105,20 @@ def main() -> int:
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as run_dir:
         trainer = build(args.data, {"precision": args.precision}, Path(run_dir))
-        steps = trainer._epoch_steps()
-        run_steps(trainer, steps, 0, args.warmup)
-        walls, _ = run_steps(trainer, steps, args.warmup, args.steps)
+        epoch = trainer._epoch_steps()
+        run_steps(trainer, epoch, 0, args.warmup)
+        # batches spread over the whole epoch: its pools run from short sentences to long ones
+        spread = np.linspace(args.warmup, len(epoch) - 1, args.steps).round().astype(int)
+        steps = [epoch[index] for index in spread]
+        walls, _ = run_steps(trainer, steps, 0, args.steps)
         recorder, flops = MatrixRecorder(), FlopCounterMode(display=False)
         with flops, recorder:
-            run_steps(trainer, steps, args.warmup, args.steps)
+            run_steps(trainer, steps, 0, args.steps)
     floor = sum(
         count * best_seconds(func, layout, args.tries)
         for (func, layout), count in recorder.calls.items()
     )
-    step_ms = 1000 * sorted(walls)[len(walls) // 2]
+    step_ms = 1000 * sum(walls) / len(walls)
     floor_ms = 1000 * floor / args.steps
     gflop = flops.get_total_flops() / args.steps / 1e9
     result = {
@@ -122,13 +126,10 @@ def main() -> int:
         "load": load_average(),
         "precision": args.precision,
         "steps": args.steps,
-        "target_tokens_per_step": sum(
-            steps[i].target_tokens for i in range(args.warmup, args.warmup + args.steps)
-        )
-        / args.steps,
+        "target_tokens_per_step": sum(step.target_tokens for step in steps) / args.steps,
         "gflop_per_step": round(gflop, 3),
         "matrix_products_per_step": sum(recorder.calls.values()) / args.steps,
-        "step_ms_median": round(step_ms, 1),
+        "step_ms_mean": round(step_ms, 1),
         "matrix_floor_ms": round(floor_ms, 1),
         "matrix_gflops": round(gflop / floor_ms * 1000, 1),
         "floor_share_of_step": round(floor_ms / step_ms, 3),
