@@ -6,11 +6,11 @@
 Records every matrix product (`mm`, `addmm`, `bmm`, ...) that `Trainer.train_step` dispatches on
 --steps batches spread evenly over the default recipe's first epoch, forward and backward, with
 its shapes, strides and dtype; then times each one alone, on fresh tensors of the same layout,
-best of several tries. Their sum is the floor: a step that did nothing but its matrix products, each as fast as this torch's kernels
-run it here. Printed beside the whole step's measured time and, with --peer, beside eole's step
-from `make bench-peer`: the largest "× eole" that any change leaving the products alone could
-reach. No target of its own: it exits 0 when it runs, and writes its figures with the machine,
-commit and command (benchmarks/targets.py).
+best of several tries. Their sum is the floor: a step that did nothing but its matrix products,
+each as fast as this torch's kernels run it here. Printed beside the whole step's measured time
+and, with --peer, beside eole's step from `make bench-peer`: the largest "x eole" that any change
+leaving the products alone could reach. No target of its own: it exits 0 when it runs, and
+writes its figures with the machine, commit and command (benchmarks/targets.py).
 """
 
 from __future__ import annotations
