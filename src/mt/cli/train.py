@@ -141,7 +141,7 @@ def train(
     --init-from those of that run, with a fine-tuning schedule.
 
     Example: mt train data/prepared --out runs/base --time-budget 30m
-    Example: mt train data/docs --init-from runs/base --mix data/prepared:0.6 --out runs/docs
+    Example: mt train data/docs --init-from runs/base --mix data/prepared:0.5 --out runs/docs
     """
 
     def action() -> None:
