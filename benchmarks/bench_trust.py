@@ -1,11 +1,13 @@
 """`make bench-trust`: can the user tell which translations to check?
 
-    python benchmarks/bench_trust.py --run RUN --data PREPARED [--domains DIR] [--sentences N]
+    python benchmarks/bench_trust.py --run RUN --data PREPARED [--domains DIR] [--sentences N] \
+        [--part test|dev]
 
 RUN must hold calibration.json (`mt calibrate RUN`); without it the benchmark calibrates RUN first
 (so give it a copy of a run you may write into). On a seeded sample of the test part and of each
 domain test part (our split of DIR, benchmarks/domain_split.py; default ../shared/data/domains)
-it prints, per set:
+it prints, per set (with --part dev, where choices are made: the selection part less the sentences
+the calibration was fitted to, and each domain's dev part):
 - Spearman's rank correlation between confidence and sentence chrF (sacrebleu);
 - the share of bad translations (chrF < 30) among the least confident 10% and among the rest, and
   their ratio;
@@ -28,14 +30,13 @@ protected spans) are meant to join the same target: `trust_rows`, `trust_figures
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from domain_split import DOMAINS as DOMAINS_SPLIT
-from domain_split import test_pairs
+from domain_split import dev_pairs, test_pairs
 from machine import describe, load_average
 
 from mt.config import DecodeConfig
@@ -45,6 +46,7 @@ from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import (
     calibrate,
     grouped_references,
+    sample_sources,
     save_calibration,
     sentence_chrf,
 )
@@ -65,12 +67,6 @@ class Row:
     flags: tuple[str, ...]
     copies: bool  # the output copies the source (COPY_CHRF, still English), whatever the flag says
     like_source: bool  # by letters alone (COPY_CHRF): cognate translations too
-
-
-def sample(references: dict[str, list[str]], size: int, seed: int) -> list[str]:
-    sources = sorted(references)
-    random.Random(seed).shuffle(sources)
-    return sources[:size]
 
 
 def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list[Row]:
@@ -194,13 +190,31 @@ def show_copies(rows: list[Row]) -> None:
             print(f"  {verdict}: {row.source!r} -> {row.output!r}")
 
 
-def sets(data: Path, domains: Path, size: int, domain_size: int, seed: int):
-    """(name, references) for the test part and each domain test part, sampled with `seed`."""
-    test = grouped_references(read_pairs(data / "test.tsv"))
-    yield "test", {s: test[s] for s in sample(test, size, seed)}
+def sets(
+    data: Path, domains: Path, size: int, domain_size: int, seed: int, *, part: str = "test",
+    calibrated_on: dict | None = None,
+):  # fmt: skip
+    """(name, references) for the test part and each domain test part, sampled with `seed`; with
+    part "dev", the selection part and each domain's dev part, where choices are made.
+
+    The selection part is also where `mt calibrate` fits the confidence, so its sample
+    (`calibrated_on`: the calibration's "sentences" and "seed") is left out of the dev set: the
+    confidence is measured on sentences it was not fitted to. (calibrate records the sentences it
+    kept: as many as it dropped for want of evidence, usually none, can stay in.)
+    """
+    if part == "test":
+        pool = grouped_references(read_pairs(data / "test.tsv"))
+    else:
+        pool = grouped_references(read_pairs(data / "selection.tsv"))
+        if calibrated_on:
+            fitted = set(sample_sources(pool, calibrated_on["sentences"], calibrated_on["seed"]))
+            pool = {source: refs for source, refs in pool.items() if source not in fitted}
+    name = "test" if part == "test" else "selection"
+    yield name, {source: pool[source] for source in sample_sources(pool, size, seed)}
+    pairs_of = test_pairs if part == "test" else dev_pairs
     for name in DOMAINS_SPLIT if domains.is_dir() else ():
-        found = grouped_references([p for p in test_pairs(domains, name) if p[0].strip()])
-        yield name, {s: found[s] for s in sample(found, domain_size, seed)}
+        found = grouped_references([p for p in pairs_of(domains, name) if p[0].strip()])
+        yield name, {s: found[s] for s in sample_sources(found, domain_size, seed)}
 
 
 def main() -> None:
@@ -208,7 +222,13 @@ def main() -> None:
     parser.add_argument("--run", type=Path, required=True)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--domains", type=Path, default=DOMAINS)
-    parser.add_argument("--sentences", type=int, default=1000, help="test part sample")
+    parser.add_argument(
+        "--part",
+        choices=("test", "dev"),
+        default="test",
+        help="dev: the selection part and the domains' dev parts, for choices",
+    )
+    parser.add_argument("--sentences", type=int, default=1000, help="test or selection sample")
     parser.add_argument("--domain-sentences", type=int, default=300)
     parser.add_argument("--beam-size", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
@@ -229,10 +249,14 @@ def main() -> None:
     print(f"machine: {describe(args.threads)}; load {load_average()}")
     print(f"run {args.run}, beam {args.beam_size}, calibration {translator.calibration.fitted}")
     if not args.domains.is_dir():
-        print(f"{args.domains} is absent: the domain test parts are skipped", file=sys.stderr)
+        print(
+            f"{args.domains} is absent: the domain {args.part} parts are skipped", file=sys.stderr
+        )
+    fitted = translator.calibration.fitted or {}
     for name, references in sets(
-        args.data, args.domains, args.sentences, args.domain_sentences, args.seed
-    ):
+        args.data, args.domains, args.sentences, args.domain_sentences, args.seed,
+        part=args.part, calibrated_on=fitted if "seed" in fitted else None,
+    ):  # fmt: skip
         rows = trust_rows(translator, references)
         print_figures(name, trust_figures(rows), echo_recall(list(references)))
         if args.show_copies:
