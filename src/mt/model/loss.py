@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from mt.config import TrainConfig
-from mt.data.feed.batching import EncodedPairs, batch_indices, collate, lengths
+from mt.data.feed.batching import Batch, EncodedPairs, batch_indices, collate, lengths
 from mt.model.precision import autocast
 
 
@@ -78,6 +79,12 @@ class RunningSums:
         return loss / max(tokens, 1), correct / max(tokens, 1), tokens / max(now - since, 1e-9)
 
 
+def real_position_logits(model: Callable[..., Tensor], batch: Batch) -> Tensor:
+    """Teacher-forced logits (N, V) of the batch's real target positions only, row i for
+    ``batch.out_labels[i]``: what training, selection and the precision probe score."""
+    return model(batch.src, batch.src_mask, batch.tgt_in, output_positions=batch.out_positions)
+
+
 def masked_loss_terms(
     logits: Tensor, target: Tensor, label_smoothing: float = 0.0
 ) -> tuple[Tensor, Tensor]:
@@ -118,9 +125,7 @@ def evaluate_teacher_forced(
         count += batch.target_tokens  # counted on the host: no device sync
         batch = batch.to(device)
         with autocast(device, config.precision):
-            logits = model(
-                batch.src, batch.src_mask, batch.tgt_in, output_positions=batch.out_positions
-            )
+            logits = real_position_logits(model, batch)
         loss_sum, correct = masked_loss_terms(logits, batch.out_labels)
         totals[0] += loss_sum
         totals[1] += correct

@@ -18,7 +18,7 @@ from torch import Tensor, nn
 from mt.config import ModelConfig
 from mt.data.feed.batching import Batch
 from mt.data.tokenization import BOS, EOS
-from mt.model.loss import masked_loss_terms
+from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import ProbeResult, autocast, cached_verdict, probe_precision
 
 TRAIN_SHAPE = (32, 24)  # sentences, labels: a typical batch of --batch-tokens 2500 / 3000
@@ -50,12 +50,7 @@ def probe_training(
             def step(mode: str) -> Tensor:
                 model.zero_grad(set_to_none=True)
                 with autocast(device, mode):
-                    logits = model(
-                        batch.src,
-                        batch.src_mask,
-                        batch.tgt_in,
-                        output_positions=batch.out_positions,
-                    )
+                    logits = real_position_logits(model, batch)
                 loss, _ = masked_loss_terms(logits, batch.out_labels)
                 loss.backward()
                 return loss.detach()

@@ -28,7 +28,7 @@ from mt.errors import MtError
 from mt.files import LAST_WEIGHTS
 from mt.interrupts import handling
 from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
-from mt.model.loss import RunningSums, TokenStats, masked_loss_terms
+from mt.model.loss import RunningSums, TokenStats, masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, machine_id
 from mt.model.rundir import (
     MODEL_PREFIX,
@@ -364,12 +364,7 @@ class Trainer:
             sync = self.dist.no_sync(self.forward) if index < last else contextlib.nullcontext()
             with sync:
                 with autocast(self.device, self.config.precision):
-                    logits = self.forward(
-                        batch.src,
-                        batch.src_mask,
-                        batch.tgt_in,
-                        output_positions=batch.out_positions,
-                    )
+                    logits = real_position_logits(self.forward, batch)
                 loss_sum, correct = masked_loss_terms(
                     logits, batch.out_labels, self.config.label_smoothing
                 )
