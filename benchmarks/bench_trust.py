@@ -42,6 +42,7 @@ from machine import describe, load_average
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
+from mt.decode.results import Translation
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import (
     calibrate,
@@ -71,8 +72,12 @@ class Row:
 
 def trust_rows(translator: Translator, references: dict[str, list[str]]) -> list[Row]:
     """Translate every source of `references` and score confidence, chrF and the copy check."""
+    return scored_rows(references, list(translator.translate(list(references))))
+
+
+def scored_rows(references: dict[str, list[str]], translations: list[Translation]) -> list[Row]:
+    """Each translation of a source of `references` (in order) with its chrF and copy check."""
     sources = list(references)
-    translations = list(translator.translate(sources))
     outputs = [t.text for t in translations]
     chrf = sentence_chrf(outputs, [references[s] for s in sources])
 

@@ -9,7 +9,9 @@ from mt.quality.flags import (
     CUT,
     NOT_ENGLISH,
     REPETITION,
+    CopyThresholds,
     copies_source,
+    copy_evidence,
     flags_for,
     longest_loop,
     not_english,
@@ -61,9 +63,11 @@ def test_a_copied_label_or_heading_is_flagged() -> None:
 def test_a_heading_left_half_in_english_is_flagged_but_not_a_translation_sharing_a_word() -> None:
     # 60% of the letters are the source's and the rest does not make it read as Spanish
     assert copies_source("Threading model", "Threading modelo.")
-    assert copies_source("Protecting document", "Protecting documento.")
-    # too few letters for the language to tell: quiet
-    assert not copies_source("Are you a doctor?", "¿Eres doctor?")
+    assert copies_source("Remove all hidden files", "Remove all hidden archivos.")  # 65%
+    # just over half (10 of 19 letters): under the share chosen on development data, quiet
+    assert not copies_source("Protecting document", "Protecting documento.")
+    # half the letters the source's ("taxi"): a translation, quiet
+    assert not copies_source("Is it a taxi?", "¿Es un taxi?")
     # two thirds of the letters the source's, in an output that reads as Spanish: a translation
     assert not copies_source(
         "The animal hospital is in the capital", "El hospital animal está en la capital."
@@ -102,3 +106,24 @@ def test_french_or_german_input_is_flagged(source: str) -> None:
 )
 def test_short_or_technical_english_is_not_flagged(source: str) -> None:
     assert not not_english(source)
+
+
+def test_copy_evidence_counts_letters_of_the_sources_words() -> None:
+    evidence = copy_evidence("I like the green house.", "I like the green casa.")
+    assert evidence is not None
+    assert evidence.letters == len("Ilikethegreencasa")
+    assert evidence.shared == pytest.approx(len("Ilikethegreen") / len("Ilikethegreencasa"))
+    assert copy_evidence("ls -la", "ls -la") is None  # a command: copying is right
+
+
+def test_copy_thresholds_move_the_flag() -> None:
+    source, output = "I like the green house.", "I like the green casa."  # 13 of 17 letters
+    assert CopyThresholds(overlap=0.7).judge(copy_evidence(source, output))
+    assert not CopyThresholds(overlap=0.8, half_overlap=0.8).judge(copy_evidence(source, output))
+    # Between the two shares, the language decides, and only from min_letters letters on.
+    between = CopyThresholds(overlap=0.9, half_overlap=0.5, min_letters=12)
+    assert between.judge(copy_evidence(source, output), spanish=lambda words: False)
+    assert not between.judge(copy_evidence(source, output), spanish=lambda words: True)
+    few = CopyThresholds(overlap=0.9, half_overlap=0.5, min_letters=40)
+    assert not few.judge(copy_evidence(source, output), spanish=lambda words: False)
+    assert not CopyThresholds().judge(None)

@@ -44,7 +44,7 @@ def calibrate(
         fitted = calibration.fitted
         console.print(
             f"{path} written: {fitted['sentences']} sentences, "
-            f"mean chrF {100 * fitted['mean_target']:.1f}, {fitted['good_share']:.1%} good "
+            f"mean chrF {fitted['mean_chrf']:.1f}, {fitted['good_share']:.1%} good "
             f"({fitted['good']})"
         )
 

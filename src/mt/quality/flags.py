@@ -2,8 +2,9 @@
 
 - `copy`: the output repeats the source's words, though the source has English words to
   translate: prose (mt.text.prose, not a command or code) with a word of 3 or more letters
-  outside URLs, code, paths and numbers, which are copied by right, as are names. Most of the
-  output's letters are the source's words, or half of them and the rest does not read as Spanish.
+  outside URLs, code, paths and numbers, which are copied by right, as are names. Nearly all of
+  the output's letters are the source's words, or most of them and the output does not read as
+  Spanish.
 - `repetition`: a loop, an n-gram of 1 to 4 words repeated back to back (a word 4 times, a longer
   n-gram 3 times) where the source has no such repeat.
 - `cut`: the length limit ended the output before the model chose to end it.
@@ -18,6 +19,8 @@ Spanish→English model's translations get only `repetition` and `cut` (`english
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from mt.text.prose import is_prose, outside_spans
 from mt.text.words import ANY_WORD
@@ -33,12 +36,49 @@ LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 NOT_ENGLISH_PROBABILITY = 0.95
 MIN_LETTERS_FOR_LANGUAGE = 12
 
-COPY_OVERLAP = 0.7
-"""Share of the output's letters in words found in the source above which an output is a copy."""
-HALF_COPY_OVERLAP = 0.5
-"""Above this share, an output of MIN_LETTERS_FOR_LANGUAGE letters or more that still does not read
-as Spanish is a copy too: a heading left half in English ("Threading model" -> "Threading
-modelo"), which the share alone misses."""
+COPY_OVERLAP = 0.9
+"""Share of the output's letters in words found in the source from which an output is a copy."""
+HALF_COPY_OVERLAP = 0.6
+"""From this share, an output of COPY_MIN_LETTERS letters or more that does not read as Spanish is
+a copy too: a heading left half in English ("Threading model" -> "Threading modelo"), which the
+share alone misses."""
+COPY_MIN_LETTERS = 8
+"""Fewer letters than this, and the language check is not asked ("Tom va a")."""
+# The three were chosen on development data (benchmarks/bench_trust_choices.py, docs/trust.md):
+# the most copies caught with the flag on at most 1% of other outputs in every set.
+
+
+@dataclass(frozen=True)
+class CopyEvidence:
+    """What the copy flag weighs for one output: letters, not words, so "a" or "de" weigh less
+    than "station"."""
+
+    shared: float  # share of the output's letters in words of the source
+    letters: int  # the output's letters, in the words there are to translate
+    words: str  # those words, for the language check
+
+
+@dataclass(frozen=True)
+class CopyThresholds:
+    """Where the copy flag is raised (benchmarks/bench_trust_choices.py chooses them on
+    development data)."""
+
+    overlap: float = COPY_OVERLAP
+    half_overlap: float = HALF_COPY_OVERLAP
+    min_letters: int = COPY_MIN_LETTERS
+
+    def judge(
+        self, evidence: CopyEvidence | None, spanish: Callable[[str], bool] | None = None
+    ) -> bool:
+        """A copy: most letters are the source's, or half of them and the rest does not read as
+        Spanish (`spanish`, reads_as_spanish unless given, is asked only then)."""
+        if evidence is None:
+            return False
+        if evidence.shared >= self.overlap:
+            return True
+        if evidence.shared < self.half_overlap or evidence.letters < self.min_letters:
+            return False  # too few letters for the language to tell ("Tom va a")
+        return not (spanish or reads_as_spanish)(evidence.words)
 
 
 def words(text: str) -> list[str]:
@@ -59,27 +99,28 @@ def to_translate(text: str, names: set[str]) -> list[str]:
     return [word.casefold() for word in ANY_WORD.findall(outside_spans(text)) if word not in names]
 
 
-def copies_source(source: str, output: str) -> bool:
-    """The output is (mostly) the source's words, where the source is English prose with words
-    worth translating. Protected spans and names are copied by right and left out of the count
-    (`to_translate`); shares are of letters, so "a" or "de" weigh less than "station"."""
+def copy_evidence(source: str, output: str) -> CopyEvidence | None:
+    """The output's letters that are the source's words, where the source is English prose with
+    words worth translating (None elsewhere: copying is right, or there is nothing to weigh).
+    Protected spans and names are copied by right and left out of the count (`to_translate`)."""
     if not is_prose(source):
-        return False  # a command, code or a name: copying is what a good translation does
+        return None  # a command, code or a name: copying is what a good translation does
     names = names_of(source)
     source_words = to_translate(source, names)
     if not any(len(word) >= 3 and word.isalpha() for word in source_words):
-        return False
+        return None
     out = to_translate(output, names)
     letters = sum(len(word) for word in out)
     if not letters:
-        return False
+        return None
     known = set(source_words)
     shared = sum(len(word) for word in out if word in known) / letters
-    if shared >= COPY_OVERLAP:
-        return True
-    if shared < HALF_COPY_OVERLAP or letters < MIN_LETTERS_FOR_LANGUAGE:
-        return False  # too few letters for the language to tell ("Tom va a", "¿Eres doctor?")
-    return not reads_as_spanish(" ".join(out))
+    return CopyEvidence(shared, letters, " ".join(out))
+
+
+def copies_source(source: str, output: str, thresholds: CopyThresholds = CopyThresholds()) -> bool:
+    """The output is (mostly) the source's words, where the source has words to translate."""
+    return thresholds.judge(copy_evidence(source, output))
 
 
 def longest_loop(tokens: list[str]) -> tuple[int, int]:
