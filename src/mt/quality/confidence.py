@@ -6,8 +6,9 @@ hypothesis's log-prob and length, and the source's length and its [UNK] pieces. 
 regression fitted on the selection part (mt.evaluate.calibrate, `mt calibrate RUN`) turns those
 features into that probability (the target chosen on development data: mt.evaluate.calibrate);
 it lives in the run directory as calibration.json. Without that file the confidence is the
-geometric mean of the token probabilities, exp(mean log-prob), and says it is uncalibrated. The weight of the mean log-prob
-is never negative, so confidence never falls as the model grows surer of its output.
+geometric mean of the token probabilities, exp(mean log-prob), and says it is uncalibrated. The
+weight of the mean log-prob is never negative, so confidence never falls as the model grows surer
+of its output.
 
 With a Spanish→English model at hand, `dual_conditional_cross_entropy` judges a translation by
 how well that model recovers the source from it (mt.decode.dual computes its half).
