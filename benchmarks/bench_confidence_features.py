@@ -24,9 +24,11 @@ through the PyTorch model again (one pass; five more with dropout on) to read
 
 The line is forced as one sequence (the translator may have cut it into sentences), so these are
 the line's figures, not the pieces'. Each feature set is fitted as `mt calibrate` fits (logistic
-regression on chrF / 100, the mean log-prob's weight kept >= 0) on the calibration sentences and
-scored on the test part and each domain test part (bench_trust's samples and seed): Spearman with
-sentence chrF, and the bad (chrF < 30) share of the least confident 10% over the rest's.
+regression on mt.evaluate.calibrate's TARGET, the mean log-prob's weight kept >= 0) on the
+calibration sentences and scored on bench_trust's sets (samples and seed): with --part dev, where
+a choice of features is made, the selection part less the calibration sentences and each domain's
+dev part; by default the test parts, for the record. Figures: Spearman with sentence chrF, and the
+bad (chrF < 30) share of the least confident 10% over the rest's.
 """
 
 from __future__ import annotations
@@ -45,7 +47,13 @@ from mt.data.prepared_dir import read_pairs
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
-from mt.evaluate.calibrate import grouped_references, sample_sources, sentence_chrf
+from mt.evaluate.calibrate import (
+    TARGET,
+    TARGETS,
+    grouped_references,
+    sample_sources,
+    sentence_chrf,
+)
 from mt.model.probes import model_mode
 from mt.quality.confidence import FEATURES, MONOTONE, fit_logistic
 from mt.text.cleaning import clean_text
@@ -160,9 +168,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, required=True, help="a run directory (PyTorch)")
     parser.add_argument("--calibrate-on", type=Path, required=True, help="a selection.tsv")
-    parser.add_argument("--data", type=Path, required=True, help="prepared: its test part")
+    parser.add_argument("--data", type=Path, required=True, help="prepared: test or selection")
     parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
     parser.add_argument("--sentences", type=int, default=2000, help="calibration sample")
+    parser.add_argument("--part", choices=("test", "dev"), default="test")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     translator = open_translator(
@@ -177,10 +186,15 @@ def main() -> None:
     x, chrf = features_and_chrf(translator, {s: references[s] for s in chosen})
     print(f"fitted on {len(chrf)} sentences of {args.calibrate_on}; Spearman of each feature:")
     print("  " + "  ".join(f"{n} {spearman(x[:, j], chrf):+.2f}" for j, n in enumerate(NAMES)))
-    models = {name: _fit(x[:, columns(names)], chrf / 100) for name, names in SETS.items()}
+    target = TARGETS[TARGET](chrf)
+    models = {name: _fit(x[:, columns(names)], target) for name, names in SETS.items()}
     print("Spearman with chrF / least-confident-10% bad-share ratio, per feature set:")
     print(f"{'set':<12} {'n':>5}  " + "  ".join(f"{name:>14}" for name in SETS))
-    for set_name, refs in sets(args.data, args.domains, 1000, 300, 1):
+    same_part = args.calibrate_on.resolve() == (args.data / "selection.tsv").resolve()
+    fitted = {"sentences": args.sentences, "seed": 0} if same_part else None
+    for set_name, refs in sets(
+        args.data, args.domains, 1000, 300, 1, part=args.part, calibrated_on=fitted
+    ):
         x, chrf = features_and_chrf(translator, refs)
         cells = [ranking(models[name](x[:, columns(names)]), chrf) for name, names in SETS.items()]
         print(f"{set_name:<12} {len(chrf):>5}  " + "  ".join(f"{c:>14}" for c in cells))

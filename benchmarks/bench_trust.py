@@ -22,7 +22,10 @@ the calibration was fitted to, and each domain's dev part):
   and the flag's rate on the others;
 - the copy flag's recall on echoes (each source given back as its own output).
 --show-copies prints each copy (caught or missed) and each other output the flag is raised on.
-Decoding is greedy (beam 1) unless --beam-size says otherwise. Other figures (glossary terms,
+Decoding is greedy (beam 1) unless --beam-size says otherwise. The figures go to --out as JSON
+with issue 27's targets checked on every set (Spearman >= 0.5, the least confident 10% holding
+>= 3x the rest's bad share, >= 95% of echoes and of copies flagged); the exit status is 1 when one
+is missed. Other figures (glossary terms,
 protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
 `print_figures` are the pieces to call.
 """
@@ -38,6 +41,7 @@ import numpy as np
 from domain_split import DOMAINS as DOMAINS_SPLIT
 from domain_split import dev_pairs, test_pairs
 from machine import describe, load_average
+from targets import Target, report
 
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
@@ -54,6 +58,9 @@ from mt.evaluate.calibrate import (
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 
 BAD_CHRF = 30.0
+MIN_SPEARMAN = 0.5
+MIN_BAD_RATIO = 3.0
+MIN_COPY_RECALL = 0.95
 LEAST_CONFIDENT = 0.10
 COPY_CHRF = 70.0
 DOMAINS = Path("../shared/data/domains")
@@ -241,6 +248,9 @@ def main() -> None:
     parser.add_argument(
         "--show-copies", action="store_true", help="print the copies and the flag's other hits"
     )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="JSON; default bench/trust/results-PART.json"
+    )
     args = parser.parse_args()
     config = DecodeConfig(beam_size=args.beam_size, n_best=1)
     translator = open_translator(
@@ -258,14 +268,41 @@ def main() -> None:
             f"{args.domains} is absent: the domain {args.part} parts are skipped", file=sys.stderr
         )
     fitted = translator.calibration.fitted or {}
+    measured = {}
     for name, references in sets(
         args.data, args.domains, args.sentences, args.domain_sentences, args.seed,
         part=args.part, calibrated_on=fitted if "seed" in fitted else None,
     ):  # fmt: skip
         rows = trust_rows(translator, references)
-        print_figures(name, trust_figures(rows), echo_recall(list(references)))
+        echo = echo_recall(list(references))
+        measured[name] = {**trust_figures(rows), "echoes": echo[0], "echo_recall": echo[1]}
+        print_figures(name, measured[name], echo)
         if args.show_copies:
             show_copies(rows)
+    figures = {"run": str(args.run), "part": args.part, "calibration": fitted, "sets": measured}
+    out = args.out or Path(f"bench/trust/results-{args.part}.json")
+    sys.exit(report(out, figures, trust_targets(measured), threads=args.threads))
+
+
+def trust_targets(measured: dict[str, dict]) -> list[Target]:
+    """Issue 27's targets, on every set: Spearman >= MIN_SPEARMAN, the least confident tenth
+    holding MIN_BAD_RATIO x the rest's bad share, and the copy flag catching MIN_COPY_RECALL of
+    the outputs that copy (pooled over the sets: copies are rare; no copy at all is not a recall)
+    and of echoes."""
+    checks = []
+    for name, figures in measured.items():
+        checks.append(Target(f"{name}: Spearman(confidence, chrF)", figures["spearman"], ">=",
+                             MIN_SPEARMAN))  # fmt: skip
+        checks.append(Target(f"{name}: bad share, least confident 10% / rest",
+                             figures["bad_ratio"], ">=", MIN_BAD_RATIO))  # fmt: skip
+        checks.append(Target(f"{name}: echoes flagged", figures["echo_recall"], ">=",
+                             MIN_COPY_RECALL))  # fmt: skip
+    copies = sum(figures["copies"] for figures in measured.values())
+    caught = sum(f["copies"] * f["copy_recall"] for f in measured.values() if f["copies"])
+    recall = caught / copies if copies else float("nan")
+    checks.append(Target(f"copy flag recall ({copies} copies, all sets)", recall, ">=",
+                         MIN_COPY_RECALL))  # fmt: skip
+    return checks
 
 
 if __name__ == "__main__":
