@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from mt.config import PREPARE, RECIPES
+from mt.evaluate import calibrate
+from mt.quality import flags
 from mt.text import casual, normalize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +139,20 @@ def test_the_casual_generator_and_the_normaliser() -> None:
     assert int(uses) == normalize.SHORT_TYPO_TARGET
     (odds,) = quoted("docs/text.md", r"makes it (\d+) times likelier")
     assert number(odds) == normalize.CONTEXT_ODDS
+
+
+def test_the_confidence_target_and_the_copy_thresholds() -> None:
+    found = quoted(
+        "docs/trust.md",
+        r"at least (\d+)% of the letters of the output's words are in words of the source, or "
+        r"(\d+)% where the output has (\d+) letters or more",
+    )
+    assert number(found[0]) / 100 == flags.COPY_OVERLAP
+    assert number(found[1]) / 100 == flags.HALF_COPY_OVERLAP
+    assert int(found[2]) == flags.COPY_MIN_LETTERS
+    (score,) = quoted("docs/trust.md", r"the confidence is the probability that the translation is "
+                      r"good, sentence chrF \(sacrebleu\) of (\d+) or more")  # fmt: skip
+    assert calibrate.TARGET == "good" and number(score) == calibrate.GOOD_CHRF
 
 
 @pytest.mark.parametrize(
