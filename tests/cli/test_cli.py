@@ -137,6 +137,10 @@ def test_calibrate_writes_a_calibration_that_translate_uses(
     assert result.exit_code == 0, result.output
     data = json.loads((run / "calibration.json").read_text())
     assert data["fitted"]["sentences"] > 20
+    assert data["fitted"]["target"].startswith("P(sentence chrF >= 50)")
+    good = round(data["fitted"]["good_share"] * data["fitted"]["sentences"])
+    few = min(good, data["fitted"]["sentences"] - good) < 20
+    assert ("the confidence rests on few examples" in result.stderr) == few
     scored = invoke("translate", str(run), "I am here.", "--json")
     assert "no calibration.json" not in scored.stderr
     (run / "calibration.json").write_text('{"format_version": 1, "features": []}')

@@ -7,9 +7,12 @@ from typing import Annotated
 
 import typer
 
-from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.common import Opt, console, run_or_exit, say
 from mt.cli.decode_options import BeamSize, Device, Threads, translate_options
 from mt.config import DECODE, DecodeConfig
+
+FEW_EXAMPLES = 20
+"""Fewer good (or bad) translations than this, and the fit of P(good) is rough: say so."""
 
 
 def calibrate(
@@ -47,5 +50,13 @@ def calibrate(
             f"mean chrF {fitted['mean_chrf']:.1f}, {fitted['good_share']:.1%} good "
             f"({fitted['good']})"
         )
+        good = round(fitted["good_share"] * fitted["sentences"])
+        fewer = min(good, fitted["sentences"] - good)
+        if fewer < FEW_EXAMPLES:
+            say(
+                f"[yellow]warning:[/] only {fewer} of {fitted['sentences']} translations are "
+                f"{'good' if fewer == good else 'bad'}: the confidence rests on few examples; "
+                "calibrate on more sentences (--sentences) or a run trained longer"
+            )
 
     run_or_exit(action)
