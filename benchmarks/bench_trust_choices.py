@@ -5,9 +5,10 @@ target and the copy flag's thresholds.
         --data PREPARED [--domains ../shared/data/domains] [--out bench/trust-choices/results.json]
 
 Each --model is a run and the selection part `mt calibrate` fits it on (its own training data's).
-The run translates (greedily, as bench_trust does) a seeded sample of SELECTION_TSV to fit on,
-then bench_trust's development sets: PREPARED's selection part (less the fitting sample when it is
-the same file) and each domain's dev part (our by-document split). Test parts are never read.
+The run translates (greedily as bench_trust does, or with --beam-size) a seeded sample of
+SELECTION_TSV to fit on, then bench_trust's development sets: PREPARED's selection part (less the
+fitting sample when it is the same file) and each domain's dev part (our by-document split).
+Test parts are never read.
 
 The rules were written down before any figure was read:
 
@@ -114,7 +115,10 @@ def measure_model(
 ) -> dict:
     """Both targets' ranking and every copy setting's counts on each development set."""
     translator = open_translator(
-        run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu", threads=args.threads
+        run,
+        TranslateOptions(decode=DecodeConfig(beam_size=args.beam_size)),
+        device="cpu",
+        threads=args.threads,
     )
     calibrations = fitted_targets(translator, selection, args.fit_seed)
     same_part = selection.resolve() == (data / "selection.tsv").resolve()
@@ -213,6 +217,7 @@ def main() -> None:
     parser.add_argument("--domain-sentences", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1, help="of the development samples")
     parser.add_argument("--fit-seed", type=int, default=FIT_SEED, help="of the fitting sample")
+    parser.add_argument("--beam-size", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench/trust-choices/results.json"))
     args = parser.parse_args()
