@@ -70,14 +70,15 @@ class CopyThresholds:
     def judge(
         self, evidence: CopyEvidence | None, spanish: Callable[[str], bool] | None = None
     ) -> bool:
-        """A copy: most letters are the source's, or half of them and the rest does not read as
-        Spanish (`spanish`, reads_as_spanish unless given, is asked only then)."""
-        if evidence is None:
+        """A copy: `overlap` of the letters are the source's, or `half_overlap` of them and the
+        output does not read as Spanish (`spanish`, reads_as_spanish unless given, is asked only
+        then, and only of `min_letters` letters or more: fewer cannot tell, "Tom va a")."""
+        if evidence is None or evidence.shared < min(self.overlap, self.half_overlap):
             return False
         if evidence.shared >= self.overlap:
             return True
-        if evidence.shared < self.half_overlap or evidence.letters < self.min_letters:
-            return False  # too few letters for the language to tell ("Tom va a")
+        if evidence.letters < self.min_letters:
+            return False
         return not (spanish or reads_as_spanish)(evidence.words)
 
 
