@@ -38,14 +38,15 @@ MIN_LETTERS_FOR_LANGUAGE = 12
 
 COPY_OVERLAP = 0.9
 """Share of the output's letters in words found in the source from which an output is a copy."""
-HALF_COPY_OVERLAP = 0.6
+HALF_COPY_OVERLAP = 0.5
 """From this share, an output of COPY_MIN_LETTERS letters or more that does not read as Spanish is
 a copy too: a heading left half in English ("Threading model" -> "Threading modelo"), which the
 share alone misses."""
-COPY_MIN_LETTERS = 8
-"""Fewer letters than this, and the language check is not asked ("Tom va a")."""
+COPY_MIN_LETTERS = 12
+"""Fewer letters than this, and the language check is not asked ("¿Eres doctor?")."""
 # The three were chosen on development data (benchmarks/bench_trust_choices.py, docs/trust.md):
-# the most copies caught with the flag on at most 1% of other outputs in every set.
+# the most copies caught with the flag on at most 1% of other outputs in every set, decoding
+# greedily and with beam 5.
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class CopyThresholds:
     ) -> bool:
         """A copy: `overlap` of the letters are the source's, or `half_overlap` of them and the
         output does not read as Spanish (`spanish`, reads_as_spanish unless given, is asked only
-        then, and only of `min_letters` letters or more: fewer cannot tell, "Tom va a")."""
+        then, and only of `min_letters` letters or more: fewer cannot tell, "¿Eres doctor?")."""
         if evidence is None or evidence.shared < min(self.overlap, self.half_overlap):
             return False
         if evidence.shared >= self.overlap:
