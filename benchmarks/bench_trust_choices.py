@@ -3,13 +3,15 @@ target and the copy flag's thresholds.
 
     python benchmarks/bench_trust_choices.py --model RUN SELECTION_TSV [--model ...] \
         --data PREPARED [--domains ../shared/data/domains] [--out bench/trust-choices/results.json]
+    python benchmarks/bench_trust_choices.py --pool RESULTS.json [RESULTS2.json ...] --out FILE
 
 Each --model is a run and the selection part `mt calibrate` fits it on (its own training data's).
 The run translates (with each --beam-size: greedily as bench_trust does, and with the beam of 5
 that `mt translate` uses by default) a seeded sample of SELECTION_TSV to fit on, then
 bench_trust's development sets: PREPARED's selection part (less the fitting sample when it is the
 same file) and each domain's dev part (our by-document split). Test parts are never read. Each
-(run, beam) counts as one model below.
+(run, beam) counts as one model below. --pool adds the models of earlier results files (another
+sample: --seed, --fit-seed) to the choice; with --pool alone nothing is translated.
 
 The rules were written down before any figure was read (greedy decoding only, at first; the
 beam of 5 was added when greedy and beam 5 were seen to put the copy thresholds apart, so that
@@ -39,6 +41,7 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -156,6 +159,21 @@ def measure_model(
     return measured
 
 
+def pooled_models(paths: list[Path]) -> dict[str, dict]:
+    """The measured models of earlier results files (`--out` of this benchmark), keyed by file
+    and model; their grid must be this GRID."""
+    models = {}
+    for path in paths:
+        try:
+            figures = json.loads(path.read_text(encoding="utf-8"))["figures"]
+        except (OSError, ValueError, KeyError) as error:
+            sys.exit(f"{path}: not a results file of this benchmark ({error})")
+        if figures.get("grid") != [asdict(setting) for setting in GRID]:
+            sys.exit(f"{path}: measured on another grid of copy thresholds; measure it again")
+        models.update({f"{path.name}: {name}": m for name, m in figures["models"].items()})
+    return models
+
+
 def choose_target(models: dict[str, dict]) -> tuple[str, dict[str, float]]:
     """The calibration target by the rule in the docstring, and each target's mean Spearman."""
     means = {
@@ -211,11 +229,11 @@ def main() -> None:
         "--model",
         nargs=2,
         action="append",
-        required=True,
+        default=[],
         metavar=("RUN", "SELECTION_TSV"),
         help="a run and the selection part to fit its confidence on",
     )
-    parser.add_argument("--data", type=Path, required=True, help="prepared Tatoeba directory")
+    parser.add_argument("--data", type=Path, help="prepared Tatoeba directory (with --model)")
     parser.add_argument("--domains", type=Path, default=DOMAINS)
     parser.add_argument("--sentences", type=int, default=1000, help="selection-part sample")
     parser.add_argument("--domain-sentences", type=int, default=1000)
@@ -225,9 +243,20 @@ def main() -> None:
         "--beam-size", type=int, nargs="+", default=[1, 5], help="each one measured; choices pooled"
     )
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--pool",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="earlier results JSON whose models join the choice (other samples)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/trust-choices/results.json"))
     args = parser.parse_args()
-    if not args.domains.is_dir():
+    if not args.model and not args.pool:
+        parser.error("give --model RUN SELECTION_TSV (and --data), or --pool RESULTS.json")
+    if args.model and args.data is None:
+        parser.error("--model needs --data")
+    if args.model and not args.domains.is_dir():
         print(f"{args.domains} is absent: only the selection part is scored", file=sys.stderr)
     models = {
         f"{run} beam {beam}": measure_model(
@@ -236,6 +265,7 @@ def main() -> None:
         for beam in args.beam_size
         for run, selection in args.model
     }
+    models.update(pooled_models(args.pool))
     target, means = choose_target(models)
     print("mean Spearman: " + ", ".join(f"{t} {m:.4f}" for t, m in means.items()) + f" -> {target}")
     copy, table = choose_copy(models)

@@ -54,3 +54,19 @@ def test_copy_thresholds_most_caught_among_the_admissible_then_fewest_false_then
     assert choices.choose_copy({"m": {"dev": figures({}, per_setting(sets))}})[0] == grid[code]
     sets[code] = counts(9, 10, 5, echo=90)  # misses echoes: not admissible
     assert choices.choose_copy({"m": {"dev": figures({}, per_setting(sets))}})[0] != grid[code]
+
+
+def test_pooled_results_join_the_choice_only_on_the_same_grid(tmp_path: Path) -> None:
+    import json
+    from dataclasses import asdict
+
+    import pytest
+
+    grid = [asdict(setting) for setting in choices.GRID]
+    measured = {"run beam 1": {"dev": figures({TARGET: 0.5})}}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"figures": {"grid": grid, "models": measured}}))
+    assert choices.pooled_models([path]) == {"results.json: run beam 1": measured["run beam 1"]}
+    path.write_text(json.dumps({"figures": {"grid": grid[:3], "models": measured}}))
+    with pytest.raises(SystemExit, match="another grid"):
+        choices.pooled_models([path])
