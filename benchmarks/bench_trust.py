@@ -25,9 +25,8 @@ the calibration was fitted to, and each domain's dev part):
 Decoding is greedy (beam 1) unless --beam-size says otherwise. The figures go to --out as JSON
 with issue 27's targets checked on every set (Spearman >= 0.5, the least confident 10% holding
 >= 3x the rest's bad share, >= 95% of echoes and of copies flagged); the exit status is 1 when one
-is missed. Other figures (glossary terms,
-protected spans) are meant to join the same target: `trust_rows`, `trust_figures` and
-`print_figures` are the pieces to call.
+is missed. Other figures (glossary terms, protected spans) are meant to join the same target:
+`trust_rows`, `trust_figures` and `print_figures` are the pieces to call.
 """
 
 from __future__ import annotations

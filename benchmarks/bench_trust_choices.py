@@ -51,16 +51,9 @@ from bench_trust import DOMAINS, Row, ranking_figures, scored_rows, sets
 from targets import Target, report
 
 from mt.config import DecodeConfig
-from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
-from mt.evaluate.calibrate import (
-    TARGET,
-    TARGETS,
-    grouped_references,
-    sample_sources,
-    sentence_chrf,
-)
+from mt.evaluate.calibrate import TARGET, TARGETS, scored_sample
 from mt.quality.confidence import Calibration, fit_calibration
 from mt.quality.flags import CopyThresholds, copy_evidence, reads_as_spanish
 
@@ -81,14 +74,9 @@ GRID = [
 def fitted_targets(
     translator: Translator, selection: Path, seed: int = FIT_SEED
 ) -> dict[str, Calibration]:
-    """The regression fitted to each of TARGETS on the same translations."""
-    references = grouped_references(read_pairs(selection))
-    sources = sample_sources(references, FIT_SENTENCES, seed)
-    translations = list(translator.translate(sources))
-    kept = [(s, t) for s, t in zip(sources, translations, strict=True) if t.evidence is not None]
-    chrf = np.asarray(sentence_chrf([t.text for _, t in kept], [references[s] for s, _ in kept]))
-    features = np.asarray([t.evidence.features() for _, t in kept])
-    fitted = {"part": str(selection), "sentences": len(kept), "seed": seed}
+    """The regression fitted to each of TARGETS on the same translations (mt calibrate's)."""
+    features, chrf = scored_sample(translator, selection, size=FIT_SENTENCES, seed=seed)
+    fitted = {"part": str(selection), "sentences": len(chrf), "seed": seed}
     return {
         name: fit_calibration(features, of(chrf), fitted=fitted) for name, of in TARGETS.items()
     }

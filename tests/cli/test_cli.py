@@ -138,7 +138,8 @@ def test_calibrate_writes_a_calibration_that_translate_uses(
     data = json.loads((run / "calibration.json").read_text())
     assert data["fitted"]["sentences"] > 20
     assert data["fitted"]["target"].startswith("P(sentence chrF >= 50)")
-    good = round(data["fitted"]["good_share"] * data["fitted"]["sentences"])
+    good = data["fitted"]["good_sentences"]
+    assert abs(good / data["fitted"]["sentences"] - data["fitted"]["good_share"]) <= 1e-4
     few = min(good, data["fitted"]["sentences"] - good) < 20
     assert ("the confidence rests on few examples" in result.stderr) == few
     scored = invoke("translate", str(run), "I am here.", "--json")

@@ -50,7 +50,7 @@ def calibrate(
             f"mean chrF {fitted['mean_chrf']:.1f}, {fitted['good_share']:.1%} good "
             f"({fitted['good']})"
         )
-        good = round(fitted["good_share"] * fitted["sentences"])
+        good = fitted["good_sentences"]
         fewer = min(good, fitted["sentences"] - good)
         if fewer < FEW_EXAMPLES:
             say(

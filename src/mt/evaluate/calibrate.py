@@ -76,15 +76,17 @@ def sentence_chrf(hypotheses: list[str], references: list[list[str]]) -> list[fl
     ]
 
 
-def calibrate(
+def scored_sample(
     translator: Translator,
     selection: Path,
     *,
     size: int = SAMPLE,
     seed: int = 0,
     progress: Callable[[str], None] = lambda message: None,
-) -> Calibration:
-    """Translate `size` sentences of `selection` (a prepared part's TSV) and fit a Calibration."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """What a calibration is fitted on: the evidence features (N, len(FEATURES)) and sentence
+    chrF (N,) of each sentence of a seeded sample of `selection` that the search left evidence
+    for (also what benchmarks/bench_trust_choices.py fits each candidate target on)."""
     references = grouped_references(read_pairs(selection))
     sources = sample_sources(references, size, seed)
     if len(sources) < 20:
@@ -96,22 +98,35 @@ def calibrate(
         sentence_chrf([t.text for _, t in kept], [references[s] for s, _ in kept]),
         dtype=np.float64,
     )
+    return np.asarray([t.evidence.features() for _, t in kept]), scores
+
+
+def calibrate(
+    translator: Translator,
+    selection: Path,
+    *,
+    size: int = SAMPLE,
+    seed: int = 0,
+    progress: Callable[[str], None] = lambda message: None,
+) -> Calibration:
+    """Translate `size` sentences of `selection` (a prepared part's TSV) and fit a Calibration."""
+    features, scores = scored_sample(translator, selection, size=size, seed=seed, progress=progress)
     good = TARGETS["good"](scores)
     if good.min() == good.max():
         raise MtError(
             f"{selection}: every translation is {'good' if good[0] else 'bad'}; "
             "nothing to calibrate on"
         )
-    features = np.asarray([t.evidence.features() for _, t in kept])
     config = translator.config
     fitted = {
         "part": str(selection),
-        "sentences": len(kept),
+        "sentences": len(scores),
         "seed": seed,
         "target": TARGET_DESCRIPTIONS[TARGET],
         "mean_chrf": round(float(scores.mean()), 2),
         "good": f"sentence chrF >= {GOOD_CHRF:g} (sacrebleu)",
         "good_share": round(float(good.mean()), 4),
+        "good_sentences": int(good.sum()),
         "beam_size": config.beam_size,
         "length_penalty": config.length_penalty,
     }
