@@ -263,8 +263,8 @@ def decode(out: Path, command: list[str], hypotheses: Path) -> dict:
 
 def decode_mt(out: Path, run: Path) -> dict:
     hyps = run.with_suffix(".test.es")
-    command = [str(MT), "translate", str(run), "--input", str(out / "test.en"), "--output",
-               str(hyps), "--beam-size", "5", "--threads", "1"]  # fmt: skip
+    command = [str(MT), "translate", "--model", str(run), "--input", str(out / "test.en"),
+               "--output", str(hyps), "--beam-size", "5", "--threads", "1"]  # fmt: skip
     return decode(out, command, hyps)
 
 

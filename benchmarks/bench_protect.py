@@ -38,7 +38,7 @@ from mt.decode.results import total
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.model.rundir import read_train_config
+from mt.models import read_train_config
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans
 

@@ -17,7 +17,7 @@ On a seeded sample of the test part (--limit pairs, beam 5) it prints BLEU and c
 - names and numbers: test sentences whose name or number also stands in the reference, with it
   replaced by a name or number that never occurs in the training data; the share of outputs
   holding it unchanged (the copy rate);
-- the round trip of a live pipe: `mt translate RUN` as a co-process, one line written, its
+- the round trip of a live pipe: `mt translate --model RUN` as a co-process, one line written, its
   translation read, then the next (median and 90th percentile after the first).
 Nothing is written to disk; the machine and its load average are printed, as it may be shared.
 """
@@ -174,7 +174,7 @@ def _read_line(fd: int, timeout: float) -> bytes:
 
 def round_trips(run: Path, lines: list[str], threads: int) -> list[float]:
     """Seconds from writing each line into a live `mt translate` to reading its translation."""
-    command = [sys.executable, "-m", "mt", "translate", str(run), "--device", "cpu"]
+    command = [sys.executable, "-m", "mt", "translate", "--model", str(run), "--device", "cpu"]
     env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env

@@ -28,7 +28,8 @@ from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.model.devices import resolve_device
-from mt.model.rundir import load_run, read_train_config
+from mt.model.rundir import load_run
+from mt.models import read_train_config
 from mt.train.launch import start_training
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

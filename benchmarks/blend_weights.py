@@ -23,7 +23,7 @@ from mt.files import BEST_WEIGHTS
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import save_weights
 from mt.model.transformer import make_model
-from mt.run_configs import read_model_config
+from mt.models import read_model_config
 
 
 def blended(base: dict[str, Tensor], tuned: dict[str, Tensor], share: float) -> dict[str, Tensor]:

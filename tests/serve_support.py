@@ -18,6 +18,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
+from mt.models import resolve
 from mt.serving.app import create_app
 from mt.serving.limits import Limits
 
@@ -61,7 +62,7 @@ def scripted_app(
     return create_app(
         lambda: translator,
         limits,
-        model_dir=tmp_path,
+        model=None,
         decode=DECODE,
         **{"log_line": lambda line: None, **options},
     )
@@ -72,7 +73,7 @@ def model_app(run: Path, limits: Limits = Limits(), **options) -> FastAPI:
     return create_app(
         lambda: open_translator(run, TranslateOptions(decode=DECODE), device="cpu"),
         limits,
-        model_dir=run,
+        model=resolve(run),
         decode=DECODE,
         threads=1,
         **{"log_line": lambda line: None, **options},

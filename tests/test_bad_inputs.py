@@ -66,7 +66,7 @@ def test_odd_lines_each_get_one_output_line(run: Path) -> None:
         "Ｆｕｌｌｗｉｄｔｈ and e\u0301 combining",
     ]
     stdin = ("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8")
-    result = invoke("translate", run, "--device", "cpu", "-b", "2", stdin=stdin)
+    result = invoke("translate", "--model", run, "--device", "cpu", "-b", "2", stdin=stdin)
     output = result.stdout.split("\n")
     assert len(output) == len(lines) + 1 and output[-1] == "", result.stdout
     assert output[1] == "" and output[2] == ""  # empty in, empty out, order kept
@@ -74,7 +74,7 @@ def test_odd_lines_each_get_one_output_line(run: Path) -> None:
 
 def test_a_five_thousand_word_line_is_translated_in_pieces_on_one_line(run: Path) -> None:
     stdin = (" ".join(["Ilse"] * 5000) + "\nThank you!\n").encode("utf-8")
-    result = invoke("translate", run, "--device", "cpu", "-b", "1", stdin=stdin)
+    result = invoke("translate", "--model", run, "--device", "cpu", "-b", "1", stdin=stdin)
     assert "warning" not in result.stderr  # nothing is cut off any more (mt.decode.segment)
     assert len(result.stdout.splitlines()) == 2, result.stdout
 
@@ -84,13 +84,15 @@ def test_undecodable_stdin_names_the_line_and_writes_no_output_file(
 ) -> None:
     out = tmp_path / "out" / "es.txt"
     stdin = "Hello.\nCafé.\n".encode("latin-1")
-    result = invoke("translate", run, "--device", "cpu", "-o", out, code=2, stdin=stdin)
+    result = invoke("translate", "--model", run, "--device", "cpu", "-o", out, code=2, stdin=stdin)
     assert "<stdin>:2: not valid UTF-8 (byte 4)" in one_error_line(result)
     assert list(out.parent.iterdir()) == []
 
 
 def test_output_path_that_is_a_directory_is_one_line(run: Path, tmp_path: Path) -> None:
-    result = invoke("translate", run, "Hello.", "--device", "cpu", "-o", tmp_path, code=2)
+    result = invoke(
+        "translate", "--model", run, "Hello.", "--device", "cpu", "-o", tmp_path, code=2
+    )
     assert f"--output {tmp_path} is a directory" in one_error_line(result)
     assert [p.name for p in tmp_path.iterdir()] == []
 
@@ -113,20 +115,20 @@ def test_output_path_that_is_a_directory_is_one_line(run: Path, tmp_path: Path) 
     ],
 )
 def test_bad_translate_options_are_one_line(run: Path, args: list[str], message: str) -> None:
-    assert message in one_error_line(invoke("translate", run, *args, code=2))
+    assert message in one_error_line(invoke("translate", "--model", run, *args, code=2))
 
 
 def test_missing_run_directory(tmp_path: Path) -> None:
-    result = invoke("translate", tmp_path / "nothing", "Hi.", code=2)
-    assert "no such run directory" in one_error_line(result)
+    result = invoke("translate", "--model", tmp_path / "nothing", "Hi.", code=2)
+    assert "no such model: not a model name (known: " in one_error_line(result)
 
 
 def test_run_directory_from_another_version(run: Path, tmp_path: Path) -> None:
     other = Path(shutil.copytree(run, tmp_path / "other"))
     model = json.loads((other / "model.json").read_text(encoding="utf-8"))
     (other / "model.json").write_text(json.dumps({**model, "format_version": 3}))
-    for command in ("translate", "evaluate"):
-        line = one_error_line(invoke(command, other, code=2))
+    for command in (("translate", "--model"), ("evaluate",)):
+        line = one_error_line(invoke(*command, other, code=2))
         assert "model.json: run format version 3, this mt reads version 2" in line
 
 

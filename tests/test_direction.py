@@ -24,8 +24,8 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.direction import FORWARD, REVERSE, direction_of
 from mt.errors import MtError
+from mt.models import read_direction
 from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
-from mt.run_configs import read_direction
 from mt.text.lexicon import read_lexicon
 from serve_support import model_app, wait_healthy
 
@@ -79,7 +79,7 @@ def test_a_reverse_run_translates_evaluates_and_exports(reverse_run: Path, tmp_p
     assert read_direction(reverse_run) == REVERSE
     recorded = json.loads((reverse_run / "train.json").read_text())
     assert recorded["source_language"] == "es" and recorded["target_language"] == "en"
-    output = cli_output("translate", reverse_run, "¿Dónde está la biblioteca, Ilse?")
+    output = cli_output("translate", "--model", reverse_run, "¿Dónde está la biblioteca, Ilse?")
     assert output.strip() and "¿" not in output  # English out
     scores = tmp_path / "scores.json"
     run_cli("evaluate", reverse_run, "--limit", "20", "--json", scores)
@@ -279,8 +279,12 @@ def test_english_only_steps_are_off_for_a_spanish_source(
     """A Spanish input is flagged not_english by an English→Spanish run, never by a reverse one,
     and the reverse run's pipeline neither normalises (casual English) nor splits as English."""
     line = "¿Dónde está la biblioteca grande del pueblo, Ilse? Está cerca del puerto."
-    forward = json.loads(cli_output("translate", trained_run, "--json", line).splitlines()[-1])
-    reverse = json.loads(cli_output("translate", reverse_run, "--json", line).splitlines()[-1])
+    forward = json.loads(
+        cli_output("translate", "--model", trained_run, "--json", line).splitlines()[-1]
+    )
+    reverse = json.loads(
+        cli_output("translate", "--model", reverse_run, "--json", line).splitlines()[-1]
+    )
     assert "not_english" in forward["flags"]
     assert "not_english" not in reverse["flags"] and "copy" not in reverse["flags"]
     translator = open_translator(reverse_run, TranslateOptions(normalize=True), device="cpu")

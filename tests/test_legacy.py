@@ -34,7 +34,7 @@ def test_an_old_prepared_directory_loads_with_its_arrays() -> None:
 def test_an_old_run_and_export_are_sent_to_mt_upgrade(model: str, tmp_path: Path) -> None:
     copy = legacy_copy(tmp_path, model, prepared=LEGACY / "data")
     before = {path: path.read_bytes() for path in copy.rglob("*") if path.is_file()}
-    commands = [["translate", copy, "Hello."], ["evaluate", copy]]
+    commands = [["translate", "--model", copy, "Hello."], ["evaluate", copy]]
     commands += [["train", "--resume", copy]] if model == "run" else []
     for command in commands:
         lines = run_cli(*command, "--device", "cpu", code=2).output.strip().splitlines()
@@ -54,7 +54,7 @@ def test_an_old_run_and_export_translate_as_they_did(model: str, tmp_path: Path)
     # The export's int8 weights are read in float32: CTranslate2's int8 kernels differ between
     # CPUs (AVX2, AVX-512) and so do a tiny model's outputs; the files are what must still load.
     precision = ["--compute-type", "float32"] if model == "export" else []
-    cli_output("translate", copy, "--device", "cpu", *precision, "-i", inputs, "-o", out)
+    cli_output("translate", "--model", copy, "--device", "cpu", *precision, "-i", inputs, "-o", out)
     assert out.read_text(encoding="utf-8") == (LEGACY / f"expected.{model}.es").read_text()
 
 
@@ -67,7 +67,9 @@ def test_an_old_run_counts_the_lexicon_of_its_prepared_directory(tmp_path: Path)
     inputs = (LEGACY / "inputs.en").read_text(encoding="utf-8").splitlines()
     before = (LEGACY / "expected.run.es").read_text(encoding="utf-8").splitlines()
     out = tmp_path / "out.es"
-    cli_output("translate", run, "--device", "cpu", "-i", LEGACY / "inputs.en", "-o", out)
+    cli_output(
+        "translate", "--model", run, "--device", "cpu", "-i", LEGACY / "inputs.en", "-o", out
+    )
     now = out.read_text(encoding="utf-8").splitlines()
     for source, old, new in zip(inputs, before, now, strict=True):
         if source.startswith("Does "):

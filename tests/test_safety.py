@@ -73,7 +73,7 @@ def test_truncated_weights_are_reported_with_their_path(run: Path) -> None:
     weights.write_bytes(weights.read_bytes()[:1000])
     with pytest.raises(MtError, match=re.escape(f"{weights}: not a valid safetensors file")):
         load_run(run)
-    output = invoke("translate", run, "Hello.", "--device", "cpu", code=2)
+    output = invoke("translate", "--model", run, "Hello.", "--device", "cpu", code=2)
     assert output.startswith("error:") and "best.safetensors" in output, output
 
 
@@ -84,7 +84,9 @@ def test_a_changed_byte_fails_the_checksum(run: Path) -> None:
     weights.write_bytes(bytes(data))
     with pytest.raises(MtError, match=re.escape(f"{weights}: checksum mismatch")):
         load_tensors(weights)
-    assert "checksum mismatch" in invoke("translate", run, "Hi.", "--checkpoint", "last", code=2)
+    assert "checksum mismatch" in invoke(
+        "translate", "--model", run, "Hi.", "--checkpoint", "last", code=2
+    )
 
 
 def test_resume_skips_a_damaged_checkpoint_and_warns(run: Path) -> None:
@@ -253,7 +255,9 @@ def test_planted_pickles_are_refused_and_never_run(run: Path, tmp_path: Path, fo
     with pytest.raises(MtError, match="source-tokenizer.json is corrupt"):
         load_run(run, "last")
     plant(run / "model.json")
-    assert "model.json: not a readable JSON file" in invoke("translate", run, "Hi.", code=2)
+    assert "model.json: not a readable JSON file" in invoke(
+        "translate", "--model", run, "Hi.", code=2
+    )
     assert not marker.exists()
 
 
@@ -298,7 +302,7 @@ def test_model_json_that_does_not_fit_the_weights_is_refused(run: Path, change, 
     edit_json(run / "model.json", change)
     with pytest.raises(MtError, match=message):
         load_run(run)
-    assert "Traceback" not in invoke("translate", run, "Hi.", code=2)
+    assert "Traceback" not in invoke("translate", "--model", run, "Hi.", code=2)
 
 
 def test_train_json_of_another_format_is_refused(run: Path) -> None:

@@ -112,12 +112,3 @@ def read_text_file(
         line = data.count(b"\n", 0, nul) + 1
         raise MtError(f"{path} line {line}: NUL byte, this looks like a binary file, not text")
     return data
-
-
-def is_export(directory: Path) -> bool:
-    """Whether `directory` holds an `mt export` (its model.json names the format)."""
-    path = directory / MODEL_JSON
-    if not path.is_file():
-        return False
-    data = read_json(path)
-    return isinstance(data, dict) and data.get("format") == EXPORT_FORMAT

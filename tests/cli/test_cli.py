@@ -88,7 +88,15 @@ def test_translate_keeps_order_and_empty_lines(trained_run: Path, tmp_path: Path
     source.write_text("I am here.\n\nWe are tired.\n", encoding="utf-8")
     out = tmp_path / "out.txt"
     result = invoke(
-        "translate", str(trained_run), "-i", str(source), "-o", str(out), "--beam-size", "2"
+        "translate",
+        "--model",
+        str(trained_run),
+        "-i",
+        str(source),
+        "-o",
+        str(out),
+        "--beam-size",
+        "2",
     )
     assert result.exit_code == 0, result.output
     lines = out.read_text(encoding="utf-8").split("\n")
@@ -97,7 +105,7 @@ def test_translate_keeps_order_and_empty_lines(trained_run: Path, tmp_path: Path
 
 def test_translate_arguments_and_n_best(trained_run: Path) -> None:
     result = invoke(
-        "translate", str(trained_run), "I am here.", "--beam-size", "3", "--n-best", "3"
+        "translate", "--model", str(trained_run), "I am here.", "--beam-size", "3", "--n-best", "3"
     )
     assert result.exit_code == 0, result.output
     rows = [line.split("\t") for line in result.stdout.strip().split("\n")]
@@ -108,7 +116,7 @@ def test_translate_arguments_and_n_best(trained_run: Path) -> None:
 
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:
     sentences = ["I am here.", "Ich möchte heute Abend ins Kino gehen."]
-    result = invoke("translate", str(trained_run), *sentences, "--json")
+    result = invoke("translate", "--model", str(trained_run), *sentences, "--json")
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in result.stdout.strip().split("\n")]
     assert [r["source"] for r in records] == sentences
@@ -116,13 +124,13 @@ def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path)
     assert "not_english" in records[1]["flags"]
     assert records[0]["hypotheses"][0]["translation"] == records[0]["translation"]
     assert "no calibration.json" in result.stderr  # the tiny run is not calibrated
-    scored = invoke("translate", str(trained_run), *sentences, "--scores")
+    scored = invoke("translate", "--model", str(trained_run), *sentences, "--scores")
     rows = [line.split("\t") for line in scored.stdout.strip().split("\n")]
     assert [row[0] for row in rows] == [r["translation"] for r in records]
     for row, record in zip(rows, records, strict=True):
         assert abs(float(row[1]) - record["confidence"]) <= 0.001
     assert rows[1][2] == ",".join(records[1]["flags"])
-    both = invoke("translate", str(trained_run), "Hi.", "--json", "--scores")
+    both = invoke("translate", "--model", str(trained_run), "Hi.", "--json", "--scores")
     assert both.exit_code != 0 and "--scores or --json" in both.output
 
 
@@ -142,17 +150,19 @@ def test_calibrate_writes_a_calibration_that_translate_uses(
     assert abs(good / data["fitted"]["sentences"] - data["fitted"]["good_share"]) <= 1e-4
     few = min(good, data["fitted"]["sentences"] - good) < 20
     assert ("the confidence rests on few examples" in result.stderr) == few
-    scored = invoke("translate", str(run), "I am here.", "--json")
+    scored = invoke("translate", "--model", str(run), "I am here.", "--json")
     assert "no calibration.json" not in scored.stderr
     (run / "calibration.json").write_text('{"format_version": 1, "features": []}')
-    broken = invoke("translate", str(run), "I am here.", "--json")
+    broken = invoke("translate", "--model", str(run), "I am here.", "--json")
     assert broken.exit_code != 0 and "calibration.json: features" in broken.output
     assert "Traceback" not in broken.output
 
 
 def test_translate_attention_heatmap(trained_run: Path, tmp_path: Path) -> None:
     image = tmp_path / "attention.png"
-    result = invoke("translate", str(trained_run), "We are tired.", "--attention", str(image))
+    result = invoke(
+        "translate", "--model", str(trained_run), "We are tired.", "--attention", str(image)
+    )
     assert result.exit_code == 0, result.output
     assert image.read_bytes().startswith(b"\x89PNG")
 

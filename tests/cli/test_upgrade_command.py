@@ -15,7 +15,7 @@ def test_upgrade_says_what_it_wrote_and_then_that_it_is_up_to_date(tmp_path: Pat
     assert "model.json: format version 1 -> 2" in output
     assert f"{run}: run upgraded; the files it replaced are in {run}/upgrade-backup-" in output
     assert cli_output("upgrade", run).strip() == f"{run}: already up to date"
-    assert cli_output("translate", run, "--device", "cpu", "Ilse likes bread.").strip()
+    assert cli_output("translate", "--model", run, "--device", "cpu", "Ilse likes bread.").strip()
 
 
 def test_upgrade_refuses_what_is_not_a_run_in_one_line(tmp_path: Path) -> None:

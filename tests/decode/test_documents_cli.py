@@ -61,7 +61,7 @@ def translate(tmp_path: Path, name: str, content: str, *extra: str) -> str:
     source = tmp_path / name
     source.write_text(content, encoding="utf-8")
     out = tmp_path / f"out-{name}"
-    cli_output("translate", RUN, "--device", "cpu", "-i", source, "-o", out, *extra)
+    cli_output("translate", "--model", RUN, "--device", "cpu", "-i", source, "-o", out, *extra)
     return out.read_text(encoding="utf-8")
 
 
@@ -110,6 +110,7 @@ def test_srt_keeps_numbers_and_timings(tmp_path: Path) -> None:
 def test_the_format_can_be_named_and_read_from_standard_input() -> None:
     result = run_cli(
         "translate",
+        "--model",
         RUN,
         "--device",
         "cpu",
@@ -134,13 +135,15 @@ def test_bad_input_is_one_line_naming_the_line_and_nothing_is_written(
     source = tmp_path / name
     source.write_text(content, encoding="utf-8")
     out = tmp_path / f"out-{name}"
-    result = run_cli("translate", RUN, "--device", "cpu", "-i", source, "-o", out, code=2)
+    result = run_cli(
+        "translate", "--model", RUN, "--device", "cpu", "-i", source, "-o", out, code=2
+    )
     assert re.search(message, result.output) and len(result.output.strip().splitlines()) == 1
     assert not out.exists()
 
 
 def test_an_unknown_format_is_named() -> None:
-    output = cli_output("translate", RUN, "--format", "docx", "x", code=2)
+    output = cli_output("translate", "--model", RUN, "--format", "docx", "x", code=2)
     assert "--format docx: not a format" in output
 
 
@@ -197,7 +200,7 @@ def test_an_export_translates_a_document_through_the_cli(tmp_path: Path) -> None
     source = tmp_path / "page.html"
     source.write_text(HTML, encoding="utf-8")
     out = tmp_path / "out.html"
-    cli_output("translate", export, "--device", "cpu", "-i", source, "-o", out)
+    cli_output("translate", "--model", export, "--device", "cpu", "-i", source, "-o", out)
     tag = re.compile(r"<[^>]*>")
     assert tag.findall(out.read_text(encoding="utf-8")) == tag.findall(HTML)
 
@@ -213,5 +216,7 @@ def test_a_document_that_is_not_text_is_one_line(tmp_path: Path, data: bytes, me
     source = tmp_path / "page.html"
     source.write_bytes(data)
     out = tmp_path / "out.html"
-    result = run_cli("translate", RUN, "--device", "cpu", "-i", source, "-o", out, code=2)
+    result = run_cli(
+        "translate", "--model", RUN, "--device", "cpu", "-i", source, "-o", out, code=2
+    )
     assert re.search(message, result.output) and not out.exists()

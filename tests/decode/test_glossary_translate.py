@@ -21,9 +21,9 @@ def _terms(tmp_path: Path) -> Path:
 
 def test_translate_puts_every_term_in_the_output(trained_run: Path, tmp_path: Path) -> None:
     sentences = ["Where is the museum, Bruno?", "Museum tickets.", "Nadia has a red hat."]
-    plain = run_cli("translate", trained_run, *sentences).stdout.splitlines()
+    plain = run_cli("translate", "--model", trained_run, *sentences).stdout.splitlines()
     assert not any("pinacoteca" in line.lower() for line in plain)  # the model's own words
-    out = run_cli("translate", trained_run, *sentences, "--glossary", _terms(tmp_path))
+    out = run_cli("translate", "--model", trained_run, *sentences, "--glossary", _terms(tmp_path))
     lines = out.stdout.splitlines()
     # Where the model puts a term depends on the model; that every term is there does not.
     assert "pinacoteca" in lines[0] and "pinacoteca" in lines[1].lower()
@@ -50,7 +50,7 @@ def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
     assert "glossary" in report and "BLEU" in report
     bad = tmp_path / "bad.tsv"
     bad.write_text("museum\tpinacoteca\nstation\n", encoding="utf-8")
-    said = cli_output("translate", trained_run, "Hello.", "--glossary", bad, code=2)
+    said = cli_output("translate", "--model", trained_run, "Hello.", "--glossary", bad, code=2)
     assert f"{bad}:2: expected english<TAB>spanish, found no tab" in " ".join(said.split())
 
 

@@ -24,7 +24,7 @@ from mt.decode.results import total
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
-from mt.model.rundir import read_train_config
+from mt.models import read_train_config
 from placeholder_support import placeholder_codec
 
 LEGACY_RUN = legacy_models() / "run"
@@ -93,7 +93,9 @@ def test_a_model_without_tokens_keeps_its_stand_ins_and_refuses_keep() -> None:
 
 def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) -> None:
     def error(keep: Path, run: Path = trained_run) -> str:
-        result = run_cli("translate", run, "Hi.", "--device", "cpu", "--keep", keep, code=2)
+        result = run_cli(
+            "translate", "--model", run, "Hi.", "--device", "cpu", "--keep", keep, code=2
+        )
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), result.output
         return lines[0]
@@ -108,7 +110,14 @@ def test_keep_file_errors_are_one_clear_line(trained_run: Path, tmp_path: Path) 
     (tmp_path / "good.txt").write_text("Ilse\n", encoding="utf-8")
     assert "--keep needs a model whose tokenizers" in error(tmp_path / "good.txt", LEGACY_RUN)
     output = run_cli(
-        "translate", trained_run, "Ilse.", "--device", "cpu", "--keep", tmp_path / "good.txt"
+        "translate",
+        "--model",
+        trained_run,
+        "Ilse.",
+        "--device",
+        "cpu",
+        "--keep",
+        tmp_path / "good.txt",
     )
     assert output.stdout.strip()
 

@@ -32,6 +32,7 @@ from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
 from mt.decode.steps.terms import PlaceTerms
 from mt.decode.translator import Translator
+from mt.direction import FORWARD
 from mt.errors import MtError
 from mt.quality.confidence import Uncalibrated
 from placeholder_support import placeholder_codec
@@ -74,6 +75,7 @@ class ScriptedEngine:
 def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -> Translator:
     """A Translator over the scripted engine; nothing is read from a model directory."""
     run = SimpleNamespace(
+        info=SimpleNamespace(direction=FORWARD, max_src_len=63),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),
         source=codec,

@@ -81,10 +81,21 @@ def test_translate_cli_keeps_paragraph_lines_and_no_split(trained_run: Path, tmp
     source = tmp_path / "doc.txt"
     source.write_text(f"{SENTENCES[0]} {SENTENCES[1]}\n\n{SENTENCES[2]}\n", encoding="utf-8")
     out = tmp_path / "doc.es.txt"
-    run_cli("translate", trained_run, "-i", source, "-o", out, "--device", "cpu")
+    run_cli("translate", "--model", trained_run, "-i", source, "-o", out, "--device", "cpu")
     lines = out.read_text(encoding="utf-8").split("\n")
     assert len(lines) == 4 and lines[1] == "" and lines[3] == ""
-    run_cli("translate", trained_run, "-i", source, "-o", out, "--no-split", "--device", "cpu")
+    run_cli(
+        "translate",
+        "--model",
+        trained_run,
+        "-i",
+        source,
+        "-o",
+        out,
+        "--no-split",
+        "--device",
+        "cpu",
+    )
     assert out.read_text(encoding="utf-8").count("\n") == 3
 
 
@@ -103,7 +114,16 @@ def _read_line(fd: int, deadline: float) -> bytes:
 
 
 def test_a_live_pipe_answers_each_line_before_the_next_is_written(trained_run: Path) -> None:
-    command = [sys.executable, "-m", "mt", "translate", str(trained_run), "--device", "cpu"]
+    command = [
+        sys.executable,
+        "-m",
+        "mt",
+        "translate",
+        "--model",
+        str(trained_run),
+        "--device",
+        "cpu",
+    ]
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -154,7 +174,7 @@ def test_any_line_gives_one_translation_and_no_error(greedy, line: str) -> None:
 def test_a_line_with_a_long_url_is_translated_and_the_file_written(tmp_path: Path) -> None:
     source, out = tmp_path / "page.md", tmp_path / "out.md"
     source.write_text(f"# tar\n\n{TLDR_LINE}\n", encoding="utf-8")
-    run_cli("translate", LEGACY_RUN, "--device", "cpu", "-i", source, "-o", out)
+    run_cli("translate", "--model", LEGACY_RUN, "--device", "cpu", "-i", source, "-o", out)
     assert len(out.read_text(encoding="utf-8").split("\n")) == 4
 
 

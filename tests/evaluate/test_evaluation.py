@@ -168,7 +168,7 @@ def test_evaluate_scores_what_translate_outputs_for_a_line_longer_than_training(
     source, hyps = tmp_path / "long.en", tmp_path / "hyps.es"
     source.write_text(line + "\n", encoding="utf-8")
     run = legacy_models() / "run"
-    translated = cli_output("translate", run, "--device", "cpu", "-i", source)
+    translated = cli_output("translate", "--model", run, "--device", "cpu", "-i", source)
     cli_output(
         "evaluate", run, "--src", source, "--ref", source, "--device", "cpu",
         "--hyps", hyps,

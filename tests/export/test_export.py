@@ -178,8 +178,10 @@ def test_int8_keeps_bleu_and_finite_scores(trained: Path, float32_export: Path) 
 def test_cli_translate_and_evaluate_read_an_export(trained: Path, float32_export: Path) -> None:
     sentences = ["Ilse likes bread.", "Where is the museum, Bruno?", "I have 7 cats."]
     for flags in ((), ("--beam-size", "1"), ("--n-best", "3")):
-        from_run = run_cli("translate", trained, *sentences, *flags).stdout
-        from_export = run_cli("translate", float32_export, *sentences, *flags, "--threads", "1")
+        from_run = run_cli("translate", "--model", trained, *sentences, *flags).stdout
+        from_export = run_cli(
+            "translate", "--model", float32_export, *sentences, *flags, "--threads", "1"
+        )
         assert _nbest_rows(from_export.stdout, approx=True) == _nbest_rows(from_run), flags
     run_report = cli_output("evaluate", trained, "--limit", "40")
     export_report = cli_output("evaluate", float32_export, "--limit", "40", "--threads", "1")
@@ -198,7 +200,7 @@ def test_translate_attention_heatmap_from_an_export(
     run: both make the heatmap."""
     for model in (trained, float32_export):
         image = tmp_path / f"{model.name}.png"
-        run_cli("translate", model, "Ilse likes bread.", "--attention", image)
+        run_cli("translate", "--model", model, "Ilse likes bread.", "--attention", image)
         assert image.read_bytes().startswith(b"\x89PNG")
 
 
@@ -209,8 +211,10 @@ def test_a_glossary_reaches_the_output_through_an_export(
     terms.write_text("museum\tpinacoteca\nbread\tbaguette\n", encoding="utf-8")
     sentences = ["Where is the museum, Bruno?", "Ilse likes bread.", "I have 7 cats."]
     glossary = ("--glossary", terms, "--beam-size", "1")
-    from_run = run_cli("translate", trained, *sentences, *glossary).stdout
-    from_export = run_cli("translate", float32_export, *sentences, *glossary, "--threads", "1")
+    from_run = run_cli("translate", "--model", trained, *sentences, *glossary).stdout
+    from_export = run_cli(
+        "translate", "--model", float32_export, *sentences, *glossary, "--threads", "1"
+    )
     assert from_export.stdout == from_run
     lines = from_run.splitlines()
     assert "pinacoteca" in lines[0] and "baguette" in lines[1]
@@ -246,7 +250,7 @@ def test_export_directory_is_complete_and_checked(float32_export: Path, tmp_path
     data = bytearray(model_bin.read_bytes())
     data[-1] ^= 0xFF
     model_bin.write_bytes(bytes(data))
-    output = cli_output("translate", broken, "Hello.", code=2)
+    output = cli_output("translate", "--model", broken, "Hello.", code=2)
     assert "checksum mismatch" in output and "model.bin" in output
 
 
@@ -308,7 +312,7 @@ def test_missing_ctranslate2_is_one_clear_line(
     output = cli_output("export", post_norm, "--out", tmp_path / "out", code=1)
     assert "needs the ctranslate2 package: pip install 'ctranslate2>=4.5'" in output
     assert not (tmp_path / "out").exists()
-    output = cli_output("translate", tmp_path / "export", "Hello.", code=1)
+    output = cli_output("translate", "--model", tmp_path / "export", "Hello.", code=1)
     assert "needs the ctranslate2 package" in output
 
 

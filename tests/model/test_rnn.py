@@ -217,6 +217,6 @@ def test_train_translate_evaluate_from_the_command_line(corpus_file: Path, tmp_p
     assert (model["arch"], model["cell"], model["attention"]) == ("rnn", "gru", "luong")
     assert json.loads((run / "train.json").read_text())["train"]["clip_norm"] == 1.0
     heatmap = tmp_path / "attention.png"
-    invoke("translate", run, "Ilse likes bread.", "--attention", heatmap)
+    invoke("translate", "--model", run, "Ilse likes bread.", "--attention", heatmap)
     assert heatmap.stat().st_size > 0
     assert "BLEU" in invoke("evaluate", run, "--limit", "20", "--beam-size", "2")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -137,17 +138,17 @@ def test_languages_health_model_and_openapi(client, trained_run: Path) -> None:
     assert client.get("/docs").status_code == 200
 
 
-def test_model_reports_a_stored_evaluation(tmp_path: Path) -> None:
-    (tmp_path / "model.json").write_text(
-        json.dumps({"format": "ctranslate2", "model": {"src_vocab": 5, "d_model": 8}})
-    )
-    (tmp_path / "eval-test.json").write_text(json.dumps({"bleu": 41.9, "chrf": 61.0, "pairs": 9}))
-    (tmp_path / "metrics.csv").write_text("not,a\nmetrics,file\n")
-    with scripted_client(tmp_path) as client:
+def test_model_reports_a_stored_evaluation(tmp_path: Path, trained_run: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run, ignore=shutil.ignore_patterns("checkpoints"))
+    (run / "eval-test.json").write_text(json.dumps({"bleu": 41.9, "chrf": 61.0, "pairs": 9}))
+    (run / "metrics.csv").write_text("not,a\nmetrics,file\n")  # damaged: no training figures
+    with TestClient(model_app(run), raise_server_exceptions=False) as client:
         wait_healthy(client)
         info = client.get("/model").json()
-    assert info["format"] == "ctranslate2" and info["architecture"] == {"d_model": 8}
+    assert info["format"] == "mt run" and info["architecture"]["d_model"] == 64
     assert info["evaluation"] == {"file": "eval-test.json", "bleu": 41.9, "chrf": 61.0, "pairs": 9}
+    assert "steps" not in info["training"]
 
 
 # ----- errors ----------------------------------------------------------------------------------
@@ -237,9 +238,7 @@ def test_503_while_loading_then_ok(tmp_path) -> None:
 
     from mt.serving.app import create_app
 
-    app = create_app(
-        slow_load, Limits(), model_dir=tmp_path, decode=DECODE, log_line=lambda line: None
-    )
+    app = create_app(slow_load, Limits(), model=None, decode=DECODE, log_line=lambda line: None)
     with TestClient(app) as client:
         assert "loading" in error_of(client.get("/health"), 503)
         assert "loading" in error_of(client.post("/translate", json={"q": "a"}), 503)
@@ -262,7 +261,7 @@ def test_a_model_that_fails_to_load_is_named_in_503(tmp_path) -> None:
     app = create_app(
         broken,
         Limits(),
-        model_dir=tmp_path,
+        model=None,
         decode=DECODE,
         on_failure=failures.append,
         log_line=lambda line: None,

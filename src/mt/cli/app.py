@@ -19,6 +19,7 @@ from mt.cli.calibrate import calibrate
 from mt.cli.common import state
 from mt.cli.data import download, prepare
 from mt.cli.decode import evaluate, translate
+from mt.cli.models import models
 from mt.cli.service import export, serve
 from mt.cli.train import train
 from mt.cli.upgrade import upgrade
@@ -81,5 +82,6 @@ def main(
 # The commands, in the order of the pipeline (PIPELINE orders `mt --help` the same way).
 for command in (download, prepare, train, translate, evaluate, calibrate, export, serve):
     app.command()(command)
-app.command()(upgrade)  # not a step of the pipeline: listed after it
+app.command()(models)  # not a step of the pipeline: listed after it
+app.command()(upgrade)
 app.command()(backtranslate)  # monolingual Spanish into synthetic pairs

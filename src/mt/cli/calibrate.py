@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 from mt.cli.common import Opt, console, run_or_exit, say
-from mt.cli.decode_options import BeamSize, Device, Threads, translate_options
+from mt.cli.decode_options import BeamSize, Device, ModelArgument, Threads, translate_options
 from mt.config import DECODE, DecodeConfig
 
 FEW_EXAMPLES = 20
@@ -16,7 +14,7 @@ FEW_EXAMPLES = 20
 
 
 def calibrate(
-    run: Annotated[Path, typer.Argument(help="Run or `mt export` directory.")],
+    model: ModelArgument = None,
     data: Annotated[
         Path | None,
         Opt(help="Prepared directory whose selection part to use; default: the run's own."),
@@ -28,8 +26,12 @@ def calibrate(
     threads: Threads = None,
 ) -> None:
     """Translate a sample of the selection part, score each output with sentence chrF and fit
-    the confidence on it: calibration.json in RUN (docs/trust.md).
+    the confidence on it (docs/trust.md).
 
+    calibration.json is written into the model's directory, or for a shipped model into your
+    own data folder (MT_HOME, else ~/.local/share/mt), where it replaces the shipped one.
+
+    Example: mt calibrate --data runs/my-data
     Example: mt calibrate runs/base --sentences 2000
     """
 
@@ -38,8 +40,11 @@ def calibrate(
         from mt.evaluate.calibrate import calibrate, save_calibration, selection_part
 
         options = translate_options(DecodeConfig(beam_size=beam_size))
-        selection = selection_part(run, data)
-        translator = open_translator(run, options, device=device, threads=threads)
+        from mt.models import resolve
+
+        info = resolve(model)
+        selection = selection_part(info, data)
+        translator = open_translator(info, options, device=device, threads=threads)
         calibration = calibrate(
             translator, selection, size=sentences, seed=seed, progress=console.print
         )

@@ -109,10 +109,10 @@ def prepare(
         bool, typer.Option("--strict", help="Stop at the first bad line.")
     ] = PREPARE.strict,
     tokenizers_from: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
-            help="Use this run's tokenizers (to fine-tune it with mt train --init-from) and "
-            "report how well they cover the data.",
+            help="Use this model's tokenizers (a run directory or a shipped model's name, to "
+            "fine-tune it with mt train --init-from) and report how well they cover the data.",
         ),
     ] = None,
     extend: Annotated[

@@ -21,6 +21,8 @@ from mt.cli.decode_options import (
     LengthPenalty,
     MaxLenA,
     MaxLenB,
+    ModelArgument,
+    ModelOption,
     Normalize,
     Precision,
     Threads,
@@ -32,10 +34,10 @@ from mt.errors import MtError
 
 
 def translate(
-    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train`.")],
     text: Annotated[
         list[str] | None, typer.Argument(help="Sentences; else standard input.")
     ] = None,
+    model: ModelOption = None,
     input_file: Annotated[
         Path | None, Opt("--input", "-i", help="Read sentences from a file.")
     ] = None,
@@ -85,13 +87,16 @@ def translate(
     normalize: Normalize = NORMALIZE_INPUT,
     glossary: GlossaryFile = None,
 ) -> None:
-    """Translate English text to Spanish line by line, in order; a line holding several
-    sentences is split, translated and joined back with its spacing. From a pipe, each line is
-    translated as soon as it is complete. HTML, Markdown, .po, .srt and .vtt files are
-    translated with their markup, code and timings intact (docs/documents.md).
+    """Translate English text to Spanish, with the shipped model unless --model names another.
 
-    Example: mt translate runs/base "Where is the station?"
-    Example: mt translate runs/base -i page.html -o page.es.html
+    Line by line, in order; a line holding several sentences is split, translated and joined
+    back with its spacing. From a pipe, each line is translated as soon as it is complete. HTML,
+    Markdown, .po, .srt and .vtt files are translated with their markup, code and timings intact
+    (docs/documents.md).
+
+    Example: mt translate "Where is the station?"
+    Example: mt translate -i page.html -o page.es.html
+    Example: mt translate --model runs/base "Where is the station?"
     """
 
     def action() -> None:
@@ -110,8 +115,10 @@ def translate(
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
         style = _output_style(scores, json_lines, n_best, document)
+        if model is None:
+            _warn_model_as_text(text)
         translator = open_translator(
-            run,
+            model,
             options,
             device=device,
             checkpoint=checkpoint,
@@ -126,7 +133,7 @@ def translate(
         translations = _translations(translator, text, input_file, output_file)
         if translations is None:  # a terminal: translated interactively
             return
-        _warn_uncalibrated(translator, run, style)
+        _warn_uncalibrated(translator, style)
         write_translations(translations, output_file, style=style)
 
     run_or_exit(action)
@@ -161,11 +168,23 @@ def _translations(translator, text, input_file: Path | None, output_file: Path |
     return translator.translate(read_lines(sys.stdin.buffer, "<stdin>"))
 
 
-def _warn_uncalibrated(translator, run: Path, style: str) -> None:
+def _warn_uncalibrated(translator, style: str) -> None:
     if style in ("scores", "json") and not translator.calibration.calibrated:
+        label = translator.run.info.label
         say(
-            f"[yellow]warning:[/] {run} has no calibration.json: confidence is the "
-            f"uncalibrated mean token probability; run `mt calibrate {run}`"
+            f"[yellow]warning:[/] {label} has no calibration.json: confidence is the "
+            f"uncalibrated mean token probability; run `mt calibrate {label}`"
+        )
+
+
+def _warn_model_as_text(text: list[str] | None) -> None:
+    """`mt translate RUN "…"` was the form before models shipped: its RUN is now a sentence
+    like any other, so say how to pick that model instead."""
+    first = text[0] if text else ""
+    if first and len(first) < 256 and Path(first).is_dir():
+        say(
+            f"[yellow]note:[/] translating {first!r} as text with the shipped model; "
+            f"to translate with that model give --model {first}"
         )
 
 
@@ -231,7 +250,7 @@ def _interactive(translator) -> None:
 
 
 def evaluate(
-    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train`.")],
+    model: ModelArgument = None,
     split: Annotated[str, Opt(help="Part of the run's prepared data: test or selection.")] = "test",
     tsv: Annotated[
         Path | None,
@@ -271,8 +290,9 @@ def evaluate(
     normalize: Normalize = NORMALIZE_INPUT,
     glossary: GlossaryFile = None,
 ) -> None:
-    """Score a run: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
+    """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
+    Example: mt evaluate --tsv news.tsv
     Example: mt evaluate runs/base --split test --json runs/base/test.json
     """
 
@@ -287,7 +307,7 @@ def evaluate(
         )
         options = translate_options(search, normalize=normalize, keep=keep, glossary=glossary)
         translator = open_translator(
-            run,
+            model,
             options,
             device=device,
             checkpoint=checkpoint,
@@ -295,7 +315,7 @@ def evaluate(
             compute_type=compute_type,
         )
         test_set = evaluation_set(
-            run, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
+            translator.run.info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)
         if test_set.skipped:
             say(

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import typer
+
 from mt.cli.common import Opt
 from mt.config import NORMALIZE_INPUT, DecodeConfig
 
@@ -69,6 +71,17 @@ GlossaryFile = Annotated[
         rich_help_panel=SEARCH,
     ),
 ]
+_MODEL_HELP = (
+    "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
+    "default: the shipped model."
+)
+ModelArgument = Annotated[str | None, typer.Argument(help=_MODEL_HELP, show_default=False)]
+"""The model of a command that takes no text (evaluate, serve, calibrate, export)."""
+ModelOption = Annotated[
+    str | None, Opt("--model", "-m", help=_MODEL_HELP, rich_help_panel=MODEL, show_default=False)
+]
+"""The model of `mt translate`, whose arguments are all text: a sentence that names a
+directory is still a sentence."""
 Checkpoint = Annotated[
     str, Opt(help="best (lowest selection loss) or last.", rich_help_panel=MODEL)
 ]

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
-
 from mt.cli.common import Opt, run_or_exit, say
 from mt.cli.decode_options import (
     BatchSize,
@@ -17,6 +15,7 @@ from mt.cli.decode_options import (
     LengthPenalty,
     MaxLenA,
     MaxLenB,
+    ModelArgument,
     Precision,
     decode_config,
     translate_options,
@@ -27,7 +26,7 @@ from mt.serving.limits import LIMITS
 
 
 def serve(
-    run: Annotated[Path, typer.Argument(help="Run directory (or exported model) to serve.")],
+    model: ModelArgument = None,
     host: Annotated[str, Opt(help="Address to listen on (loopback unless you give a key).")] = (
         "127.0.0.1"
     ),
@@ -84,6 +83,7 @@ def serve(
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
+    Example: mt serve
     Example: mt serve runs/base --port 8000
     """
 
@@ -112,7 +112,7 @@ def serve(
             raise MtError(f"--return-wait-ms must be >= 0, got {return_wait_ms}")
         glossaries = _named_glossaries(glossary or [])
         run_server(
-            run,
+            model,
             host=host,
             port=port,
             options=options,
@@ -147,8 +147,8 @@ def _named_glossaries(specs: list[str]) -> dict:
 
 
 def export(
-    run: Annotated[Path, typer.Argument(help="Run directory written by `mt train` (Transformer).")],
     out: Annotated[Path, Opt("--out", "-o", help="Export directory to create.")],
+    model: ModelArgument = None,
     quantization: Annotated[
         str, Opt(help="Weights: int8, int8_float32, int16, float16 or float32.")
     ] = "int8",
@@ -157,15 +157,20 @@ def export(
 ) -> None:
     """Convert a run to CTranslate2 for fast inference; translate, evaluate and serve read it.
 
+    MODEL defaults to the shipped model.
+
+    Example: mt export --out en-es-int8
     Example: mt export runs/base --out runs/base-ct2
     """
 
     def action() -> None:
         from mt.export.writer import export_run
 
-        result = export_run(run, out, quantization=quantization, checkpoint=checkpoint, force=force)
+        result = export_run(
+            model, out, quantization=quantization, checkpoint=checkpoint, force=force
+        )
         say(
-            f"exported {run} to {result.out}: {result.quantization} weights, "
+            f"exported {result.model} to {result.out}: {result.quantization} weights, "
             f"{result.model_bytes / 1e6:.2f} MB ({result.model_bytes / result.weights_bytes:.0%} "
             f"of the {result.weights_bytes / 1e6:.2f} MB safetensors) in {result.seconds:.1f} s"
         )

@@ -21,11 +21,11 @@ def train(
         Path | None, Opt("--resume", help="Continue this run directory where it stopped.")
     ] = None,
     init_from: Annotated[
-        Path | None,
+        str | None,
         Opt(
             "--init-from",
-            help="Fine-tune: start from this run's weights and settings (prepare the data with "
-            "--tokenizers-from RUN).",
+            help="Fine-tune: start from this model's weights and settings, a run directory or a "
+            "shipped model's name (prepare the data with --tokenizers-from the same).",
         ),
     ] = None,
     mix: Annotated[

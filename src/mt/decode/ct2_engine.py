@@ -50,14 +50,13 @@ from types import ModuleType
 import numpy as np
 import torch
 
-from mt.checksums import verify_checksums
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
 from mt.data.feed.batching import EncodedPairs
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
-from mt.files import CT2_MODEL, SOURCE_TOKENIZER, TARGET_TOKENIZER
-from mt.model.rundir import read_model_config
+from mt.files import CT2_MODEL
+from mt.models import ModelInfo, ModelRef, resolve
 
 _PAD, _, _BOS, _EOS = SPECIAL_TOKENS
 SCORE_BATCH = 64
@@ -293,11 +292,18 @@ class Ct2Engine:
 class ExportedRun:
     """What a Translator needs of a run, for an exported directory (compare rundir.LoadedRun)."""
 
-    directory: Path
-    config: ModelConfig
+    info: ModelInfo
     source: WordPieceCodec
     target: WordPieceCodec
     engine: Ct2Engine
+
+    @property
+    def directory(self) -> Path:
+        return self.info.directory
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.info.config
 
     @property
     def model(self) -> None:
@@ -308,15 +314,19 @@ class ExportedRun:
 
 
 def open_exported(
-    directory: Path, *, device: str, threads: int | None, compute_type: str
+    reference: ModelRef, *, device: str, threads: int | None, compute_type: str
 ) -> ExportedRun:
-    """Check the files against their checksums and load the model on `device` ("cpu", "cuda")
-    with `threads` CPU threads (default: as many as torch uses)."""
+    """Load an export (mt.models resolves the reference and checks its files against their
+    checksums) on `device` ("cpu", "cuda") with `threads` CPU threads (default: as many as torch
+    uses)."""
+    info = resolve(reference)
+    if info.kind != "export":
+        raise MtError(f"{info.label}: not an `mt export` directory (a run: open it with load_run)")
+    directory = info.directory
     ctranslate2 = require_ctranslate2(f"{directory} (a CTranslate2 export)")
-    verify_checksums(directory, what="export", remedy="export the run again")
-    config = read_model_config(directory)
-    source = WordPieceCodec.load(directory / SOURCE_TOKENIZER)
-    target = WordPieceCodec.load(directory / TARGET_TOKENIZER)
+    config = info.config
+    source = WordPieceCodec.load(info.source_tokenizer)
+    target = WordPieceCodec.load(info.target_tokenizer)
     workers = threads or torch.get_num_threads()
     # On a CPU one worker a core, each with one thread, searching its own sub-batches of
     # MAX_BATCH sentences: for models of this size 1.8x the sentences/s of one worker with every
@@ -336,4 +346,4 @@ def open_exported(
         raise MtError(f"{directory}: CTranslate2 cannot load it ({error})") from None
     pieces = ([codec.id_to_piece(i) for i in range(codec.vocab_size)] for codec in (source, target))
     engine = Ct2Engine(translator, config, *pieces)
-    return ExportedRun(directory, config, source, target, engine)
+    return ExportedRun(info, source, target, engine)

@@ -12,7 +12,6 @@ or leaves something out, is one the reverse model cannot read the source back fr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -24,7 +23,7 @@ from mt.decode.engine import open_run
 from mt.errors import MtError
 from mt.model.devices import resolve_device
 from mt.model.rundir import LoadedRun
-from mt.run_configs import read_direction
+from mt.models import ModelRef, resolve
 from mt.text.cleaning import clean_text
 
 BATCH = 64
@@ -33,14 +32,15 @@ BATCH = 64
 class ReverseScorer:
     """A Spanish→English run or export, scoring English sources given Spanish translations."""
 
-    def __init__(self, model_dir: Path, *, device: str = "cpu", threads: int | None = None):
-        if not read_direction(model_dir).reverse:
+    def __init__(self, reference: ModelRef, *, device: str = "cpu", threads: int | None = None):
+        info = resolve(reference)
+        if not info.direction.reverse:
             raise MtError(
-                f"{model_dir} translates English→Spanish; the dual score needs a Spanish→English "
+                f"{info.label} translates English→Spanish; the dual score needs a Spanish→English "
                 "run or export (mt prepare --reverse, then mt train)"
             )
         self.device = resolve_device(device)
-        self.run: LoadedRun | ExportedRun = open_run(model_dir, device=self.device, threads=threads)
+        self.run: LoadedRun | ExportedRun = open_run(info, device=self.device, threads=threads)
         self.max_len = self.run.config.max_positions - 1
 
     def mean_log_probs(self, english: Sequence[str], spanish: Sequence[str]) -> list[float]:

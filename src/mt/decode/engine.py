@@ -1,8 +1,8 @@
 """What a Translator searches with: PyTorch over a trained run, or CTranslate2 over an export.
 
-`mt translate`, `mt evaluate` and `mt serve` open a model directory through `open_run` and never ask
-which kind it is: a run directory (mt.model.rundir) is searched by mt.decode.search over its PyTorch
-model, a directory written by `mt export` (its model.json says "format": "mt-ctranslate2") by
+`mt translate`, `mt evaluate` and `mt serve` open a model through `open_run` and never ask which
+kind it is (mt.models resolves the reference once): a run directory, the shipped model among
+them, is searched by mt.decode.search over its PyTorch model (mt.model.rundir), an `mt export` by
 CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`,
 and documents (mt.decode.documents.align) at a second, `AttentionEngine`: the cross-attention that
 places tags, which either engine gives for a translation already made.
@@ -11,7 +11,6 @@ places tags, which either engine gives for a translation already made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -23,10 +22,12 @@ from mt.data.feed.batching import EncodedPairs, pad
 from mt.data.tokenization import BOS, PAD
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.search import Hypothesis, search
+from mt.errors import MtError
 from mt.model.loss import evaluate_teacher_forced
 from mt.model.precision import autocast, resolve_precision
 from mt.model.probes import probe_decoding
 from mt.model.rundir import LoadedRun
+from mt.models import ModelRef, resolve
 
 
 class TeacherForcedScores(Protocol):
@@ -122,29 +123,25 @@ def attention_engine(run: LoadedRun | ExportedRun, device: torch.device) -> Atte
 
 
 def open_run(
-    model_dir: Path,
+    reference: ModelRef,
     *,
     checkpoint: str = "best",
     device: torch.device,
     threads: int | None = None,
     compute_type: str = "default",
 ) -> LoadedRun | ExportedRun:
-    """A LoadedRun, or an ExportedRun for a directory `mt export` wrote; `threads` sets torch's
-    or CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
-    from mt.files import is_export
-
+    """A LoadedRun, or an ExportedRun for an `mt export`; `reference` is resolved by mt.models
+    (a name, a directory, or a ModelInfo already resolved). `threads` sets torch's or
+    CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
     if threads is not None and threads < 1:
-        from mt.errors import MtError
-
         raise MtError(f"--threads must be positive, got {threads}")
-    if model_dir.is_dir() and is_export(model_dir):
+    info = resolve(reference)
+    if info.kind == "export":
         from mt.decode.ct2_engine import open_exported
 
-        return open_exported(
-            model_dir, device=device.type, threads=threads, compute_type=compute_type
-        )
+        return open_exported(info, device=device.type, threads=threads, compute_type=compute_type)
     from mt.model.rundir import load_run
 
     if threads is not None:
         torch.set_num_threads(threads)
-    return load_run(model_dir, checkpoint, device)
+    return load_run(info, checkpoint, device)

@@ -32,7 +32,7 @@ from typing import IO, Protocol
 
 from mt.config import DecodeConfig
 from mt.errors import MtError
-from mt.run_configs import read_direction
+from mt.models import resolve
 
 Pair = tuple[str, str]  # (spanish, english)
 MAX_IN_FLIGHT = 100_000  # sentences given to a command and not answered yet (about 20 MB)
@@ -185,21 +185,21 @@ class ModelEngine:
         from mt.decode.ct2_engine import require_ctranslate2
         from mt.decode.options import TranslateOptions
         from mt.decode.translator import open_translator
-        from mt.files import is_export
 
-        if not read_direction(model_dir).reverse:
+        info = resolve(model_dir)
+        if not info.direction.reverse:
             raise MtError(
-                f"{model_dir} translates English→Spanish; back-translation needs a "
+                f"{info.label} translates English→Spanish; back-translation needs a "
                 "Spanish→English run or export (mt prepare --reverse, then mt train)"
             )
         options = TranslateOptions(decode=config, split=False, normalize=False)
-        if is_export(model_dir) and config.sampling_topk != 1:
+        if info.kind == "export" and config.sampling_topk != 1:
             # CTranslate2 seeds its draws when the model is loaded, not per search
             require_ctranslate2("sampling").set_random_seed(config.seed)
         self.translator = open_translator(
-            model_dir, options, device=device, threads=threads, compute_type=compute_type
+            info, options, device=device, threads=threads, compute_type=compute_type
         )
-        self.name = f"model: {model_dir.resolve()}"
+        self.name = f"model: {info.name or info.directory.resolve()}"
 
     def translate(self, sentences: Sequence[str]) -> list[str]:
         return [translation.text for translation in self.translator.translate(list(sentences))]

@@ -20,32 +20,29 @@ from mt.decode.glossary import NAME_STAND_INS
 from mt.decode.run_tables import lexicon_for, normalizer_for
 from mt.model.rundir import LoadedRun
 from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
-from mt.run_configs import read_direction
 from mt.text.names import NameRule
 from mt.text.normalize import Normalizer
 
 
 class LoadedModel:
-    """A run (or an `mt export`) and its device; `trained_src_len` is the source length it was
-    trained on (pieces are cut to fit it); `engine`, when given, searches at every precision
-    (a scripted model in tests)."""
+    """A run (or an `mt export`) and its device; `engine`, when given, searches at every
+    precision (a scripted model in tests)."""
 
     def __init__(
         self,
         run: LoadedRun | ExportedRun,
         device: torch.device,
         *,
-        trained_src_len: int | None = None,
         engine: SearchEngine | None = None,
     ) -> None:
         self.run = run
         self.device = device
         # which way it translates: English-only steps (normalising, the copy and language
         # flags) are for English sources, and sentences split by the source's rules
-        self.direction = read_direction(run.directory)
+        self.direction = run.info.direction
         self.max_src_len = run.config.max_positions - 1
         # Split pieces fit the length the model was trained on (it has seen nothing longer).
-        self.piece_len = min(trained_src_len or self.max_src_len, self.max_src_len)
+        self.piece_len = min(run.info.max_src_len, self.max_src_len)
         # A model trained with --placeholders copies placeholder tokens: every protected span
         # goes through one. Older models keep the stand-ins (names and numbers, three at most).
         self.span_tokens = has_placeholders(run.source, run.target)
@@ -75,7 +72,7 @@ class LoadedModel:
     @cached_property
     def calibration(self) -> Calibration | Uncalibrated:
         """calibration.json from `mt calibrate`, else the uncalibrated fallback (it says so)."""
-        return read_calibration(self.run.directory)
+        return read_calibration(self.run.info.calibration_directory)
 
     @cached_property
     def normalizer(self) -> Normalizer:

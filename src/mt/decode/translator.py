@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 
 import torch
 
@@ -22,8 +21,8 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
-from mt.errors import MtError
 from mt.model.rundir import LoadedRun
+from mt.models import ModelRef
 from mt.quality.confidence import Calibration, Uncalibrated
 
 CHUNK_LINES = 2000
@@ -95,7 +94,7 @@ class Translator:
 
 
 def open_translator(
-    model_dir: Path,
+    reference: ModelRef,
     options: TranslateOptions,
     *,
     device: str = "auto",
@@ -103,15 +102,16 @@ def open_translator(
     threads: int | None = None,
     compute_type: str = "default",
 ) -> Translator:
-    """The one way callers (CLI, server, benchmarks) open a model directory for translation:
-    a run directory, or an `mt export` directory (searched with CTranslate2, whose
-    `compute_type` applies; `threads` sets the CPU threads of either engine)."""
+    """The one way callers (CLI, server, benchmarks) open a model for translation: a shipped
+    model's name, a run directory, an `mt export` directory (searched with CTranslate2, whose
+    `compute_type` applies) or a ModelInfo; None is the shipped default. `threads` sets the CPU
+    threads of either engine."""
     from mt.decode.engine import open_run
     from mt.model.devices import resolve_device
 
     torch_device = resolve_device(device)
     run = open_run(
-        model_dir,
+        reference,
         checkpoint=checkpoint,
         device=torch_device,
         threads=threads,
@@ -125,15 +125,4 @@ def translator_for(
 ) -> Translator:
     """A Translator for a loaded run, cutting pieces at the length it was trained on: what
     `mt translate`, `mt evaluate`, the server and the benchmarks all use."""
-    model = LoadedModel(run, device, trained_src_len=_trained_src_len(run.directory))
-    return Translator(model, options)
-
-
-def _trained_src_len(model_dir: Path) -> int | None:
-    """The source length limit the model was trained with, where its train.json says."""
-    from mt.model.rundir import read_train_config
-
-    try:
-        return read_train_config(model_dir)[0].max_src_len
-    except MtError:
-        return None
+    return Translator(LoadedModel(run, device), options)

@@ -20,6 +20,7 @@ import numpy as np
 from mt.data.prepared_dir import PART_FILES, read_pairs
 from mt.decode.translator import Translator
 from mt.errors import MtError
+from mt.models import ModelInfo
 from mt.quality.confidence import Calibration, fit_calibration, write_calibration
 
 GOOD_CHRF = 50.0
@@ -39,15 +40,15 @@ TARGET_DESCRIPTIONS = {
 }
 
 
-def selection_part(model_dir: Path, data: Path | None) -> Path:
-    """The selection part of `data`, else of the prepared directory the run was trained on."""
+def selection_part(info: ModelInfo, data: Path | None) -> Path:
+    """The selection part of `data`, else of the prepared directory the model was trained on."""
     if data is None:
-        from mt.model.rundir import read_train_config
-
-        try:
-            data = read_train_config(model_dir)[1]
-        except MtError as error:
-            raise MtError(f"{error}; give the prepared directory with --data") from None
+        if not info.prepared.is_dir():
+            raise MtError(
+                f"{info.label}: the data it was trained on ({info.prepared}) is not here; give a "
+                "prepared directory with --data"
+            )
+        data = info.prepared
     return Path(data) / PART_FILES["selection"]
 
 
@@ -138,10 +139,10 @@ def save_calibration(translator: Translator, calibration: Calibration) -> Path:
     checksums.sha256 is written again to list it. A translator that should use the new
     calibration is `translator.with_options(replace(translator.options, calibration=...))`."""
     from mt.checksums import write_checksums
-    from mt.files import is_export
 
-    directory = translator.run.directory
-    path = write_calibration(directory, calibration)
-    if is_export(directory):
-        write_checksums(directory)
+    info = translator.run.info
+    info.writable_directory.mkdir(parents=True, exist_ok=True)
+    path = write_calibration(info.writable_directory, calibration)
+    if info.kind == "export":
+        write_checksums(info.directory)
     return path

@@ -17,8 +17,8 @@ from mt.decode.translator import Translator, translator_for
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
-from mt.model.rundir import LoadedRun, read_train_config
-from mt.run_configs import read_direction
+from mt.model.rundir import LoadedRun
+from mt.models import ModelRef, resolve
 
 
 @dataclass
@@ -71,7 +71,7 @@ def evaluate_set(
     translations are exactly what `mt translate` gives with the same translator."""
     pairs = test_set.pairs()
     run, config = translator.run, translator.config
-    train_config, _ = read_train_config(run.directory)
+    train_config = run.info.train
     encoded = encode_parts(pairs, [], run.source, run.target, train_config).train
     teacher = translator.engine.teacher_forced(encoded, train_config)
 
@@ -121,7 +121,7 @@ def evaluate_set(
 
 
 def evaluation_set(
-    run: Path,
+    reference: ModelRef,
     split: str,
     *,
     tsv: Path | None = None,
@@ -133,12 +133,17 @@ def evaluation_set(
     if tsv is not None and (source is not None or references):
         raise MtError("give either --tsv or --src/--ref, not both")
     if tsv is not None:  # english<TAB>spanish, whichever way the run translates
-        return read_tsv_set(tsv, skip_bad=skip_bad, reverse=read_direction(run).reverse)
+        return read_tsv_set(tsv, skip_bad=skip_bad, reverse=resolve(reference).direction.reverse)
     if source is not None:
         return read_aligned_set(source, references or [], skip_bad=skip_bad)
     if references:
         raise MtError("--ref needs --src, the source file its lines translate")
     if split not in ("test", "selection"):
         raise MtError(f"--split must be test or selection, got {split!r}")
-    _, prepared_dir = read_train_config(run)
-    return EvaluationSet.from_pairs(split, load_prepared(prepared_dir).read_part(split))
+    info = resolve(reference)
+    if info.read_only and not info.prepared.is_dir():
+        raise MtError(
+            f"{info.label} was trained on data that is not installed with it: score a file with "
+            "--tsv FILE or --src/--ref (its card says how its test sets were made)"
+        )
+    return EvaluationSet.from_pairs(split, load_prepared(info.prepared).read_part(split))

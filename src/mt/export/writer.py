@@ -48,17 +48,18 @@ from mt.files import (
     TARGET_TOKENIZER,
     TRAIN_JSON,
     WORD_STATS,
-    is_export,
     write_json,
 )
 from mt.model.checkpoint import load_tensors
-from mt.model.rundir import check_fits, check_vocabularies, read_model_config, read_train_config
+from mt.model.rundir import check_fits, check_vocabularies
+from mt.models import ModelInfo, ModelRef, is_export, resolve
 
 QUANTIZATIONS = ("int8", "int8_float32", "int16", "float16", "float32")
 
 
 @dataclass(frozen=True)
 class ExportResult:
+    model: str  # what was exported: the shipped name or the run directory
     out: Path
     quantization: str
     model_bytes: int  # DIR/ctranslate2/model.bin
@@ -67,37 +68,36 @@ class ExportResult:
 
 
 def export_run(
-    run_dir: Path,
+    reference: ModelRef,
     out: Path,
     *,
     quantization: str = "int8",
     checkpoint: str = "best",
     force: bool = False,
 ) -> ExportResult:
-    """Convert `run_dir`'s `checkpoint` weights and write the export directory `out`."""
+    """Convert the `checkpoint` weights of a run (a directory, or a shipped model's name; None
+    is the shipped default) and write the export directory `out`."""
     started = time.perf_counter()
     if quantization not in QUANTIZATIONS:
         raise MtError(
             f"--quantization must be one of {', '.join(QUANTIZATIONS)}, got {quantization!r}"
         )
-    if checkpoint not in ("best", "last"):
-        raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
-    if not run_dir.is_dir():
-        raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
-    config = read_model_config(run_dir)
+    info = resolve(reference)
+    if info.kind == "export":
+        raise MtError(f"{info.label}: this is an `mt export` already; give the run it came from")
+    weights_path = info.weights(checkpoint)
+    run_dir, config = info.directory, info.config
     if config.arch != "transformer":
         raise MtError(
-            f"{run_dir}: an {config.arch.upper()} run cannot be exported; CTranslate2 runs "
+            f"{info.label}: an {config.arch.upper()} run cannot be exported; CTranslate2 runs "
             "Transformers only (train with --arch transformer)"
         )
-    read_train_config(run_dir)  # copied into the export: it must be readable, and so must
-    lexicon_for(run_dir), word_stats_for(run_dir)  # the tables
+    lexicon_for(run_dir), word_stats_for(run_dir)  # copied into the export: they must be readable
     _check_out(run_dir, out, force=force)
     ctranslate2 = require_ctranslate2("mt export")
     source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
     target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
     check_vocabularies(run_dir, config, source, target)
-    weights_path = run_dir / f"{checkpoint}.safetensors"
     weights, digest = _read_weights(weights_path, config)
 
     tmp = out.with_name(f".{out.name}.exporting-{os.getpid()}")
@@ -118,7 +118,7 @@ def export_run(
         for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}
-        write_json(tmp / MODEL_JSON, _model_json(config, run_dir, checkpoint, digest, facts))
+        write_json(tmp / MODEL_JSON, _model_json(config, info, checkpoint, digest, facts))
         write_checksums(tmp)
         _check_out(run_dir, out, force=force)  # another process may have made it meanwhile
         replace_directory(tmp, out)
@@ -129,6 +129,7 @@ def export_run(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return ExportResult(
+        model=info.label,
         out=out,
         quantization=quantization,
         model_bytes=(out / CT2_MODEL / "model.bin").stat().st_size,
@@ -166,7 +167,7 @@ def _read_weights(path: Path, config: ModelConfig) -> tuple[dict[str, np.ndarray
 
 
 def _model_json(
-    config: ModelConfig, run_dir: Path, checkpoint: str, digest: str, facts: dict[str, str]
+    config: ModelConfig, info: ModelInfo, checkpoint: str, digest: str, facts: dict[str, str]
 ) -> dict[str, object]:
     """What the directory is, the model it holds, and mt's default search settings, so that a
     CTranslate2 user outside mt can reproduce mt's output (mt.decode.ct2_engine has the mapping)."""
@@ -177,7 +178,7 @@ def _model_json(
         "decode": DecodeConfig().to_dict(),
         "ctranslate2": {"directory": CT2_MODEL, **facts},
         "exported_from": {
-            "run": str(run_dir.resolve()),
+            "run": info.name or str(info.directory.resolve()),
             "checkpoint": checkpoint,
             "weights_sha256": digest,
             "mt_version": __version__,

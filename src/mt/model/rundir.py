@@ -25,8 +25,6 @@ from mt.files import (
     METRICS_CSV,
     MODEL_JSON,
     RUN_MARKERS,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
     WEIGHTS_FORMAT,
     check_format,
     read_json,
@@ -34,7 +32,7 @@ from mt.files import (
 )
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.transformer import make_model
-from mt.run_configs import read_model_config, read_train_config
+from mt.models import ModelInfo, ModelRef, resolve
 
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
@@ -99,13 +97,20 @@ def check_fits(path: Path, tensors: dict[str, Tensor], expected: dict[str, Tenso
 
 @dataclass
 class LoadedRun:
-    """A trained model ready for search, with its tokenizers and configs."""
+    """A trained model ready for search, with its tokenizers and what it is (`info`)."""
 
-    directory: Path
+    info: ModelInfo
     model: nn.Module
-    config: ModelConfig
     source: WordPieceCodec
     target: WordPieceCodec
+
+    @property
+    def directory(self) -> Path:
+        return self.info.directory
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.info.config
 
 
 def check_vocabularies(
@@ -123,27 +128,25 @@ def check_vocabularies(
 
 
 def load_run(
-    run_dir: Path, checkpoint: str = "best", device: torch.device | None = None
+    reference: ModelRef, checkpoint: str = "best", device: torch.device | None = None
 ) -> LoadedRun:
-    """Rebuild a model from its run directory alone; a missing or mismatched part is an MtError."""
-    if not run_dir.is_dir():
-        raise MtError(f"{run_dir}: no such run directory (train one with `mt train`)")
-    if checkpoint not in ("best", "last"):
-        raise MtError(f"--checkpoint must be best or last, got {checkpoint!r}")
-    config = read_model_config(run_dir)
-    read_train_config(run_dir)  # a damaged train.json is refused here, not at `mt evaluate`
-    source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
-    target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
-    check_vocabularies(run_dir, config, source, target)
-    weights = run_dir / f"{checkpoint}.safetensors"
-    if not weights.exists():
-        raise MtError(f"{run_dir}: run directory is incomplete: missing {weights.name}")
-    model = make_model(config)
+    """Rebuild a model from its run directory alone (a shipped model is one); a missing or
+    mismatched part is an MtError."""
+    info = resolve(reference)
+    if info.kind != "run":
+        raise MtError(
+            f"{info.label}: this is an `mt export` directory (a CTranslate2 model), not a run"
+        )
+    weights = info.weights(checkpoint)
+    source = WordPieceCodec.load(info.source_tokenizer)
+    target = WordPieceCodec.load(info.target_tokenizer)
+    check_vocabularies(info.directory, info.config, source, target)
+    model = make_model(info.config)
     load_weights_into(model, weights)
     model.eval()
     if device is not None:
         model.to(device)
-    return LoadedRun(run_dir, model, config, source, target)
+    return LoadedRun(info, model, source, target)
 
 
 # ----- resumable checkpoints -------------------------------------------------------------------

@@ -47,11 +47,10 @@ from mt.files import (
     RUN_FORMAT,
     TRAIN_JSON,
     WORD_STATS,
-    is_export,
     read_json,
     write_json,
 )
-from mt.run_configs import config_from, read_model_config, read_train_config
+from mt.models import config_from, is_export, read_model_config, read_train_config
 from mt.text.lexicon import NO_LEXICON, lexicon_of_part, read_lexicon, write_lexicon
 from mt.text.wordstats import (
     NO_WORD_STATS,

@@ -14,7 +14,6 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -26,7 +25,7 @@ from starlette.exceptions import HTTPException
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
 from mt.direction import FORWARD, LANGUAGE_NAMES, Direction
-from mt.run_configs import read_direction
+from mt.models import ModelInfo
 from mt.serving.detect import detected_languages
 from mt.serving.documents import (
     html_answer,
@@ -127,7 +126,7 @@ def create_app(
     load: Callable[[], Any],
     limits: Limits,
     *,
-    model_dir: Path,
+    model: ModelInfo | None,
     decode: DecodeConfig,
     api_key: str | None = None,
     cors_origins: Sequence[str] = (),
@@ -141,11 +140,12 @@ def create_app(
     glossaries: Mapping[str, Glossary] | None = None,
 ) -> FastAPI:
     """`load` opens the translator (in the decoding thread, so /health is 503 meanwhile);
-    `decode` is the configuration it was opened with, for /model and the alternatives' bound;
+    `model` is what it opens (mt.models; None for a scripted translator), `decode` the
+    configuration it was opened with, for /model and the alternatives' bound;
     `glossaries` are those a request may name (the one named "" applies when it names none)."""
 
     def ready(translator: Any) -> None:
-        service.info = model_info(model_dir, translator, decode)
+        service.info = model_info(model, translator, decode)
         on_ready(service.info)
 
     worker = BatchingWorker(
@@ -163,7 +163,7 @@ def create_app(
         api_key,
         max_alternatives=decode.n_best - 1,
         glossaries=glossaries,
-        direction=read_direction(model_dir),
+        direction=model.direction if model else FORWARD,
     )
 
     @contextlib.asynccontextmanager

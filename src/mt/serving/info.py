@@ -1,8 +1,8 @@
-"""What `GET /model` says about the served model, read from its directory once at start.
+"""What `GET /model` says about the served model: its description (mt.models, read once at
+start), its parameters, and what its directory holds besides.
 
-Everything is optional and read tolerantly: a run directory has model.json, train.json and
-metrics.csv; an exported directory may have only a config JSON (with a `format` field) and no
-training history; evaluation JSON files (`mt evaluate --json`) are found by their content.
+The training history and evaluation files are optional and read tolerantly: an export has no
+metrics.csv, and evaluation JSON files (`mt evaluate --json`) are found by their content.
 """
 
 from __future__ import annotations
@@ -15,43 +15,38 @@ import torch
 
 from mt.config import DecodeConfig, ModelConfig
 from mt.errors import MtError
-from mt.files import (
-    CHECKPOINTS,
-    MODEL_JSON,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
-    TRAIN_JSON,
-    read_json,
-)
+from mt.files import CHECKPOINTS, EXPORT_FORMAT, SOURCE_TOKENIZER, TARGET_TOKENIZER, read_json
 from mt.model.rundir import LoadedRun, read_metrics
 from mt.model.transformer import count_parameters, make_model
-from mt.run_configs import read_direction
+from mt.models import CARD_JSON, ModelInfo
 
-KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
+KNOWN_FILES = {"model.json", "train.json", CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")
 TRAINING_KEYS = ("lr", "warmup", "batch_size", "batch_tokens", "label_smoothing", "time_budget")
 EVALUATION_KEYS = ("pairs", "bleu", "chrf", "ter", "accuracy", "cross_entropy", "decode")
 
 
-def model_info(model_dir: Path, translator: Any, decode: DecodeConfig) -> dict[str, Any]:
-    model_json = _read_json(model_dir / MODEL_JSON) or {}
-    config = model_json.get("model") if isinstance(model_json.get("model"), dict) else {}
+def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -> dict[str, Any]:
+    """`model` is None for a translator that has no model directory (a scripted one in tests)."""
+    config = model.config.to_dict() if model else {}
     info: dict[str, Any] = {
-        "name": model_dir.resolve().name,
-        "format": model_json.get("format", "mt run"),
-        "engine": model_json.get("ctranslate2", "pytorch"),  # an export says which and how
-        **read_direction(model_dir).to_dict(),  # source_language, target_language
+        "name": (model.name or model.directory.resolve().name) if model else None,
+        "version": model.card.get("version") if model and model.card else None,
+        "summary": model.card.get("summary") if model and model.card else None,
+        "format": (EXPORT_FORMAT if model.kind == "export" else "mt run") if model else None,
+        "engine": (model.engine or "pytorch") if model else None,  # an export says which and how
+        **(model.direction.to_dict() if model else {}),  # source_language, target_language
         "architecture": {key: config[key] for key in ARCHITECTURE_KEYS if key in config},
         "parameters": _parameters(translator),
-        "disk_bytes": _disk_bytes(model_dir),
+        "disk_bytes": _disk_bytes(model.directory) if model else 0,
         "vocabulary": {"source": config.get("src_vocab"), "target": config.get("tgt_vocab")},
         "decoding": {
             "beam_size": decode.beam_size,
             "length_penalty": decode.length_penalty,
             "precision": getattr(translator, "precision_reason", None),
         },
-        "training": _training(model_dir),
-        "evaluation": _evaluation(model_dir),
+        "training": _training(model) if model else None,
+        "evaluation": _evaluation(model.directory) if model else None,
     }
     return info
 
@@ -78,11 +73,10 @@ def _disk_bytes(model_dir: Path) -> int:
     )
 
 
-def _training(model_dir: Path) -> dict[str, Any] | None:
-    train_json = _read_json(model_dir / TRAIN_JSON) or {}
-    settings = train_json.get("train") if isinstance(train_json.get("train"), dict) else {}
+def _training(model: ModelInfo) -> dict[str, Any] | None:
+    settings = model.train.to_dict()
     summary: dict[str, Any] = {key: settings[key] for key in TRAINING_KEYS if key in settings}
-    rows = _metrics(model_dir)
+    rows = _metrics(model.directory)
     if rows:
         last = rows[-1]
         summary.update(

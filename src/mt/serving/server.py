@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -20,6 +19,7 @@ import uvicorn
 from mt.decode.glossary import Glossary
 from mt.decode.options import TranslateOptions
 from mt.errors import MtError
+from mt.models import ModelRef, resolve
 from mt.serving.app import Service, create_app
 from mt.serving.limits import Limits
 
@@ -62,7 +62,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(
-    model_dir: Path,
+    reference: ModelRef,
     *,
     host: str,
     port: int,
@@ -86,7 +86,8 @@ def serve(
 
     decode = options.decode
 
-    _check_serving(model_dir, host, api_key, warn)
+    _check_serving(host, api_key, warn)
+    model = resolve(reference)  # a bad reference is refused before the port is taken
     threads = threads or default_threads()
     sock = listen(host, port)
     bound_port = sock.getsockname()[1]
@@ -110,10 +111,10 @@ def serve(
 
     app = create_app(
         lambda: open_translator(
-            model_dir, options, device=device, checkpoint=checkpoint, threads=threads
+            model, options, device=device, checkpoint=checkpoint, threads=threads
         ),
         limits,
-        model_dir=model_dir,
+        model=model,
         decode=decode,
         api_key=api_key,
         cors_origins=cors_origins,
@@ -136,18 +137,14 @@ def serve(
     access = "API key required" if api_key is not None else "no API key"
     if api_key is None and is_loopback(host):
         access += ", so loopback only"
-    say(f"loading {model_dir}; listening on {address} ({access})")
+    say(f"loading {model.label}; listening on {address} ({access})")
     _run_until_stopped(server, sock)
     if failures:
         raise MtError(failures[0])
     say("stopped")
 
 
-def _check_serving(
-    model_dir: Path, host: str, api_key: str | None, warn: Callable[[str], None]
-) -> None:
-    if not model_dir.is_dir():
-        raise MtError(f"{model_dir}: no such model directory (train one with `mt train`)")
+def _check_serving(host: str, api_key: str | None, warn: Callable[[str], None]) -> None:
     if api_key == "":
         raise MtError("--api-key (or MT_API_KEY) is empty; give a key or leave it unset")
     if api_key is None and not is_loopback(host):

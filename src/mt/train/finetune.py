@@ -32,7 +32,6 @@ from mt.files import BEST_WEIGHTS
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits
 from mt.model.transformer import make_model
-from mt.run_configs import read_train_config
 from mt.train.vocab_rows import grow_vocabulary_rows
 
 Rehearsal = Callable[[EncodedPairs, int], EncodedPairs]
@@ -50,29 +49,33 @@ class FineTuning:
 def fine_tuning(
     prepared: Prepared,
     *,
-    init_from: Path,
+    init_from: str | Path,
     preset: str | None,
     changes: Mapping[str, object],
 ) -> FineTuning:
-    """The checked starting point of a run fine-tuned from the run directory `init_from`."""
+    """The checked starting point of a run fine-tuned from `init_from`: a run directory or a
+    shipped model's name (mt.models)."""
     option = f"--init-from {init_from}"
     if preset:
         raise MtError(f"{option} takes its model and training settings from that run; no --preset")
     base = read_base_run(init_from, option="--init-from")
+    info = base.info
     check_extends_vocabulary(
         (prepared.source, prepared.target),
         (base.source, base.target),
         what=f"{option} and prepared data {prepared.root}",
         remedy=f"prepare the data with `mt prepare ... --tokenizers-from {init_from}`",
     )
-    base_train, _ = read_train_config(init_from)
+    base_train = info.train
     sizes = {"source": prepared.source.vocab_size, "target": prepared.target.vocab_size}
     model = dataclasses.replace(base.model, src_vocab=sizes["source"], tgt_vocab=sizes["target"])
     config = finetune_run_config(base_model=model, base_train=base_train, changes=changes)
-    path = init_from / BEST_WEIGHTS
+    path = info.directory / BEST_WEIGHTS
     if not path.is_file():
         raise MtError(f"{option}: the run has no {BEST_WEIGHTS} yet (no evaluation finished)")
     weights, _ = load_tensors(path)
+    # a shipped model stores bfloat16 (mt.model.ship): training starts from float32 weights
+    weights = {k: v.float() if v.is_floating_point() else v for k, v in weights.items()}
     expected = make_model(config.model).state_dict()
     old = {"source": base.model.src_vocab, "target": base.model.tgt_vocab}
     growth = {(old[side], sizes[side]) for side in old if sizes[side] != old[side]}
@@ -80,7 +83,7 @@ def fine_tuning(
     check_fits(path, weights, expected)
     lineage: dict[str, Any] = {
         "init_from": {
-            "run": str(init_from.resolve()),
+            "run": info.name or str(info.directory.resolve()),
             "weights": BEST_WEIGHTS,
             "sha256": file_sha256(path),
         }

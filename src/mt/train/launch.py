@@ -43,7 +43,7 @@ from mt.model.rundir import (
 )
 from mt.model.transformer import count_parameters, make_model
 from mt.model.upgrade import give_tables
-from mt.run_configs import read_lineage, read_model_config, read_train_config, write_configs
+from mt.models import read_lineage, read_model_config, read_train_config, write_configs
 from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves
@@ -77,7 +77,7 @@ def train_run(
     threads: int | None = None,
     force: bool = False,
     reporter: Reporter | None = None,
-    init_from: Path | None = None,
+    init_from: str | Path | None = None,
     mix: Mix | None = None,
 ) -> TrainSummary:
     """A new run (``prepared`` and ``out``; fine-tuned from the run ``init_from``, rehearsing
@@ -129,7 +129,7 @@ def start_training(
     threads: int | None = None,
     force: bool = False,
     reporter: Reporter,
-    init_from: Path | None = None,
+    init_from: str | Path | None = None,
     mix: Mix | None = None,
 ) -> TrainSummary:
     """A new run: the recipe ``preset`` with ``changes`` (option name -> value), or the run

@@ -14,54 +14,58 @@ from mt.checksums import file_sha256
 from mt.config import ModelConfig
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
-from mt.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON, is_export
-from mt.run_configs import read_model_config, read_train_config
+from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.models import ModelInfo, resolve
 
 TOKENIZER_FILES = (SOURCE_TOKENIZER, TARGET_TOKENIZER)
 
 
 @dataclass(frozen=True)
 class BaseRun:
-    """A run directory's tokenizers, model settings and the prepared data it was trained on."""
+    """A trained model's tokenizers and settings (`info`), checked: the base of new data."""
 
-    directory: Path
-    model: ModelConfig
+    info: ModelInfo
     source: WordPieceCodec
     target: WordPieceCodec
-    prepared: Path
+
+    @property
+    def directory(self) -> Path:
+        return self.info.directory
+
+    @property
+    def model(self) -> ModelConfig:
+        return self.info.config
 
     def lineage(self) -> dict[str, object]:
-        """What prepare.json records: the run, its architecture and its tokenizers' checksums."""
+        """What prepare.json records: the model (its name, for a shipped one), its architecture
+        and its tokenizers' checksums."""
         return {
-            "run": str(self.directory.resolve()),
+            "run": self.info.name or str(self.directory.resolve()),
             "arch": self.model.arch,
             "vocabulary": {"source": self.model.src_vocab, "target": self.model.tgt_vocab},
             "sha256": tokenizer_digests(self.directory),
         }
 
 
-def read_base_run(run: Path, *, option: str) -> BaseRun:
-    """The run directory `run` given to `option`, or one MtError saying why it cannot serve."""
-    if not run.is_dir():
-        raise MtError(f"{option} {run}: no such run directory (train one with `mt train`)")
-    if is_export(run):
+def read_base_run(reference: str | Path | ModelInfo, *, option: str) -> BaseRun:
+    """The model `reference` given to `option` (a run directory or a shipped model's name), or
+    one MtError saying why it cannot serve."""
+    info = resolve(reference, option=option)
+    if info.kind == "export":
         raise MtError(
-            f"{option} {run}: this is an `mt export` directory (a CTranslate2 model); give the "
-            "run directory it was exported from"
+            f"{option} {info.label}: this is an `mt export` directory (a CTranslate2 model); give "
+            "the run directory it was exported from"
         )
-    if not (run / MODEL_JSON).is_file() or not (run / TRAIN_JSON).is_file():
-        raise MtError(f"{option} {run}: not a run directory of `mt train` (no {MODEL_JSON})")
-    model = read_model_config(run)  # names the file and the field, e.g. an unknown architecture
-    _, prepared = read_train_config(run)
-    source = WordPieceCodec.load(run / SOURCE_TOKENIZER)
-    target = WordPieceCodec.load(run / TARGET_TOKENIZER)
+    source = WordPieceCodec.load(info.source_tokenizer)
+    target = WordPieceCodec.load(info.target_tokenizer)
+    model = info.config
     sizes = (source.vocab_size, target.vocab_size)
     if sizes != (model.src_vocab, model.tgt_vocab):
         raise MtError(
-            f"{option} {run}: its tokenizers have {sizes[0]}/{sizes[1]} labels but its "
-            f"{MODEL_JSON} says {model.src_vocab}/{model.tgt_vocab}; the run is damaged"
+            f"{option} {info.label}: its tokenizers have {sizes[0]}/{sizes[1]} labels but its "
+            f"model.json says {model.src_vocab}/{model.tgt_vocab}; the run is damaged"
         )
-    return BaseRun(directory=run, model=model, source=source, target=target, prepared=prepared)
+    return BaseRun(info=info, source=source, target=target)
 
 
 def tokenizer_digests(directory: Path) -> dict[str, str]:

@@ -80,7 +80,6 @@ from mt.files import (
     WORD_STATS,
     write_json,
 )
-from mt.run_configs import read_direction
 from mt.text.lexicon import NO_LEXICON, lexicon_of_part, write_lexicon
 from mt.text.wordstats import NO_WORD_STATS, word_stats_of_part, write_word_stats
 
@@ -118,14 +117,14 @@ def prepare_corpus(
     test: Path | None = None,
     force: bool = False,
     stages: Stages | None = None,
-    tokenizers_from: Path | None = None,
+    tokenizers_from: str | Path | None = None,
     synthetic: Sequence[CorpusInput] = (),
 ) -> PrepareResult:
     """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
     training part, encode it, and write `out`; `selection` and `test` files replace the split's
-    held-out parts. With `tokenizers_from` (a run directory) its tokenizers are copied and used
-    instead, and prepare.json tells how well they cover the new data. `synthetic` corpora
-    (back-translations) are tagged and only train (synthetic.py)."""
+    held-out parts. With `tokenizers_from` (a run directory or a shipped model) its tokenizers
+    are copied and used instead, and prepare.json tells how well they cover the new data.
+    `synthetic` corpora (back-translations) are tagged and only train (synthetic.py)."""
     started = time.perf_counter()
     inputs = _inputs(corpora)
     real = len(inputs)
@@ -135,7 +134,7 @@ def prepare_corpus(
     base = None
     if tokenizers_from is not None:
         base = read_base_run(tokenizers_from, option="--tokenizers-from")
-        _check_direction(tokenizers_from, REVERSE if config.reverse else FORWARD)
+        _check_direction(base, REVERSE if config.reverse else FORWARD)
     _check_out(out, force=force)
     tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -436,13 +435,14 @@ def _count_left_out(
         total.paragraphs["left_out_too_long"] = sum(whole.left_out.values())
 
 
-def _check_direction(run: Path, direction: Direction) -> None:
+def _check_direction(base: BaseRun, direction: Direction) -> None:
     """A run's tokenizers serve data of its own direction only (its source tokenizer is the
     source language's)."""
-    own = read_direction(run)
+    own = base.info.direction
     if own != direction:
         raise MtError(
-            f"--tokenizers-from {run} translates {own.label}; this data is {direction.label}"
+            f"--tokenizers-from {base.info.label} translates {own.label}; "
+            f"this data is {direction.label}"
             + (" (drop --reverse)" if direction.reverse else " (add --reverse)")
         )
 

@@ -51,7 +51,7 @@ def choose_tokenizers(
     else:
         for name in TOKENIZER_FILES:
             shutil.copyfile(base.directory / name, tmp / name)
-    base_train = base.prepared / PART_FILES["train"]
+    base_train = base.info.prepared / PART_FILES["train"]
     figures = coverage(*texts, source=source, target=target, base_train=base_train)
     extra: dict[str, Any] = {"tokenizers_from": base.lineage(), "coverage": figures}
     if growth is not None:
@@ -94,7 +94,7 @@ def vocabulary_info(
             "source": source.vocab_size,
             "target": target.vocab_size,
             "tokenizer_sample": 0,
-            "from_run": str(base.directory.resolve()),
+            "from_run": base.info.name or str(base.directory.resolve()),
             "from_run_sizes": {"source": base.source.vocab_size, "target": base.target.vocab_size},
         }
     return {

@@ -1,0 +1,71 @@
+"""A trained run made into a model that ships inside the package (src/mt/shipped/NAME/).
+
+What a user needs to translate, fine-tune from and check it, and nothing else: the best weights
+stored in bfloat16 (half the bytes; every loader widens them to float32, and the dev sets say
+what the rounding costs: docs/release.md), the tokenizers, the name and word tables,
+calibration.json, model.json and train.json (its lineage kept), the card (mt.cards) and
+checksums.sha256, which mt.models checks each time the model is opened. No checkpoints, no
+optimizer state, no metrics history.
+
+    python -m mt.cli.ship runs/model --name en-es-general-1
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import torch
+
+from mt.atomic import atomic_write_text
+from mt.checksums import write_checksums
+from mt.files import (
+    BEST_WEIGHTS,
+    CALIBRATION_JSON,
+    LEXICON,
+    METRICS_CSV,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    WEIGHTS_FORMAT,
+    write_json,
+)
+from mt.model.checkpoint import load_tensors, save_tensors
+from mt.model.rundir import load_run
+from mt.models import ModelInfo, ship_configs, shipped_root
+
+COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, "words.tsv")
+OPTIONAL = (CALIBRATION_JSON,)
+
+
+def ship_run(run_dir: Path, name: str, *, root: Path | None = None) -> Path:
+    """Write `run_dir`'s best weights and tables as the shipped model `name`; returns its folder.
+    An earlier version of the same name is replaced only once the new one is complete."""
+    loaded = load_run(run_dir)  # refused here if incomplete, damaged or of an older format
+    info: ModelInfo = loaded.info
+    folder = (root or shipped_root()) / name
+    tmp = folder.with_name(f".{name}.shipping")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    tensors, _ = load_tensors(run_dir / BEST_WEIGHTS)
+    half = {key: value.to(torch.bfloat16) if value.is_floating_point() else value
+            for key, value in tensors.items()}  # fmt: skip
+    save_tensors(tmp / BEST_WEIGHTS, half, metadata={"format_version": str(WEIGHTS_FORMAT)})
+    for file in COPIED + tuple(f for f in OPTIONAL if (run_dir / f).is_file()):
+        shutil.copyfile(run_dir / file, tmp / file)
+    ship_configs(tmp, info)
+    if (run_dir / METRICS_CSV).is_file():  # /model's training figures (steps, epochs, time)
+        shutil.copyfile(run_dir / METRICS_CSV, tmp / METRICS_CSV)
+    write_checksums(tmp)
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+    return folder
+
+
+def seal(folder: Path, card: dict, card_text: str) -> None:
+    """Write the card (card.json and its README.md) into a shipped folder and list every file
+    in checksums.sha256 again."""
+    from mt.models import CARD_JSON, CARD_MD
+
+    write_json(folder / CARD_JSON, card)
+    atomic_write_text(folder / CARD_MD, card_text)
+    write_checksums(folder)
