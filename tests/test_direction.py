@@ -24,7 +24,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.direction import FORWARD, REVERSE, direction_of
 from mt.errors import MtError
-from mt.models import read_direction
+from mt.models import resolve
 from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
 from mt.text.lexicon import read_lexicon
 from serve_support import model_app, wait_healthy
@@ -76,7 +76,7 @@ def test_given_held_out_files_are_written_spanish_first_too(tmp_path: Path) -> N
 
 
 def test_a_reverse_run_translates_evaluates_and_exports(reverse_run: Path, tmp_path: Path) -> None:
-    assert read_direction(reverse_run) == REVERSE
+    assert resolve(reverse_run).direction == REVERSE
     recorded = json.loads((reverse_run / "train.json").read_text())
     assert recorded["source_language"] == "es" and recorded["target_language"] == "en"
     output = cli_output("translate", "--model", reverse_run, "¿Dónde está la biblioteca, Ilse?")
@@ -90,7 +90,7 @@ def test_a_reverse_run_translates_evaluates_and_exports(reverse_run: Path, tmp_p
     assert "¿" not in hyps.read_text()
     pytest.importorskip("ctranslate2")
     run_cli("export", reverse_run, "--out", tmp_path / "export")
-    assert read_direction(tmp_path / "export") == REVERSE
+    assert resolve(tmp_path / "export").direction == REVERSE
 
 
 def test_serve_answers_the_reverse_pair(reverse_run: Path) -> None:

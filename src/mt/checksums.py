@@ -51,6 +51,6 @@ def verify_checksums(directory: Path, *, what: str, remedy: str) -> None:
         if not name or len(expected) != 64 or ".." in Path(name).parts:
             raise MtError(f"{listing}:{number}: not a 'sha256  file' line")
         if not path.is_file():
-            raise MtError(f"{directory}: {what} is incomplete: missing {name}")
+            raise MtError(f"{directory}: {what} is incomplete: missing {name}; {remedy}")
         if file_sha256(path) != expected:
             raise MtError(f"{path}: checksum mismatch; the file is corrupt, {remedy}")

@@ -302,16 +302,6 @@ def read_lineage(run_dir: Path) -> dict[str, Any]:
     return lineage
 
 
-def read_direction(model_dir: Path) -> Direction:
-    """Which way a run or export directory translates (mt.direction); FORWARD for one that
-    records nothing (made before there was a reverse direction) or has no train.json."""
-    try:
-        data = read_json(model_dir / TRAIN_JSON)
-    except MtError:
-        return FORWARD
-    return direction_of(data)
-
-
 def _prepared_direction(prepared: Path) -> Direction:
     try:
         return direction_of(read_json(prepared / PREPARE_JSON))

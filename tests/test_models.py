@@ -1,0 +1,161 @@
+"""mt.models: every model reference resolved in one place, and the shipped model found by name.
+
+The shipped model itself is tested in test_shipped.py; here a tiny run is shipped into a folder
+of the test's own, so each bad case (unknown name, damaged file, older format) can be made.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mt.errors import MtError
+from mt.model.ship import ship_run
+from mt.models import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mt"
+READERS = {"mt.models", "mt.model.upgrade"}
+"""The one module that reads model.json and train.json, and `mt upgrade`, which reads the
+older formats that mt.models refuses."""
+CONFIG_READERS = {"read_model_config", "read_train_config", "read_lineage"}
+RESUMING = {"mt.train.launch", "mt.model.upgrade"}
+"""`mt train --resume` reads its own unfinished run (no weights yet), upgrade an older one."""
+
+
+@pytest.fixture()
+def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The tiny run shipped as the default model in a folder of this test's own."""
+    root = tmp_path / "shipped"
+    ship_run(trained_run, DEFAULT_MODEL, root=root)
+    monkeypatch.setattr("mt.models.shipped_root", lambda: root)
+    monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
+    return root / DEFAULT_MODEL
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_module_but_mt_models_reads_model_or_train_json() -> None:
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "mt.models":
+                names = {alias.name for alias in node.names} & CONFIG_READERS
+                if names and module not in RESUMING | READERS:
+                    offenders.append(f"{module}:{node.lineno} imports {sorted(names)}")
+            if isinstance(node, ast.Call) and module not in READERS:
+                text = ast.unparse(node)
+                called = ast.unparse(node.func).split(".")[-1]
+                named = any(name in text for name in ("MODEL_JSON", "TRAIN_JSON", "model.json"))
+                if called in {"read_json", "read_text", "open", "loads"} and (
+                    named or "train.json" in text
+                ):
+                    offenders.append(f"{module}:{node.lineno} reads {text}")
+    assert offenders == []
+
+
+def test_none_is_the_shipped_default_and_a_name_finds_it(shipped: Path) -> None:
+    default = resolve(None)
+    assert default.name == DEFAULT_MODEL and default.directory == shipped
+    assert default.kind == "run" and default.read_only
+    assert resolve(DEFAULT_MODEL) == default
+    assert resolve(default) is default
+
+
+def test_a_directory_is_a_run_or_an_export(trained_run: Path) -> None:
+    info = resolve(trained_run)
+    assert isinstance(info, ModelInfo) and info.kind == "run" and info.name is None
+    assert info.label == str(trained_run) and not info.read_only
+    assert info.max_src_len == info.train.max_src_len
+    assert describe(trained_run) == info
+
+
+def test_an_unknown_name_lists_the_known_ones(shipped: Path) -> None:
+    with pytest.raises(MtError, match=f"no such model: not a model name \\(known: {DEFAULT_MODEL}"):
+        resolve("en-es-general-99")
+
+
+def test_a_sentence_is_never_a_model(shipped: Path, tmp_path: Path, monkeypatch) -> None:
+    """`mt translate`'s arguments are text: even one that names a model directory."""
+    from conftest import cli_output
+
+    shutil.copytree(shipped, tmp_path / "Hello")
+    monkeypatch.chdir(tmp_path)
+    out = cli_output("translate", "Hello", "--device", "cpu", "--beam-size", "1")
+    assert "as text with the shipped model" in out
+
+
+def test_a_damaged_shipped_file_is_one_line_that_says_how_to_restore_it(shipped: Path) -> None:
+    weights = shipped / "best.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    with pytest.raises(MtError) as caught:
+        resolve(None)
+    message = str(caught.value)
+    assert "checksum mismatch" in message and "reinstall mt" in message
+    assert "\n" not in message
+
+
+def test_a_missing_shipped_file_says_how_to_restore_it(shipped: Path) -> None:
+    (shipped / "source-tokenizer.json").unlink()
+    with pytest.raises(MtError, match="is incomplete: missing source-tokenizer.json; reinstall"):
+        resolve(DEFAULT_MODEL)
+
+
+def test_an_older_run_says_mt_upgrade(trained_run: Path, tmp_path: Path) -> None:
+    old = Path(shutil.copytree(trained_run, tmp_path / "old"))
+    data = json.loads((old / "model.json").read_text(encoding="utf-8"))
+    (old / "model.json").write_text(json.dumps({**data, "format_version": 1}))
+    with pytest.raises(MtError, match=f"run `mt upgrade {old}`"):
+        resolve(old)
+
+
+def test_a_file_is_not_a_model(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hi")
+    with pytest.raises(MtError, match="is a file, not a model"):
+        resolve(tmp_path / "notes.txt")
+
+
+def test_local_models_lists_the_runs_that_open(trained_run: Path, tmp_path: Path) -> None:
+    shutil.copytree(trained_run, tmp_path / "a-run")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "model.json").write_text("{")
+    assert [info.directory.name for info in local_models(tmp_path)] == ["a-run"]
+
+
+def test_shipped_weights_are_bfloat16_and_translate_as_the_run(
+    shipped: Path, trained_run: Path
+) -> None:
+    from mt.config import DecodeConfig
+    from mt.decode.options import TranslateOptions
+    from mt.decode.translator import open_translator
+    from mt.model.checkpoint import load_tensors
+
+    tensors, _ = load_tensors(shipped / "best.safetensors")
+    assert {str(t.dtype) for t in tensors.values() if t.is_floating_point()} == {"torch.bfloat16"}
+    options = TranslateOptions(decode=DecodeConfig(beam_size=1))
+    sentences = ["Ilse likes bread.", "Where is the museum?"]
+    ours = [t.text for t in open_translator(None, options, device="cpu").translate(sentences)]
+    theirs = [
+        t.text for t in open_translator(trained_run, options, device="cpu").translate(sentences)
+    ]
+    assert all(ours) and len(ours) == len(theirs)
+
+
+def test_calibrating_a_shipped_model_writes_into_the_users_folder(
+    shipped: Path, tmp_path: Path
+) -> None:
+    info = resolve(None)
+    own = tmp_path / "home" / "models" / DEFAULT_MODEL
+    assert info.writable_directory == own and info.calibration_directory == shipped
+    own.mkdir(parents=True)
+    (own / "calibration.json").write_text("{}")
+    assert info.calibration_directory == own
