@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mt.checksums import write_checksums
 from mt.errors import MtError
 from mt.model.ship import ship_run
 from mt.models import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
@@ -30,7 +31,11 @@ RESUMING = {"mt.train.launch", "mt.model.upgrade"}
 def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The tiny run shipped as the default model in a folder of this test's own."""
     root = tmp_path / "shipped"
-    ship_run(trained_run, DEFAULT_MODEL, root=root)
+    folder = ship_run(trained_run, DEFAULT_MODEL, root=root)
+    # as on a user's machine: the data it was trained on is not there
+    train = json.loads((folder / "train.json").read_text(encoding="utf-8"))
+    (folder / "train.json").write_text(json.dumps({**train, "prepared": str(tmp_path / "gone")}))
+    write_checksums(folder)
     monkeypatch.setattr("mt.models.shipped_root", lambda: root)
     monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
     return root / DEFAULT_MODEL
@@ -159,3 +164,38 @@ def test_calibrating_a_shipped_model_writes_into_the_users_folder(
     own.mkdir(parents=True)
     (own / "calibration.json").write_text("{}")
     assert info.calibration_directory == own
+
+
+def test_every_command_takes_the_shipped_model_by_default(shipped: Path, tmp_path: Path) -> None:
+    from conftest import cli_output, run_cli
+
+    said = run_cli("translate", "Ilse likes bread.", "--device", "cpu", "-b", "1")
+    assert said.stdout.strip() and "note:" not in said.output
+    piped = run_cli("translate", "--device", "cpu", "-b", "1", stdin=b"Hello.\nThank you.\n")
+    assert len(piped.stdout.splitlines()) == 2
+    (tmp_path / "page.html").write_text("<p>Ilse likes <b>bread</b>.</p>\n")
+    run_cli("translate", "-i", tmp_path / "page.html", "-o", tmp_path / "page.es.html", "-b", "1")
+    assert "<b>" in (tmp_path / "page.es.html").read_text()
+    (tmp_path / "set.tsv").write_text("Ilse likes bread.\tA Ilse le gusta el pan.\n" * 3)
+    assert "BLEU" in cli_output("evaluate", "--tsv", tmp_path / "set.tsv", "-b", "1")
+    cli_output("export", "--out", tmp_path / "export", "--quantization", "float32")
+    assert resolve(tmp_path / "export").kind == "export"
+    assert DEFAULT_MODEL in cli_output("models", "--under", tmp_path)
+
+
+def test_the_shipped_default_has_no_data_to_score_or_calibrate_on(shipped: Path) -> None:
+    from conftest import run_cli
+
+    said = run_cli("evaluate", "-b", "1", code=2).stderr
+    assert "not installed with it: score a file with --tsv" in said
+    said = run_cli("calibrate", code=2).stderr
+    assert "give a prepared directory with --data" in said
+
+
+def test_a_damaged_shipped_model_is_one_line_from_the_command(shipped: Path) -> None:
+    from conftest import run_cli
+
+    weights = shipped / "best.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-10])
+    lines = run_cli("translate", "Hello.", code=2).stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "reinstall mt" in lines[0]

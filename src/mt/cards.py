@@ -1,0 +1,129 @@
+"""A shipped model's card: card.json, whose figures are copied from the JSON files the benchmarks
+wrote (kept beside it), and README.md, the same card rendered for people by `render_card`.
+
+The form follows OPUS-MT's model READMEs and Hugging Face's model cards: what the model is, the
+data with sources, sizes and licences, the recipe and compute, scores beside a peer on the same
+lines, speed, known weaknesses with real examples, and how to reproduce it. tests/test_shipped.py
+checks that every figure in card.json is the one in the benchmark files, and that README.md is
+what render_card makes of card.json.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCORES = {"dev": "scores-dev.json", "test": "scores-test.json"}
+"""The benchmark files (`make bench-general` on the shipped model) a card's scores come from."""
+SET_NAMES = {
+    "flores": "FLORES-200 dev (Wikipedia-style)",
+    "news": "newssyscomb2009 (WMT news)",
+    "news-2008": "news-test2008 (WMT news)",
+    "tico": "TICO-19 (health)",
+    "xquad": "XQuAD (Wikipedia paragraphs)",
+    "tatoeba": "Tatoeba (everyday sentences)",
+    "python-docs": "Python docs (.po)",
+    "tldr": "tldr pages",
+    "libreoffice": "LibreOffice help",
+    "news-500": "news sample (500)",
+}
+
+
+def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
+    """What a card keeps of one bench_general JSON file: per set, its pairs and BLEU / chrF of
+    mt and of Apertium, and mt's sentences a second; with the machine and the command."""
+    figures = bench["figures"]
+    return {
+        "part": figures["part"],
+        "beam": figures["beam"],
+        "sets": {
+            name: {
+                "pairs": found["pairs"],
+                "mt": {"bleu": found["mt"]["bleu"], "chrf": found["mt"]["chrf"]},
+                "apertium": {"bleu": found["apertium"]["bleu"], "chrf": found["apertium"]["chrf"]},
+                "sentences_per_second": found.get("mt_sentences_per_second"),
+            }
+            for name, found in figures["sets"].items()
+        },
+        "machine": bench["machine"]["described"],
+        "command": bench["command"],
+        "commit": bench["commit"],
+        "date": bench["date"],
+    }
+
+
+def render_card(card: dict[str, Any]) -> str:
+    """README.md of a shipped model, from its card.json alone."""
+    lines = [
+        f"# {card['name']}: {card['summary']}",
+        "",
+        card["description"],
+        "",
+        "```sh",
+        *card["usage"],
+        "```",
+        "",
+        "## Model",
+        "",
+        _table(("", ""), [(key, str(value)) for key, value in card["model"].items()]),
+        "",
+        "## Training data",
+        "",
+        _table(
+            ("corpus", "pairs", "source", "licence"),
+            [(d["name"], f"{d['pairs']:,}", d["source"], d["licence"]) for d in card["data"]],
+        ),
+        "",
+        *card["licence_notes"],
+        "",
+        "## Recipe and compute",
+        "",
+        _table(("", ""), [(key, str(value)) for key, value in card["compute"].items()]),
+        "",
+        "```sh",
+        *card["recipe"],
+        "```",
+        "",
+    ]
+    for part in ("dev", "test"):
+        scores = card["scores"][part]
+        lines += [
+            f"## Scores: {part} part (BLEU / chrF, beam {scores['beam']}, beside Apertium)",
+            "",
+            _table(
+                ("set", "pairs", "mt", "Apertium", "mt − Apertium (BLEU)"),
+                [
+                    (
+                        SET_NAMES.get(name, name),
+                        f"{found['pairs']:,}",
+                        f"{found['mt']['bleu']:.1f} / {found['mt']['chrf']:.1f}",
+                        f"{found['apertium']['bleu']:.1f} / {found['apertium']['chrf']:.1f}",
+                        f"{found['mt']['bleu'] - found['apertium']['bleu']:+.1f}",
+                    )
+                    for name, found in scores["sets"].items()
+                ],
+            ),
+            "",
+            f"Measured by `{scores['command']}` at {scores['commit']} on {scores['date']}; "
+            f"{scores['machine']}. The figures are in `{SCORES[part]}` beside this card.",
+            "",
+        ]
+    lines += [
+        "## Speed on this machine",
+        "",
+        _table(("", ""), [(key, str(value)) for key, value in card["speed"].items()]),
+        "",
+        "## Known weaknesses",
+        "",
+        *(f"- {weakness}" for weakness in card["weaknesses"]),
+        "",
+        "## Reproduce",
+        "",
+        *card["reproduce"],
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    cells = [header, tuple("---" for _ in header), *rows]
+    return "\n".join("| " + " | ".join(row) + " |" for row in cells)
