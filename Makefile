@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory model corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory model release corpus clean
 
 setup: $(STAMP)
 
@@ -48,7 +48,7 @@ corpus: $(STAMP)
 
 # The model to use (docs/general.md): the default recipe trained for MODEL_BUDGET on the Tatoeba
 # corpus, the training parts of the four domains and of TICO-19 and XQuAD (our by-document splits,
-# benchmarks/domain_split.py and general_split.py, so their dev and test parts stay unseen), and
+# mt.recipes.domain_split and general_split, so their dev and test parts stay unseen), and
 # the UN News Spanish of ../shared/data/general back-translated by BT_ENGINE (Apertium; `mt
 # backtranslate` resumes, and a finished file is not redone), tagged and capped at
 # MODEL_SYNTHETIC_SHARE of the training pairs (MODEL_SYNTHETIC="un-news eltec" adds the novels:
@@ -57,7 +57,7 @@ corpus: $(STAMP)
 # test: the first 1,000 pairs of make bench's Tatoeba test part and the general test parts, whose
 # English sentences are kept out of training. MODEL_TEMPERATURE repeats the smaller real corpora
 # (mt.data.prepare.upsampling). Without ../shared the model is trained on the corpus alone.
-# `make bench-general` then scores it next to Apertium. Ready for `mt translate runs/model`.
+# `make bench-general` then scores it next to Apertium. Ready for `mt translate --model runs/model`.
 GENERAL ?= ../shared/data/general
 BT_ENGINE ?= apertium -u spa-eng
 MODEL_SYNTHETIC ?= un-news
@@ -66,12 +66,12 @@ MODEL_VOCAB ?= 8000
 MODEL_BUDGET ?= 95m
 MODEL_TEMPERATURE ?= 2
 model: corpus
-	@if [ -d $(DOMAINS) ]; then $(BIN)/python benchmarks/domain_split.py --domains $(DOMAINS) --out runs/model-split; \
+	@if [ -d $(DOMAINS) ]; then $(BIN)/python -m mt.recipes.domain_split --domains $(DOMAINS) --out runs/model-split; \
 	else echo "$(DOMAINS) is absent: no domain data"; rm -rf runs/model-split; fi
-	@if [ -f $(GENERAL)/tico19.tsv ]; then $(BIN)/python benchmarks/general_split.py --general $(GENERAL) --out runs/model-general; \
+	@if [ -f $(GENERAL)/tico19.tsv ]; then $(BIN)/python -m mt.recipes.general_split --general $(GENERAL) --out runs/model-general; \
 	else echo "$(GENERAL) is absent: no general data, no back-translation"; rm -rf runs/model-general; fi
 	$(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
-	$(BIN)/python benchmarks/model_parts.py --tatoeba runs/tatoeba-split --split runs/model-split \
+	$(BIN)/python -m mt.recipes.model_parts --tatoeba runs/tatoeba-split --split runs/model-split \
 		--general runs/model-general --out runs/model-parts
 	@mkdir -p runs/bt; for set in $(MODEL_SYNTHETIC); do \
 		if [ ! -f $(GENERAL)/$$set.es.tsv.xz ]; then continue; fi; \
@@ -84,7 +84,23 @@ model: corpus
 		--sampling-temperature $(MODEL_TEMPERATURE) --out runs/model-data --force
 	$(BIN)/mt train runs/model-data --out runs/model --force --time-budget $(MODEL_BUDGET) --eval-every 1000
 	$(BIN)/mt evaluate runs/model
-	$(BIN)/mt translate runs/model "Where is the train station?" "The committee approved the report on Tuesday."
+	$(BIN)/mt translate --model runs/model "Where is the train station?" "The committee approved the report on Tuesday."
+
+# The shipped model (docs/release.md): RELEASE_RUN (make model's run) written into the package as
+# RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
+# decision to ship is made) and the test part (for the record), and its card written from those
+# files. bench_general exits 1 on a missed target: the card still records the figures.
+RELEASE_NAME ?= en-es-general-1
+RELEASE_RUN ?= runs/model
+RELEASE_DATA ?= runs/model-data
+release: corpus
+	@command -v apertium >/dev/null || { echo "release needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
+	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
+	$(BIN)/python -m mt.cli.ship model $(RELEASE_RUN) --name $(RELEASE_NAME)
+	for part in dev test; do $(BIN)/python benchmarks/bench_general.py --run $(RELEASE_NAME) \
+		--tatoeba runs/tatoeba-split --part $$part --out bench/release || test $$? = 1 || exit 1; done
+	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) --data $(RELEASE_DATA) \
+		--dev bench/release/dev.json --test bench/release/test.json --notes docs/release/$(RELEASE_NAME).json
 
 # The release model beside Apertium (apt-get install apertium-eng-spa) on the same lines: FLORES
 # dev, a held-out WMT news set, held-out TICO-19 and XQuAD documents, Tatoeba and the domains'
@@ -108,7 +124,7 @@ demo: corpus
 	$(BIN)/mt prepare $(CORPUS) --out runs/demo-data --force
 	$(BIN)/mt train runs/demo-data --out runs/demo --force \
 		$(if $(DEMO_BUDGET),--time-budget $(DEMO_BUDGET),--max-steps $(DEMO_STEPS))
-	$(BIN)/mt translate runs/demo "Where is the train station?" "I don't like coffee." "Tom is reading a book in the garden."
+	$(BIN)/mt translate --model runs/demo "Where is the train station?" "I don't like coffee." "Tom is reading a book in the garden."
 	$(BIN)/mt evaluate runs/demo --limit 2000
 
 # BENCH_ARGS: further bench.py options, e.g. "--change lr_decay=budget" or
@@ -173,7 +189,7 @@ bench-formats: $(STAMP)
 	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
 
 # Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/dev/test split,
-# benchmarks/domain_split.py), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),
+# mt.recipes.domain_split), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),
 # whose vocabularies grow by the characters the domains need and the placeholder tokens, and whose
 # smaller domains are repeated as in `make model` (DOMAIN_TEMPERATURE 2: news and tldr twice): 30 and
 # 10 minutes, with DOMAIN_MIX rehearsal of the base data (0.5, chosen on the dev parts in docs/domain.md) and without;
@@ -188,7 +204,7 @@ DOMAIN_MIX ?= 0.5
 DOMAIN_TUNE = $(BIN)/mt train $(DOMAIN_OUT)/data --init-from $(DOMAIN_BASE) --force
 bench-domain: $(STAMP)
 	@test -f $(DOMAIN_BASE)/best.safetensors || { echo "bench-domain needs the make bench model in $(DOMAIN_BASE): run 'make bench' first or give DOMAIN_BASE=RUN DOMAIN_BASE_DATA=PREPARED" >&2; exit 1; }
-	$(BIN)/python benchmarks/domain_split.py --domains $(DOMAINS) --out $(DOMAIN_OUT)/split
+	$(BIN)/python -m mt.recipes.domain_split --domains $(DOMAINS) --out $(DOMAIN_OUT)/split
 	$(BIN)/mt prepare $(DOMAIN_OUT)/split/train/*.tsv --tokenizers-from $(DOMAIN_BASE) \
 		--paragraphs all --max-length 64 --split 0.96,0.03,0.01 --max-selection 1000 --max-test 500 \
 		--sampling-temperature $(DOMAIN_TEMPERATURE) --out $(DOMAIN_OUT)/data --force

@@ -4,7 +4,7 @@
         --tatoeba bench/data [--domains ../shared/data/domains] [--limit 500] [--beam 1]
 
 Each run translates --part (test, or dev: where choices are made) of our own by-document split
-(benchmarks/domain_split.py: neither part's documents were trained on) of Python docs, tldr,
+(mt.recipes.domain_split: neither part's documents were trained on) of Python docs, tldr,
 LibreOffice help and news, a seeded sample of at most --limit pairs per domain, and the same
 sample of the Tatoeba test part of --tatoeba (its selection part with --part dev).
 Entries are translated as `mt translate` does (cut into sentences, joined back). It prints BLEU
@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import torch
-from domain_split import DOMAINS, split_parts
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
@@ -33,6 +32,7 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.recipes.domain_split import DOMAINS, split_parts
 
 
 def samples(

@@ -3,8 +3,8 @@ Debian packages, on the same lines of general text, the Tatoeba test part and th
 
 Sets of the test part (scored once, for the record; no choice is made on them):
 - flores: FLORES-200 dev, all 996 pairs (Wikipedia-style; never trained on);
-- news: newssyscomb2009, a whole WMT news set held out of training (benchmarks/domain_split.py);
-- tico, xquad: the held-out documents of TICO-19 and XQuAD (benchmarks/general_split.py);
+- news: newssyscomb2009, a whole WMT news set held out of training (mt.recipes.domain_split);
+- tico, xquad: the held-out documents of TICO-19 and XQuAD (mt.recipes.general_split);
 - tatoeba: the first --tatoeba-limit pairs of the Tatoeba test part that `make bench` scores
   (its --limit 1000 figure is the Tatoeba-only baseline);
 - python-docs, tldr, libreoffice, news-500: the domains' test samples of bench_domain.py
@@ -31,8 +31,6 @@ from pathlib import Path
 
 import torch
 from bench_domain import samples
-from domain_split import split_parts
-from general_split import pairs_of
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
@@ -43,6 +41,8 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.recipes.domain_split import split_parts
+from mt.recipes.general_split import pairs_of
 
 APERTIUM = "apertium -u eng-spa"
 DOMAIN_BASE = {"python-docs": 54.3, "tldr": 66.7, "libreoffice": 40.4, "news-500": 10.7}

@@ -32,7 +32,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
-from domain_split import is_test
 from machine import describe, load_average
 from targets import Target, report
 
@@ -42,6 +41,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import TermCounts, total
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.recipes.domain_split import is_test
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
 _LABEL = re.compile(r'<span class="menuitem">(.*?)</span>')

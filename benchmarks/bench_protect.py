@@ -3,7 +3,7 @@
     python benchmarks/bench_protect.py --run RUN [--data PREPARED] [--limit 300] [--beam 1]
 
 On the test parts of python-docs and tldr (our by-document split of --domains, by default
-../shared/data/domains: benchmarks/domain_split.py) and the run's Tatoeba test part, it keeps the
+../shared/data/domains: mt.recipes.domain_split) and the run's Tatoeba test part, it keeps the
 pairs whose English has protected spans (mt.text.spans) that also stand verbatim in the reference,
 samples --limit of them per set (seeded), and translates them twice: with protection (placeholder
 tokens for a model trained with them, the stand-ins for an older one) and without. It prints, per
@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
-from domain_split import split_domain, test_pairs
 from machine import describe, load_average
 from rich.console import Console
 from rich.table import Table
@@ -39,6 +38,7 @@ from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
 from mt.models import read_train_config
+from mt.recipes.domain_split import split_domain, test_pairs
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans
 

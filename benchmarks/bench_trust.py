@@ -5,7 +5,7 @@
 
 RUN must hold calibration.json (`mt calibrate RUN`); without it the benchmark calibrates RUN first
 (so give it a copy of a run you may write into). On a seeded sample of the test part and of each
-domain test part (our split of DIR, benchmarks/domain_split.py; default ../shared/data/domains)
+domain test part (our split of DIR, mt.recipes.domain_split; default ../shared/data/domains)
 it prints, per set (with --part dev, where choices are made: the selection part less the sentences
 the calibration was fitted to, and each domain's dev part):
 - Spearman's rank correlation between confidence and sentence chrF (sacrebleu);
@@ -37,8 +37,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from domain_split import DOMAINS as DOMAINS_SPLIT
-from domain_split import dev_pairs, test_pairs
 from machine import describe, load_average
 from targets import Target, report
 
@@ -55,6 +53,8 @@ from mt.evaluate.calibrate import (
     sentence_chrf,
 )
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
+from mt.recipes.domain_split import DOMAINS as DOMAINS_SPLIT
+from mt.recipes.domain_split import dev_pairs, test_pairs
 
 BAD_CHRF = 30.0
 MIN_SPEARMAN = 0.5

@@ -1,4 +1,4 @@
-"""benchmarks/domain_split.py: three parts by document (train, dev, test), disjoint, the same on
+"""mt.recipes.domain_split: three parts by document (train, dev, test), disjoint, the same on
 every run, and a test part that is the two-part split's (so earlier test figures stay comparable).
 Built on a small invented copy of the shared domain data's layout."""
 
@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-import domain_split  # noqa: E402
+from mt.recipes import domain_split
 
 PAGES = [f"text/page{i}.html" for i in range(120)]
 
@@ -83,9 +80,9 @@ def test_the_split_written_twice_is_byte_for_byte_the_same(domains: Path, tmp_pa
     for run in ("a", "b"):
         out = tmp_path / run
         subprocess.run(
-            [sys.executable, str(BENCHMARKS / "domain_split.py"), "--domains", str(domains),
+            [sys.executable, "-m", "mt.recipes.domain_split", "--domains", str(domains),
              "--out", str(out)],
-            check=True, capture_output=True, cwd=BENCHMARKS,
+            check=True, capture_output=True, cwd=tmp_path,
         )  # fmt: skip
         outputs.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.tsv"))})
     assert outputs[0] == outputs[1]

@@ -1,19 +1,14 @@
-"""benchmarks/general_split.py and model_parts.py: TICO-19 and XQuAD split by document into three
+"""mt.recipes.general_split and model_parts.py: TICO-19 and XQuAD split by document into three
 disjoint parts, FLORES only tested, and the held-out files `make model` gives `mt prepare`.
 Built on a small invented copy of the shared general data's layout."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-import general_split  # noqa: E402
-import model_parts  # noqa: E402
+from mt.recipes import general_split, model_parts
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ ALLOWED = {
     "evaluate": {"core", "text", "data", "model", "quality", "decode"},
     "export": {"core", "data", "model", "decode"},
     "serving": {"core", "text", "data", "model", "quality", "decode"},
+    "recipes": {"core", "text", "data"},
     "cli": {
         "core",
         "text",
@@ -41,6 +42,7 @@ ALLOWED = {
         "evaluate",
         "export",
         "serving",
+        "recipes",
     },
 }
 CONSOLE_ONLY_IN = {"cli"}

@@ -53,75 +53,47 @@ def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
 
 def render_card(card: dict[str, Any]) -> str:
     """README.md of a shipped model, from its card.json alone."""
-    lines = [
-        f"# {card['name']}: {card['summary']}",
-        "",
-        card["description"],
-        "",
-        "```sh",
-        *card["usage"],
-        "```",
-        "",
-        "## Model",
-        "",
-        _table(("", ""), [(key, str(value)) for key, value in card["model"].items()]),
-        "",
-        "## Training data",
-        "",
-        _table(
-            ("corpus", "pairs", "source", "licence"),
-            [(d["name"], f"{d['pairs']:,}", d["source"], d["licence"]) for d in card["data"]],
-        ),
-        "",
-        *card["licence_notes"],
-        "",
-        "## Recipe and compute",
-        "",
-        _table(("", ""), [(key, str(value)) for key, value in card["compute"].items()]),
-        "",
-        "```sh",
-        *card["recipe"],
-        "```",
-        "",
-    ]
+    lines = [f"# {card['name']}: {card['summary']}", "", card["description"], ""]
+    lines += ["```sh", *card["usage"], "```", ""]
+    lines += ["## Model", "", _pairs(card["model"]), ""]
+    rows = [(d["name"], f"{d['pairs']:,}", d["source"], d["licence"]) for d in card["data"]]
+    lines += ["## Training data", "", _table(("corpus", "pairs", "source", "licence"), rows), ""]
+    lines += [*card["licence_notes"], ""]
+    lines += ["## Recipe and compute", "", _pairs(card["compute"]), ""]
+    lines += ["```sh", *card["recipe"], "```", ""]
     for part in ("dev", "test"):
-        scores = card["scores"][part]
-        lines += [
-            f"## Scores: {part} part (BLEU / chrF, beam {scores['beam']}, beside Apertium)",
-            "",
-            _table(
-                ("set", "pairs", "mt", "Apertium", "mt − Apertium (BLEU)"),
-                [
-                    (
-                        SET_NAMES.get(name, name),
-                        f"{found['pairs']:,}",
-                        f"{found['mt']['bleu']:.1f} / {found['mt']['chrf']:.1f}",
-                        f"{found['apertium']['bleu']:.1f} / {found['apertium']['chrf']:.1f}",
-                        f"{found['mt']['bleu'] - found['apertium']['bleu']:+.1f}",
-                    )
-                    for name, found in scores["sets"].items()
-                ],
-            ),
-            "",
-            f"Measured by `{scores['command']}` at {scores['commit']} on {scores['date']}; "
-            f"{scores['machine']}. The figures are in `{SCORES[part]}` beside this card.",
-            "",
-        ]
-    lines += [
-        "## Speed on this machine",
+        lines += _scores(part, card["scores"][part])
+    lines += ["## Speed on this machine", "", _pairs(card["speed"]), ""]
+    lines += ["## Known weaknesses", "", *(f"- {w}" for w in card["weaknesses"]), ""]
+    lines += ["## Reproduce", "", *card["reproduce"], ""]
+    return "\n".join(lines)
+
+
+def _scores(part: str, scores: dict[str, Any]) -> list[str]:
+    rows = [
+        (
+            SET_NAMES.get(name, name),
+            f"{found['pairs']:,}",
+            f"{found['mt']['bleu']:.1f} / {found['mt']['chrf']:.1f}",
+            f"{found['apertium']['bleu']:.1f} / {found['apertium']['chrf']:.1f}",
+            f"{found['mt']['bleu'] - found['apertium']['bleu']:+.1f}",
+        )
+        for name, found in scores["sets"].items()
+    ]
+    header = ("set", "pairs", "mt", "Apertium", "mt − Apertium (BLEU)")
+    return [
+        f"## Scores: {part} part (BLEU / chrF, beam {scores['beam']}, beside Apertium)",
         "",
-        _table(("", ""), [(key, str(value)) for key, value in card["speed"].items()]),
+        _table(header, rows),
         "",
-        "## Known weaknesses",
-        "",
-        *(f"- {weakness}" for weakness in card["weaknesses"]),
-        "",
-        "## Reproduce",
-        "",
-        *card["reproduce"],
+        f"Measured by `{scores['command']}` at {scores['commit']} on {scores['date']}; "
+        f"{scores['machine']}. The figures are in `{SCORES[part]}` beside this card.",
         "",
     ]
-    return "\n".join(lines)
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    return _table(("", ""), [(key, str(value)) for key, value in values.items()])
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:

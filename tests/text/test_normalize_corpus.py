@@ -6,7 +6,6 @@ with the word statistics `mt prepare` would write for that English. About 20 s o
 from __future__ import annotations
 
 import functools
-import sys
 from pathlib import Path
 
 import pytest
@@ -41,8 +40,7 @@ def tatoeba_english() -> tuple[str, ...]:
 def domain_english() -> tuple[str, ...]:
     """Every English line of the development data: python-docs entries, every tldr English page's
     descriptions and commands, LibreOffice help (plain and tagged), news."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import domain_split
+    from mt.recipes import domain_split
 
     lines = [pair.english for pair in domain_split.python_docs(DOMAINS)]
     for page in sorted((DOMAINS / "tldr" / "en").rglob("*.md")):

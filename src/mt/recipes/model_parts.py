@@ -6,7 +6,7 @@ is chosen on and what it is tested on, so that the English of both stays out of 
 - test.tsv: the first TEST_TATOEBA pairs of make bench's Tatoeba test part and every test part
   that bench_general.py scores whole (newssyscomb2009, TICO-19, XQuAD, FLORES dev).
 
-    python benchmarks/model_parts.py --tatoeba runs/tatoeba-split --split runs/model-split \
+    python -m mt.recipes.model_parts --tatoeba runs/tatoeba-split --split runs/model-split \
         --general runs/model-general --out runs/model-parts
 """
 

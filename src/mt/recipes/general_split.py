@@ -10,7 +10,7 @@ scored once for the record.
     part = test if bucket < TEST_PERCENT, dev if bucket < TEST_PERCENT + DEV_PERCENT, else train
     bucket = int(sha1(("mt-general:" + set + ":" + document).encode()).hexdigest(), 16) % 100
 
-    python benchmarks/general_split.py --general ../shared/data/general --out bench/general
+    python -m mt.recipes.general_split --general ../shared/data/general --out bench/general
 
 writes train/, dev/ and test/<set>.tsv (english<TAB>spanish) and prints the counts.
 """
@@ -22,7 +22,7 @@ import csv
 import hashlib
 from pathlib import Path
 
-from domain_split import DomainPair, Parts, write_parts
+from mt.recipes.domain_split import DomainPair, Parts, write_parts
 
 BLOCK = 20
 TEST_PERCENT = 40

@@ -23,7 +23,7 @@ comparable); the development part is taken from what was training.
 - news: a document is a WMT test set; newssyscomb2009 is the test part, news-test2008 the
   development part, the other three train.
 
-    python benchmarks/domain_split.py --domains ../shared/data/domains --out bench/domains
+    python -m mt.recipes.domain_split --domains ../shared/data/domains --out bench/domains
 
 writes train/<domain>.tsv, dev/<domain>.tsv and test/<domain>.tsv (english<TAB>spanish) and prints
 the counts.

@@ -1,0 +1,109 @@
+"""The model mt ships (src/mt/shipped/): it opens by name and by default, translates a fixed set of
+sentences to fixed greedy outputs, its PyTorch and CTranslate2 paths agree, the commands use it
+with no model argument, and its card's figures are the ones its benchmark files hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mt.cards import SCORES, render_card, scores_from
+from mt.config import DecodeConfig
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import open_translator
+from mt.direction import FORWARD
+from mt.models import CARD_JSON, CARD_MD, DEFAULT_MODEL, resolve, shipped_names
+from serve_support import free_port, wait_healthy
+
+GREEDY = {
+    "Where is the train station?": "¿Dónde está la estación de tren?",
+}
+"""Fixed sentences and the shipped model's greedy output (fp32 on a CPU): a change in the model,
+its tokenizers or the search shows here."""
+
+
+@pytest.fixture(scope="module")
+def greedy():
+    options = TranslateOptions(decode=DecodeConfig(beam_size=1, precision="fp32"))
+    return open_translator(None, options, device="cpu", threads=1)
+
+
+def test_the_default_is_shipped_and_opens_by_name() -> None:
+    info = resolve(None)
+    assert DEFAULT_MODEL in shipped_names() and info.name == DEFAULT_MODEL
+    assert info.kind == "run" and info.direction == FORWARD and info.read_only
+    assert info.card["name"] == DEFAULT_MODEL and info.card["summary"]
+    assert resolve(DEFAULT_MODEL).directory == info.directory
+
+
+def test_the_shipped_files_stay_small() -> None:
+    folder = resolve(None).directory
+    assert sum(path.stat().st_size for path in folder.iterdir()) < 25_000_000
+
+
+def test_fixed_sentences_translate_to_fixed_greedy_outputs(greedy) -> None:
+    outputs = [t.text for t in greedy.translate(list(GREEDY))]
+    assert dict(zip(GREEDY, outputs, strict=True)) == GREEDY
+
+
+def test_pytorch_and_ctranslate2_give_the_same_greedy_translations(greedy, tmp_path: Path) -> None:
+    from mt.export.writer import export_run
+
+    export_run(None, tmp_path / "export", quantization="float32")
+    options = TranslateOptions(decode=DecodeConfig(beam_size=1))
+    exported = open_translator(tmp_path / "export", options, device="cpu", threads=1)
+    sentences = list(GREEDY)
+    assert [t.text for t in exported.translate(sentences)] == [
+        t.text for t in greedy.translate(sentences)
+    ]
+
+
+def test_mt_translate_with_no_model_argument_prints_spanish() -> None:
+    mt = Path(sys.executable).with_name("mt")
+    sentence = next(iter(GREEDY))
+    done = subprocess.run(
+        [str(mt), "translate", "--beam-size", "1", "--precision", "fp32", sentence],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == GREEDY[sentence] and "Traceback" not in done.stderr
+
+
+def test_mt_serve_with_no_model_argument_answers_translate(tmp_path: Path) -> None:
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w+")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mt", "serve", "--port", str(port), "--threads", "1"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
+            wait_healthy(client)
+            answer = client.post("/translate", json={"q": "Thank you!", "target": "es"})
+            assert answer.status_code == 200 and answer.json()["translatedText"]
+            model = client.get("/model").json()
+            assert model["name"] == DEFAULT_MODEL and model["summary"]
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert f"serving {DEFAULT_MODEL} (" in Path(log.name).read_text()
+
+
+def test_the_cards_figures_are_its_benchmark_files() -> None:
+    folder = resolve(None).directory
+    card = json.loads((folder / CARD_JSON).read_text(encoding="utf-8"))
+    for part, name in SCORES.items():
+        bench = json.loads((folder / name).read_text(encoding="utf-8"))
+        assert card["scores"][part] == scores_from(bench)
+        assert bench["figures"]["part"] == part and bench["figures"]["run"] == DEFAULT_MODEL
+    assert (folder / CARD_MD).read_text(encoding="utf-8") == render_card(card)
