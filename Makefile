@@ -13,7 +13,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory model release corpus clean
+.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model release corpus clean
 
 setup: $(STAMP)
 
@@ -86,8 +86,8 @@ model: corpus
 	$(BIN)/mt evaluate runs/model
 	$(BIN)/mt translate --model runs/model "Where is the train station?" "The committee approved the report on Tuesday."
 
-# The shipped model (docs/release.md): RELEASE_RUN (make model's run) written into the package as
-# RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
+# The shipped model (docs/release.md): RELEASE_RUN (make model's run), calibrated on its selection
+# part, written into the package as RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
 # decision to ship is made) and the test part (for the record), and its card written from those
 # files. bench_general exits 1 on a missed target: the card still records the figures.
 RELEASE_NAME ?= en-es-general-1
@@ -96,11 +96,20 @@ RELEASE_DATA ?= runs/model-data
 release: corpus
 	@command -v apertium >/dev/null || { echo "release needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
+	test -f $(RELEASE_RUN)/calibration.json || $(BIN)/mt calibrate $(RELEASE_RUN)
 	$(BIN)/python -m mt.cli.ship model $(RELEASE_RUN) --name $(RELEASE_NAME)
 	for part in dev test; do $(BIN)/python benchmarks/bench_general.py --run $(RELEASE_NAME) \
 		--tatoeba runs/tatoeba-split --part $$part --out bench/release || test $$? = 1 || exit 1; done
 	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) --data $(RELEASE_DATA) \
 		--dev bench/release/dev.json --test bench/release/test.json --notes docs/release/$(RELEASE_NAME).json
+
+# What a person feels of the shipped model (cold `mt translate`, `mt serve` to its first answer)
+# and what bf16 storage costs beside the float32 run and an int8 export, on SHIPPED_DEV (a dev set).
+SHIPPED_DEV ?= runs/model-split/dev/news.tsv
+bench-shipped: $(STAMP)
+	$(BIN)/python benchmarks/bench_shipped.py --out bench/shipped \
+		$(if $(wildcard $(RELEASE_RUN)/best.safetensors),--run $(RELEASE_RUN)) \
+		$(if $(wildcard $(SHIPPED_DEV)),--dev $(SHIPPED_DEV))
 
 # The release model beside Apertium (apt-get install apertium-eng-spa) on the same lines: FLORES
 # dev, a held-out WMT news set, held-out TICO-19 and XQuAD documents, Tatoeba and the domains'

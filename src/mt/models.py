@@ -58,9 +58,7 @@ class ModelInfo:
     name: str | None  # a shipped model's name; None for a run or export given by its path
     config: ModelConfig
     train: TrainConfig
-    prepared: (
-        Path  # the prepared data it was trained on (absent on a user's machine for a shipped one)
-    )
+    prepared: Path  # the data it was trained on (for a shipped one, not on a user's machine)
     direction: Direction
     lineage: dict[str, Any] = field(default_factory=dict)
     card: dict[str, Any] = field(default_factory=dict)  # a shipped model's card.json
@@ -119,6 +117,21 @@ class ModelInfo:
 ModelRef = str | Path | ModelInfo | None
 
 
+class OpenedModel:
+    """What a model opened for some use (a PyTorch run, an export, a base for new data) keeps:
+    its description, whose directory and settings it is asked for most."""
+
+    info: ModelInfo
+
+    @property
+    def directory(self) -> Path:
+        return self.info.directory
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.info.config
+
+
 def user_home() -> Path:
     """The user's mt folder: MT_HOME, else $XDG_DATA_HOME/mt, else ~/.local/share/mt."""
     if os.environ.get("MT_HOME"):
@@ -147,7 +160,7 @@ def resolve(reference: ModelRef = None, *, option: str = "model") -> ModelInfo:
     if reference is None or str(reference) == "":
         return _shipped(DEFAULT_MODEL, option=option)
     text = str(reference)
-    if text in shipped_names() or (text == DEFAULT_MODEL):
+    if text == DEFAULT_MODEL or text in shipped_names():
         return _shipped(text, option=option)
     path = Path(text).expanduser()
     if path.is_dir():

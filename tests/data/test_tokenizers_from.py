@@ -15,6 +15,7 @@ from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared, summary_rows
 from mt.data.tokenization import PLACEHOLDERS, UNK, WordPieceCodec
 from mt.errors import MtError
+from mt.export.writer import export_run
 from mt.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 
 DOMAIN = [
@@ -155,11 +156,10 @@ def test_runs_that_cannot_serve_are_refused(trained_run: Path, tmp_path: Path) -
     set_model(run, arch="conformer")
     cases = {run: r"run/model.json: unknown architecture 'conformer'"}
     export = tmp_path / "export"
-    export.mkdir()
-    (export / MODEL_JSON).write_text(json.dumps({"format": "mt-ctranslate2"}))
+    export_run(trained_run, export, quantization="float32")
     cases[export] = r"is an `mt export` directory"
-    cases[tmp_path / "nothing"] = "no such run directory"
-    cases[tmp_path] = r"not a run directory of `mt train`"
+    cases[tmp_path / "nothing"] = "no such model: not a model name"
+    cases[tmp_path] = r"not a model directory \(no model.json\)"
     other = copy_run(trained_run, tmp_path / "o")
     set_model(other, src_vocab=999)
     cases[other] = r"its tokenizers have \d+/\d+ labels but its model.json says 999/"

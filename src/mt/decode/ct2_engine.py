@@ -44,7 +44,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -56,7 +55,7 @@ from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL
-from mt.models import ModelInfo, ModelRef, resolve
+from mt.models import ModelInfo, ModelRef, OpenedModel, resolve
 
 _PAD, _, _BOS, _EOS = SPECIAL_TOKENS
 SCORE_BATCH = 64
@@ -289,21 +288,13 @@ class Ct2Engine:
 
 
 @dataclass
-class ExportedRun:
+class ExportedRun(OpenedModel):
     """What a Translator needs of a run, for an exported directory (compare rundir.LoadedRun)."""
 
     info: ModelInfo
     source: WordPieceCodec
     target: WordPieceCodec
     engine: Ct2Engine
-
-    @property
-    def directory(self) -> Path:
-        return self.info.directory
-
-    @property
-    def config(self) -> ModelConfig:
-        return self.info.config
 
     @property
     def model(self) -> None:

@@ -32,7 +32,7 @@ from mt.files import (
 )
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.transformer import make_model
-from mt.models import ModelInfo, ModelRef, resolve
+from mt.models import ModelInfo, ModelRef, OpenedModel, resolve
 
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
@@ -96,21 +96,13 @@ def check_fits(path: Path, tensors: dict[str, Tensor], expected: dict[str, Tenso
 
 
 @dataclass
-class LoadedRun:
+class LoadedRun(OpenedModel):
     """A trained model ready for search, with its tokenizers and what it is (`info`)."""
 
     info: ModelInfo
     model: nn.Module
     source: WordPieceCodec
     target: WordPieceCodec
-
-    @property
-    def directory(self) -> Path:
-        return self.info.directory
-
-    @property
-    def config(self) -> ModelConfig:
-        return self.info.config
 
 
 def check_vocabularies(

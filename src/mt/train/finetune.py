@@ -68,7 +68,7 @@ def fine_tuning(
     )
     base_train = info.train
     sizes = {"source": prepared.source.vocab_size, "target": prepared.target.vocab_size}
-    model = dataclasses.replace(base.model, src_vocab=sizes["source"], tgt_vocab=sizes["target"])
+    model = dataclasses.replace(base.config, src_vocab=sizes["source"], tgt_vocab=sizes["target"])
     config = finetune_run_config(base_model=model, base_train=base_train, changes=changes)
     path = info.directory / BEST_WEIGHTS
     if not path.is_file():
@@ -77,7 +77,7 @@ def fine_tuning(
     # a shipped model stores bfloat16 (mt.model.ship): training starts from float32 weights
     weights = {k: v.float() if v.is_floating_point() else v for k, v in weights.items()}
     expected = make_model(config.model).state_dict()
-    old = {"source": base.model.src_vocab, "target": base.model.tgt_vocab}
+    old = {"source": base.config.src_vocab, "target": base.config.tgt_vocab}
     growth = {(old[side], sizes[side]) for side in old if sizes[side] != old[side]}
     weights = grow_vocabulary_rows(weights, expected, growth=growth)
     check_fits(path, weights, expected)

@@ -11,38 +11,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mt.checksums import file_sha256
-from mt.config import ModelConfig
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
 from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
-from mt.models import ModelInfo, resolve
+from mt.models import ModelInfo, OpenedModel, resolve
 
 TOKENIZER_FILES = (SOURCE_TOKENIZER, TARGET_TOKENIZER)
 
 
 @dataclass(frozen=True)
-class BaseRun:
+class BaseRun(OpenedModel):
     """A trained model's tokenizers and settings (`info`), checked: the base of new data."""
 
     info: ModelInfo
     source: WordPieceCodec
     target: WordPieceCodec
 
-    @property
-    def directory(self) -> Path:
-        return self.info.directory
-
-    @property
-    def model(self) -> ModelConfig:
-        return self.info.config
-
     def lineage(self) -> dict[str, object]:
         """What prepare.json records: the model (its name, for a shipped one), its architecture
         and its tokenizers' checksums."""
         return {
             "run": self.info.name or str(self.directory.resolve()),
-            "arch": self.model.arch,
-            "vocabulary": {"source": self.model.src_vocab, "target": self.model.tgt_vocab},
+            "arch": self.config.arch,
+            "vocabulary": {"source": self.config.src_vocab, "target": self.config.tgt_vocab},
             "sha256": tokenizer_digests(self.directory),
         }
 
