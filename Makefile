@@ -13,9 +13,13 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model release corpus clean
+.PHONY: help setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model release corpus clean
 
-setup: $(STAMP)
+help:  ## these targets, a line each
+	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
+		awk -F'\t' '{printf "  %-20s %s\n", $$1, $$2}'
+
+setup: $(STAMP)  ## the virtual environment .venv with mt, its shipped model and the test tools
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,7 +27,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium  ## the test suite (sets itself up first; Chromium through apt when missing)
 	$(BIN)/python -m pytest
 
 # The browser test of `mt serve`'s page needs Chromium: installed with apt when running as root,
@@ -36,12 +40,12 @@ chromium:
 		echo "make test needs Chromium for the browser test: run 'sudo apt-get install chromium' (Debian/Ubuntu) or put chromium on PATH" >&2; exit 1; \
 	fi
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff check and ruff format --check
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
 # The corpus: data/spa-eng.tsv, else a copy of ../shared/data/spa-eng.tsv, else `mt download`.
-corpus: $(STAMP)
+corpus: $(STAMP)  ## data/spa-eng.tsv: ../shared's copy, else mt download
 	@if [ -f $(CORPUS) ]; then echo "corpus: $(CORPUS)"; \
 	elif [ -f $(SHARED_CORPUS) ]; then cp $(SHARED_CORPUS) $(CORPUS) && echo "corpus: copied $(SHARED_CORPUS)"; \
 	else $(BIN)/mt download --out $(CORPUS); fi
@@ -65,7 +69,7 @@ MODEL_SYNTHETIC_SHARE ?= 0.5
 MODEL_VOCAB ?= 8000
 MODEL_BUDGET ?= 95m
 MODEL_TEMPERATURE ?= 2
-model: corpus
+model: corpus  ## the release recipe: splits, back-translation, prepare, 95 minutes of training
 	@if [ -d $(DOMAINS) ]; then $(BIN)/python -m mt.recipes.domain_split --domains $(DOMAINS) --out runs/model-split; \
 	else echo "$(DOMAINS) is absent: no domain data"; rm -rf runs/model-split; fi
 	@if [ -f $(GENERAL)/tico19.tsv ]; then $(BIN)/python -m mt.recipes.general_split --general $(GENERAL) --out runs/model-general; \
@@ -93,7 +97,7 @@ model: corpus
 RELEASE_NAME ?= en-es-general-1
 RELEASE_RUN ?= runs/model
 RELEASE_DATA ?= runs/model-data
-release: corpus
+release: corpus  ## runs/model into the package as the shipped model, scored, with its card
 	@command -v apertium >/dev/null || { echo "release needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
 	test -f $(RELEASE_RUN)/calibration.json || $(BIN)/mt calibrate $(RELEASE_RUN)
@@ -106,7 +110,7 @@ release: corpus
 # What a person feels of the shipped model (cold `mt translate`, `mt serve` to its first answer)
 # and what bf16 storage costs beside the float32 run and an int8 export, on SHIPPED_DEV (a dev set).
 SHIPPED_DEV ?= runs/model-split/dev/news.tsv
-bench-shipped: $(STAMP)
+bench-shipped: $(STAMP)  ## start-up of mt translate and mt serve, and what bf16 storage costs
 	$(BIN)/python benchmarks/bench_shipped.py --out bench/shipped \
 		$(if $(wildcard $(RELEASE_RUN)/best.safetensors),--run $(RELEASE_RUN)) \
 		$(if $(wildcard $(SHIPPED_DEV)),--dev $(SHIPPED_DEV))
@@ -116,7 +120,7 @@ bench-shipped: $(STAMP)
 # test samples; GENERAL_PART=dev scores the development parts that choices are made on.
 GENERAL_RUN ?= runs/model
 GENERAL_PART ?= test
-bench-general: corpus
+bench-general: corpus  ## a model beside Apertium on general text, Tatoeba and the domains
 	@command -v apertium >/dev/null || { echo "bench-general needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
 	$(BIN)/python benchmarks/bench_general.py --run $(GENERAL_RUN) --tatoeba runs/tatoeba-split --part $(GENERAL_PART)
@@ -125,11 +129,11 @@ bench-general: corpus
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.
 MEMORY_DATA ?= runs/model-data
 MEMORY_MINUTES ?= 30
-bench-memory: $(STAMP)
+bench-memory: $(STAMP)  ## resident memory of a long training run
 	$(BIN)/python benchmarks/bench_memory.py --out bench/memory -- $(MEMORY_DATA) --out bench/memory/run \
 		--time-budget $(MEMORY_MINUTES)m --precision auto --threads 2 --force
 
-demo: corpus
+demo: corpus  ## prepare, train 2,000 steps, translate and evaluate a Tatoeba model
 	$(BIN)/mt prepare $(CORPUS) --out runs/demo-data --force
 	$(BIN)/mt train runs/demo-data --out runs/demo --force \
 		$(if $(DEMO_BUDGET),--time-budget $(DEMO_BUDGET),--max-steps $(DEMO_STEPS))
@@ -139,23 +143,23 @@ demo: corpus
 # BENCH_ARGS: further bench.py options, e.g. "--change lr_decay=budget" or
 # "--shared-vocab 8000 --change tie_embeddings=true" (one lever of docs/recipe.md's ablation).
 BENCH_ARGS ?=
-bench: corpus
+bench: corpus  ## the default recipe for BUDGET on the thesis' split, beside the thesis
 	$(BIN)/python benchmarks/bench.py --corpus $(CORPUS) --budget $(BUDGET) --recipe $(RECIPE) $(BENCH_ARGS)
 
-bench-train: corpus
+bench-train: corpus  ## training speed
 	$(BIN)/python benchmarks/bench_train.py --corpus $(CORPUS)
 
-bench-translate: corpus
+bench-translate: corpus  ## decoding speed and quality, greedy and beam
 	$(BIN)/python benchmarks/bench_translate.py --corpus $(CORPUS)
 
 # mt serve on loopback: 1,000 test sentences at 1/8/32 clients, greedy and beam 5, next to
 # mt translate, then a 5-minute soak. SERVE_MODEL without weights: a 10-minute run is trained.
 SERVE_MODEL ?= bench/model
 SOAK ?= 300
-bench-serve: corpus
+bench-serve: corpus  ## mt serve under load, then a soak
 	$(BIN)/python benchmarks/bench_serve.py --corpus $(CORPUS) --model $(SERVE_MODEL) --soak $(SOAK)
 
-bench-arch: corpus
+bench-arch: corpus  ## architectures side by side
 	$(BIN)/python benchmarks/bench_arch.py --corpus $(CORPUS)
 
 # Real text on a trained run (default: the `make demo` model): paragraphs, casual input,
@@ -171,7 +175,7 @@ NOISY_RUN ?= runs/demo-noise
 # has none): give a copy of a run. The choices they rest on: benchmarks/bench_trust_choices.py.
 TRUST_RUN ?= runs/demo
 TRUST_DATA ?= runs/demo-data
-bench-trust: $(STAMP)
+bench-trust: $(STAMP)  ## confidence, flags, protected spans and glossaries
 	@test -f $(TRUST_RUN)/best.safetensors || { echo "bench-trust needs a trained run in $(TRUST_RUN): run 'make demo' first or give TRUST_RUN=RUN TRUST_DATA=PREPARED" >&2; exit 1; }
 	status=0; \
 	$(BIN)/python benchmarks/bench_trust.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS) || status=1; \
@@ -179,7 +183,7 @@ bench-trust: $(STAMP)
 	$(BIN)/python benchmarks/bench_glossary.py --run $(TRUST_RUN) --domains $(DOMAINS) || status=1; \
 	exit $$status
 
-bench-text: $(STAMP)
+bench-text: $(STAMP)  ## real text: paragraphs, casual input, real misspellings
 	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \
 		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
@@ -192,7 +196,7 @@ bench-text: $(STAMP)
 FORMATS_RUN ?= runs/demo
 FORMATS_EXPORT ?= $(FORMATS_RUN)-export
 DOMAINS ?= ../shared/data/domains
-bench-formats: $(STAMP)
+bench-formats: $(STAMP)  ## documents with markup: HTML, Markdown, .po
 	@test -f $(FORMATS_RUN)/best.safetensors || { echo "bench-formats needs a trained run in $(FORMATS_RUN): run 'make demo' first or give FORMATS_RUN=RUN" >&2; exit 1; }
 	test $(FORMATS_EXPORT)/model.json -nt $(FORMATS_RUN)/best.safetensors || $(BIN)/mt export $(FORMATS_RUN) --out $(FORMATS_EXPORT) --force
 	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
@@ -211,7 +215,7 @@ DOMAIN_OUT ?= bench/domain
 DOMAIN_TEMPERATURE ?= 2
 DOMAIN_MIX ?= 0.5
 DOMAIN_TUNE = $(BIN)/mt train $(DOMAIN_OUT)/data --init-from $(DOMAIN_BASE) --force
-bench-domain: $(STAMP)
+bench-domain: $(STAMP)  ## fine-tuning on the four domains
 	@test -f $(DOMAIN_BASE)/best.safetensors || { echo "bench-domain needs the make bench model in $(DOMAIN_BASE): run 'make bench' first or give DOMAIN_BASE=RUN DOMAIN_BASE_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python -m mt.recipes.domain_split --domains $(DOMAINS) --out $(DOMAIN_OUT)/split
 	$(BIN)/mt prepare $(DOMAIN_OUT)/split/train/*.tsv --tokenizers-from $(DOMAIN_BASE) \
@@ -233,7 +237,7 @@ bench-domain: $(STAMP)
 # pairs, 0.365 draws 71,281 of the base's pairs an epoch, nearly all of them (docs/domain.md).
 UNION_BUDGET ?= 90m
 UNION_FRACTION ?= 0.365
-bench-domain-union: $(STAMP)
+bench-domain-union: $(STAMP)  ## one run on all the data, beside bench-domain's fine-tunes
 	@test -f $(DOMAIN_OUT)/data/prepare.json || { echo "bench-domain-union needs bench-domain's prepared data in $(DOMAIN_OUT)/data: run 'make bench-domain' first" >&2; exit 1; }
 	$(BIN)/mt train $(DOMAIN_OUT)/data --mix $(DOMAIN_BASE_DATA):$(UNION_FRACTION) \
 		--time-budget $(UNION_BUDGET) --out $(DOMAIN_OUT)/union-$(UNION_BUDGET) --force
@@ -244,14 +248,14 @@ bench-domain-union: $(STAMP)
 # mt's PyTorch search next to its CTranslate2 float32 and int8 exports (default: the demo model).
 EXPORT_RUN ?= runs/demo
 EXPORT_DATA ?= runs/demo-data
-bench-export: $(STAMP)
+bench-export: $(STAMP)  ## CTranslate2 exports beside PyTorch
 	@test -f $(EXPORT_RUN)/best.safetensors || { echo "bench-export needs a trained run in $(EXPORT_RUN): run 'make demo' first or give EXPORT_RUN=RUN EXPORT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python benchmarks/bench_export.py --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
 
 # mt prepare and mt train on the real corpus and on synthetic corpora of SCALE_SIZES pairs (cached
 # in bench/scale): time, memory, disk, train start and tokens/s against the scaling targets.
 SCALE_SIZES ?= 1M,4M,16M
-bench-scale: corpus
+bench-scale: corpus  ## prepare and train on corpora of millions of pairs
 	$(BIN)/python benchmarks/bench_scale.py --corpus $(CORPUS) --sizes $(SCALE_SIZES) --out bench/scale
 
 # mt beside eole 0.6.4 (its own .venv-eole: CPU torch first, so eole pulls no CUDA build), the
@@ -264,8 +268,8 @@ $(EOLE_VENV)/.installed:
 	$(EOLE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(EOLE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check eole==0.6.4 aiohttp
 	touch $@
-bench-peer: corpus $(EOLE_VENV)/.installed
+bench-peer: corpus $(EOLE_VENV)/.installed  ## mt beside eole: training and decoding speed
 	$(BIN)/python benchmarks/bench_peer.py --corpus $(CORPUS) --minutes $(PEER_MINUTES) --out bench/peer
 
-clean:
+clean:  ## remove .venv, runs/ and bench/
 	rm -rf $(VENV) $(EOLE_VENV) runs bench .pytest_cache .ruff_cache
