@@ -107,3 +107,23 @@ def test_the_cards_figures_are_its_benchmark_files() -> None:
         assert card["scores"][part] == scores_from(bench)
         assert bench["figures"]["part"] == part and bench["figures"]["run"] == DEFAULT_MODEL
     assert (folder / CARD_MD).read_text(encoding="utf-8") == render_card(card)
+
+
+def test_fine_tuning_starts_from_the_shipped_model_by_name(tmp_path: Path) -> None:
+    from conftest import cli_output
+
+    corpus = tmp_path / "mine.tsv"
+    rows = [
+        f"Save file {i} before closing it.\tGuarde el archivo {i} antes de cerrarlo."
+        for i in range(300)
+    ]
+    corpus.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    data = tmp_path / "data"
+    cli_output("prepare", corpus, "--tokenizers-from", DEFAULT_MODEL, "--out", data)
+    prepared = json.loads((data / "prepare.json").read_text(encoding="utf-8"))
+    assert prepared["vocabulary"]["from_run"] == DEFAULT_MODEL
+    run = tmp_path / "run"
+    cli_output("train", data, "--init-from", DEFAULT_MODEL, "--max-steps", "2", "--out", run)
+    lineage = json.loads((run / "train.json").read_text(encoding="utf-8"))["lineage"]
+    assert lineage["init_from"]["run"] == DEFAULT_MODEL
+    assert cli_output("translate", "--model", run, "Save file 3.", "-b", "1").strip()

@@ -82,7 +82,7 @@ def _accepts(port: int) -> bool:
 
 
 def test_bad_directory_taken_port_and_empty_key_are_one_line(trained_run: Path, tmp_path) -> None:
-    assert "no such model directory" in cli_output("serve", tmp_path / "missing", code=2)
+    assert "no such model: not a model name" in cli_output("serve", tmp_path / "missing", code=2)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
