@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -55,7 +56,7 @@ def _bf16_kernels() -> bool:
     """Whether this CPU runs bf16 in oneDNN primitives (avx512_bf16 or AMX): on one with only
     AVX2 the bf16 layer goes another way and builds no primitives to cache."""
     try:
-        flags = open("/proc/cpuinfo", encoding="utf-8").read()
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8")
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
