@@ -26,6 +26,8 @@ SET_NAMES = {
     "libreoffice": "LibreOffice help",
     "news-500": "news sample (500)",
 }
+DEV_NAMES = {"news": "news-test2008 (WMT news)", "tatoeba": "Tatoeba selection part"}
+"""Where the dev part's set is another than the test part's of the same name."""
 
 
 def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
@@ -58,21 +60,21 @@ def render_card(card: dict[str, Any]) -> str:
     lines += ["## Model", "", _pairs(card["model"]), ""]
     rows = [(d["name"], f"{d['pairs']:,}", d["source"], d["licence"]) for d in card["data"]]
     lines += ["## Training data", "", _table(("corpus", "pairs", "source", "licence"), rows), ""]
-    lines += [*card["licence_notes"], ""]
+    lines += [*(f"- {note}" for note in card["licence_notes"]), ""]
     lines += ["## Recipe and compute", "", _pairs(card["compute"]), ""]
     lines += ["```sh", *card["recipe"], "```", ""]
     for part in ("dev", "test"):
         lines += _scores(part, card["scores"][part])
     lines += ["## Speed on this machine", "", _pairs(card["speed"]), ""]
     lines += ["## Known weaknesses", "", *(f"- {w}" for w in card["weaknesses"]), ""]
-    lines += ["## Reproduce", "", *card["reproduce"], ""]
+    lines += ["## Reproduce", "", *(f"- {step}" for step in card["reproduce"]), ""]
     return "\n".join(lines)
 
 
 def _scores(part: str, scores: dict[str, Any]) -> list[str]:
     rows = [
         (
-            SET_NAMES.get(name, name),
+            (DEV_NAMES if part == "dev" else {}).get(name) or SET_NAMES.get(name, name),
             f"{found['pairs']:,}",
             f"{found['mt']['bleu']:.1f} / {found['mt']['chrf']:.1f}",
             f"{found['apertium']['bleu']:.1f} / {found['apertium']['chrf']:.1f}",
