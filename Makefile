@@ -93,7 +93,8 @@ model: corpus  ## the release recipe: splits, back-translation, prepare, 95 minu
 # The shipped model (docs/release.md): RELEASE_RUN (make model's run), calibrated on its selection
 # part, written into the package as RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
 # decision to ship is made) and the test part (for the record), and its card written from those
-# files. bench_general exits 1 on a missed target: the card still records the figures.
+# files and bench_shipped's start-up figures. A benchmark exits 1 on a missed target: the card
+# still records the figures.
 RELEASE_NAME ?= en-es-general-1
 RELEASE_RUN ?= runs/model
 RELEASE_DATA ?= runs/model-data
@@ -104,8 +105,11 @@ release: corpus  ## runs/model into the package as the shipped model, scored, wi
 	$(BIN)/python -m mt.cli.ship model $(RELEASE_RUN) --name $(RELEASE_NAME)
 	for part in dev test; do $(BIN)/python benchmarks/bench_general.py --run $(RELEASE_NAME) \
 		--tatoeba runs/tatoeba-split --part $$part --out bench/release || test $$? = 1 || exit 1; done
+	$(BIN)/python benchmarks/bench_shipped.py --model $(RELEASE_NAME) --out bench/release/shipped \
+		|| test $$? = 1 || exit 1
 	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) --data $(RELEASE_DATA) \
-		--dev bench/release/dev.json --test bench/release/test.json --notes docs/release/$(RELEASE_NAME).json
+		--dev bench/release/dev.json --test bench/release/test.json \
+		--speed bench/release/shipped/results.json --notes docs/release/$(RELEASE_NAME).json
 
 # What a person feels of the shipped model (cold `mt translate`, `mt serve` to its first answer)
 # and what bf16 storage costs beside the float32 run and an int8 export, on SHIPPED_DEV (a dev set).

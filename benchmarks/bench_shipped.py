@@ -31,6 +31,7 @@ from rich.table import Table
 from targets import Target, report
 
 from mt.config import DecodeConfig
+from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
@@ -87,11 +88,6 @@ def disk_bytes(folder: Path, names: tuple[str, ...]) -> int:
     return sum((folder / name).stat().st_size for name in names if (folder / name).exists())
 
 
-def read_tsv(path: Path, limit: int) -> list[tuple[str, str]]:
-    rows = [line.split("\t")[:2] for line in path.read_text(encoding="utf-8").splitlines()]
-    return [(en, es) for en, es in rows if en and es][:limit]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="default: the shipped default")
@@ -122,7 +118,7 @@ def main() -> None:
         Target("mt serve to first answer, s", serve_s, "<=", 5.0),
     ]
     if args.dev:
-        pairs = read_tsv(args.dev, args.limit)
+        pairs = read_pairs(args.dev)[: args.limit]
         weights = ("best.safetensors",)
         with tempfile.TemporaryDirectory() as tmp:
             export = Path(tmp) / "int8"

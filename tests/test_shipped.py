@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mt.cards import SCORES, render_card, scores_from
+from mt.cards import SCORES, SPEED, render_card, scores_from, speed_from
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
@@ -110,6 +110,10 @@ def test_the_cards_figures_are_its_benchmark_files() -> None:
         bench = json.loads((folder / name).read_text(encoding="utf-8"))
         assert card["scores"][part] == scores_from(bench)
         assert bench["figures"]["part"] == part and bench["figures"]["run"] == DEFAULT_MODEL
+    speed = json.loads((folder / SPEED).read_text(encoding="utf-8"))
+    test = json.loads((folder / SCORES["test"]).read_text(encoding="utf-8"))
+    assert card["speed"] == speed_from(test, speed)
+    assert speed["figures"]["model"] == DEFAULT_MODEL
     assert (folder / CARD_MD).read_text(encoding="utf-8") == render_card(card)
 
 

@@ -14,10 +14,11 @@ from typing import Any
 
 SCORES = {"dev": "scores-dev.json", "test": "scores-test.json"}
 """The benchmark files (`make bench-general` on the shipped model) a card's scores come from."""
+SPEED = "speed.json"
+"""bench_shipped.py's file (`make bench-shipped`): the start-up a person feels."""
 SET_NAMES = {
     "flores": "FLORES-200 dev (Wikipedia-style)",
     "news": "newssyscomb2009 (WMT news)",
-    "news-2008": "news-test2008 (WMT news)",
     "tico": "TICO-19 (health)",
     "xquad": "XQuAD (Wikipedia paragraphs)",
     "tatoeba": "Tatoeba (everyday sentences)",
@@ -51,6 +52,21 @@ def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
         "commit": bench["commit"],
         "date": bench["date"],
     }
+
+
+def speed_from(test: dict[str, Any], shipped: dict[str, Any]) -> dict[str, str]:
+    """The card's speed rows: beam search on two test sets (bench_general's file) and the cold
+    start of `mt translate` and `mt serve` (bench_shipped's)."""
+    sets, beam = test["figures"]["sets"], test["figures"]["beam"]
+    rows = {
+        f"beam {beam}, {name}": f"{sets[name]['mt_sentences_per_second']:.1f} sentences/s"
+        for name in ("flores", "tatoeba")
+        if sets.get(name, {}).get("mt_sentences_per_second")
+    }
+    start = shipped["figures"]
+    rows['`mt translate "…"`, cold (median of 3)'] = f"{start['translate_cold_median']:.2f} s"
+    rows["`mt serve` to its first translation"] = f"{start['serve_first_answer_seconds']:.2f} s"
+    return rows
 
 
 def render_card(card: dict[str, Any]) -> str:

@@ -12,7 +12,6 @@ anything else is refused with the names that are known. `None` is the default sh
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from importlib import resources
@@ -253,10 +252,9 @@ def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _read_card(directory: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((directory / CARD_JSON).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
+    """card.json, checked with the rest of the shipped folder; {} where it has none yet."""
+    path = directory / CARD_JSON
+    data = read_json(path) if path.is_file() else {}
     return data if isinstance(data, dict) else {}
 
 
@@ -273,23 +271,29 @@ def write_configs(
     """model.json goes last, so a run directory that has it also has train.json. `lineage` is
     where a fine-tuned run came from (read_lineage). The prepared data's direction is copied, so
     the run (and its export, which copies train.json) knows it once the data is gone."""
-    data = {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()}
-    data.update(_prepared_direction(prepared).to_dict())
-    if lineage:
-        data["lineage"] = lineage
-    write_json(run_dir / TRAIN_JSON, data)
-    write_json(run_dir / MODEL_JSON, {"format_version": RUN_FORMAT, "model": model.to_dict()})
+    _write(run_dir, model, train, prepared, _prepared_direction(prepared), lineage or {})
 
 
 def ship_configs(folder: Path, info: ModelInfo) -> None:
     """model.json and train.json of a shipped copy of the run `info`: the same settings,
     direction and lineage, and the prepared data it was trained on named for the record."""
-    data = {"format_version": RUN_FORMAT, "prepared": str(info.prepared)}
-    data |= {"train": info.train.to_dict(), **info.direction.to_dict()}
-    if info.lineage:
-        data["lineage"] = info.lineage
+    _write(folder, info.config, info.train, info.prepared, info.direction, info.lineage)
+
+
+def _write(
+    folder: Path,
+    model: ModelConfig,
+    train: TrainConfig,
+    prepared: Path,
+    direction: Direction,
+    lineage: dict[str, Any],
+) -> None:
+    data = {"format_version": RUN_FORMAT, "prepared": str(prepared), "train": train.to_dict()}
+    data.update(direction.to_dict())
+    if lineage:
+        data["lineage"] = lineage
     write_json(folder / TRAIN_JSON, data)
-    write_json(folder / MODEL_JSON, {"format_version": RUN_FORMAT, "model": info.config.to_dict()})
+    write_json(folder / MODEL_JSON, {"format_version": RUN_FORMAT, "model": model.to_dict()})
 
 
 def read_model_config(run_dir: Path) -> ModelConfig:

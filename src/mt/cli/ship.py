@@ -3,17 +3,13 @@ who make mt's releases (`make release`); users get the model with the package.
 
     python -m mt.cli.ship model runs/model --name en-es-general-1
     python -m mt.cli.ship card en-es-general-1 --run runs/model --data runs/model-data \
-        --dev bench/release/dev.json --test bench/release/test.json --notes docs/release/NAME.json
+        --dev bench/release/dev.json --test bench/release/test.json \
+        --speed bench/release/shipped.json --notes docs/release/NAME.json
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,11 +17,9 @@ import typer
 
 from mt.cli.common import Opt, run_or_exit, say
 from mt.errors import MtError
+from mt.files import BEST_WEIGHTS, read_json
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
-
-PROBE = "The committee approved the report on Tuesday."
-"""The sentence whose cold translation time the card gives (`mt translate "..."`)."""
 
 
 @app.command("model")
@@ -52,12 +46,13 @@ def ship_card(
     data: Annotated[Path, Opt(help="The prepared data it was trained on.")],
     dev: Annotated[Path, Opt(help="bench_general.py's JSON on the dev part.")],
     test: Annotated[Path, Opt(help="bench_general.py's JSON on the test part.")],
+    speed: Annotated[Path, Opt(help="bench_shipped.py's JSON: cold start-up of translate, serve.")],
     notes: Annotated[Path, Opt(help="JSON: summary, description, weaknesses, data sources.")],
 ) -> None:
     """Write card.json and README.md of the shipped model NAME from the benchmark files."""
 
     def action() -> None:
-        from mt.cards import SCORES, render_card
+        from mt.cards import SCORES, SPEED, render_card
         from mt.model.ship import seal
         from mt.models import resolve
 
@@ -65,7 +60,8 @@ def ship_card(
         folder = info.directory
         for part, path in (("dev", dev), ("test", test)):
             shutil.copyfile(path, folder / SCORES[part])
-        card = build_card(info, run=run, data=data, notes=_read(notes))
+        shutil.copyfile(speed, folder / SPEED)
+        card = build_card(info, run=run, data=data, notes=read_json(notes))
         seal(folder, card, render_card(card))
         say(f"card of {name}: {folder / 'README.md'}")
 
@@ -75,18 +71,21 @@ def ship_card(
 def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[str, Any]:
     """card.json: the figures from the files the benchmarks and training wrote, the words from
     `notes` (written by the person who ships it)."""
-    from mt.cards import SCORES, scores_from
-    from mt.model.rundir import load_run, read_metrics
-    from mt.model.transformer import count_parameters
+    import torch
+
+    from mt.cards import SCORES, SPEED, scores_from, speed_from
+    from mt.model.rundir import read_metrics
+    from mt.model.transformer import count_parameters, make_model
 
     folder = info.directory
-    loaded = load_run(info)
+    with torch.device("meta"):  # the shapes alone: no weights are read to count them
+        parameters = count_parameters(make_model(info.config))
     metrics = read_metrics(run)
     last = metrics[-1] if metrics else {}
     scored = [row for row in metrics if "selection_loss" in row]
     best = min(scored, key=lambda row: row["selection_loss"]) if scored else {}
-    prepared = _read(data / "prepare.json")
-    weights = folder / "best.safetensors"
+    prepared = read_json(data / "prepare.json")
+    weights = folder / BEST_WEIGHTS
     shape = info.config
     return {
         "name": info.name,
@@ -98,7 +97,7 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
             "direction": info.direction.label,
             "architecture": f"Transformer, d {shape.d_model}, ff {shape.ff}, {shape.heads} heads, "
             f"{shape.layers}+{shape.layers} layers",
-            "parameters": f"{count_parameters(loaded.model):,}",
+            "parameters": f"{parameters:,}",
             "vocabulary": f"WordPiece, {shape.src_vocab:,} English / {shape.tgt_vocab:,} Spanish",
             "weights": f"bfloat16 safetensors, {weights.stat().st_size / 1e6:.1f} MB",
             "files": f"{sum(p.stat().st_size for p in folder.iterdir()) / 1e6:.1f} MB in all",
@@ -118,8 +117,8 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
             "lineage": notes["lineage"],
         },
         "recipe": notes["recipe"],
-        "scores": {part: scores_from(_read(folder / SCORES[part])) for part in SCORES},
-        "speed": _speed(info.name, _read(folder / SCORES["test"])),
+        "scores": {part: scores_from(read_json(folder / SCORES[part])) for part in SCORES},
+        "speed": speed_from(read_json(folder / SCORES["test"]), read_json(folder / SPEED)),
         "weaknesses": notes["weaknesses"],
         "reproduce": notes["reproduce"],
     }
@@ -135,33 +134,6 @@ def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[
             raise MtError(f"no source and licence given for {corpus['name']}")
         rows.append({"name": known["name"], "pairs": corpus["pairs"], **known})
     return rows
-
-
-def _speed(name: str | None, test: dict[str, Any]) -> dict[str, str]:
-    """Decoding speed on the benchmark's sets, and the cold time of one sentence, measured now."""
-    sets = test["figures"]["sets"]
-    speed = {
-        f"beam {test['figures']['beam']}, {n}": f"{sets[n]['mt_sentences_per_second']:.1f} "
-        "sentences/s"
-        for n in ("flores", "tatoeba")
-        if sets.get(n, {}).get("mt_sentences_per_second")
-    }
-    mt = Path(sys.executable).with_name("mt")
-    command = [str(mt), "translate", "--model", str(name), PROBE]
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        raise MtError(f"{' '.join(command)} failed: {done.stderr.strip()}")
-    speed[f'`mt translate "{PROBE}"`, cold'] = f"{seconds:.2f} s → {done.stdout.strip()}"
-    return speed
-
-
-def _read(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise MtError(f"{path}: cannot read ({error})") from None
 
 
 if __name__ == "__main__":

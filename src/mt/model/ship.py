@@ -3,11 +3,11 @@
 What a user needs to translate, fine-tune from and check it, and nothing else: the best weights
 stored in bfloat16 (half the bytes; every loader widens them to float32, and the dev sets say
 what the rounding costs: docs/release.md), the tokenizers, the name and word tables,
-calibration.json, model.json and train.json (its lineage kept), the card (mt.cards) and
-checksums.sha256, which mt.models checks each time the model is opened. No checkpoints, no
-optimizer state, no metrics history.
+calibration.json, model.json and train.json (its lineage kept), metrics.csv (the training
+figures `GET /model` reports), the card (mt.cards) and checksums.sha256, which mt.models checks
+each time the model is opened. No checkpoints, no optimizer state.
 
-    python -m mt.cli.ship runs/model --name en-es-general-1
+    python -m mt.cli.ship model runs/model --name en-es-general-1
 """
 
 from __future__ import annotations
@@ -26,35 +26,28 @@ from mt.files import (
     METRICS_CSV,
     SOURCE_TOKENIZER,
     TARGET_TOKENIZER,
-    WEIGHTS_FORMAT,
+    WORD_STATS,
     write_json,
 )
-from mt.model.checkpoint import load_tensors, save_tensors
-from mt.model.rundir import load_run
-from mt.models import ModelInfo, ship_configs, shipped_root
+from mt.model.rundir import load_run, save_weights
+from mt.models import ship_configs, shipped_root
 
-COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, "words.tsv")
-OPTIONAL = (CALIBRATION_JSON,)
+COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, WORD_STATS)
+OPTIONAL = (CALIBRATION_JSON, METRICS_CSV)
 
 
 def ship_run(run_dir: Path, name: str, *, root: Path | None = None) -> Path:
     """Write `run_dir`'s best weights and tables as the shipped model `name`; returns its folder.
     An earlier version of the same name is replaced only once the new one is complete."""
     loaded = load_run(run_dir)  # refused here if incomplete, damaged or of an older format
-    info: ModelInfo = loaded.info
     folder = (root or shipped_root()) / name
     tmp = folder.with_name(f".{name}.shipping")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    tensors, _ = load_tensors(run_dir / BEST_WEIGHTS)
-    half = {key: value.to(torch.bfloat16) if value.is_floating_point() else value
-            for key, value in tensors.items()}  # fmt: skip
-    save_tensors(tmp / BEST_WEIGHTS, half, metadata={"format_version": str(WEIGHTS_FORMAT)})
+    save_weights(tmp / BEST_WEIGHTS, loaded.model.to(torch.bfloat16))
     for file in COPIED + tuple(f for f in OPTIONAL if (run_dir / f).is_file()):
         shutil.copyfile(run_dir / file, tmp / file)
-    ship_configs(tmp, info)
-    if (run_dir / METRICS_CSV).is_file():  # /model's training figures (steps, epochs, time)
-        shutil.copyfile(run_dir / METRICS_CSV, tmp / METRICS_CSV)
+    ship_configs(tmp, loaded.info)
     write_checksums(tmp)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)

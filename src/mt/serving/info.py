@@ -15,12 +15,20 @@ import torch
 
 from mt.config import DecodeConfig, ModelConfig
 from mt.errors import MtError
-from mt.files import CHECKPOINTS, EXPORT_FORMAT, SOURCE_TOKENIZER, TARGET_TOKENIZER, read_json
+from mt.files import (
+    CHECKPOINTS,
+    EXPORT_FORMAT,
+    MODEL_JSON,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
+    read_json,
+)
 from mt.model.rundir import LoadedRun, read_metrics
 from mt.model.transformer import count_parameters, make_model
 from mt.models import CARD_JSON, ModelInfo
 
-KNOWN_FILES = {"model.json", "train.json", CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
+KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")
 TRAINING_KEYS = ("lr", "warmup", "batch_size", "batch_tokens", "label_smoothing", "time_budget")
 EVALUATION_KEYS = ("pairs", "bleu", "chrf", "ter", "accuracy", "cross_entropy", "decode")
