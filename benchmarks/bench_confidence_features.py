@@ -42,9 +42,9 @@ from bench_trust import ranking_figures, sets, spearman
 from machine import describe, load_average
 
 from mt.config import DecodeConfig
-from mt.data.feed.batching import encode_sources, pad
+from mt.data.feed.batching import pad
 from mt.data.prepared_dir import read_pairs
-from mt.data.tokenization import BOS, EOS, PAD
+from mt.data.tokenization import BOS, EOS, PAD, encode_sources
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import (

@@ -118,6 +118,24 @@ def one_thread():
 
 
 @pytest.fixture(autouse=True, scope="session")
+def user_folders(tmp_path_factory: pytest.TempPathFactory):
+    """The shipped model's int8 copy, user calibrations (MT_HOME) and derived tables (MT_CACHE)
+    go to folders of this session, not the user's (subprocesses inherit the variables)."""
+    from mt.derived import CACHE_ENV
+
+    names = {"MT_HOME": "home", CACHE_ENV: "cache"}
+    previous = {name: os.environ.get(name) for name in names}
+    for name, folder in names.items():
+        os.environ[name] = str(tmp_path_factory.mktemp(folder))
+    yield
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(autouse=True, scope="session")
 def precision_cache(tmp_path_factory: pytest.TempPathFactory):
     """`--precision auto` probes write their verdicts here, not into the user's cache, so every
     test session measures afresh (subprocesses inherit the variable)."""

@@ -13,10 +13,9 @@ from fastapi.testclient import TestClient
 
 from conftest import cli_output, invented_pairs, run_cli, write_corpus
 from mt.config import DecodeConfig, TrainConfig
-from mt.data.feed.batching import encode_sources
 from mt.data.feed.noise import noisy_sources
 from mt.data.prepared_dir import load_prepared
-from mt.data.tokenization import SYNTHETIC_TAG
+from mt.data.tokenization import SYNTHETIC_TAG, encode_sources
 from mt.decode.dual import ReverseScorer
 from mt.decode.engine import TorchEngine
 from mt.decode.line_engines import ModelEngine

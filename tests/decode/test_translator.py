@@ -70,7 +70,11 @@ def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None
     off = open_translator(
         trained_run, TranslateOptions(decode=config, normalize=False), device="cpu"
     )
-    assert on.pipeline.segment.normalise is on.model.normalizer
+    assert on.pipeline.segment.normalise == on.model.normalise
+    assert "normalizer" not in vars(on.model)  # a careful line never reads the word statistics
+    assert next(on.translate(["Hello there."])).source == "Hello there."
+    assert "normalizer" not in vars(on.model)
+    assert on.model.normalise("hello there") == on.model.normalizer("hello there")
     assert off.pipeline.segment.normalise is None
     seen: list[str] = []
     watched = on.with_options(

@@ -18,8 +18,7 @@ import torch
 
 from conftest import cli_output, invented_pairs, run_cli, write_corpus
 from mt.config import DecodeConfig
-from mt.data.feed.batching import encode_sources
-from mt.data.tokenization import BOS, EOS, PAD
+from mt.data.tokenization import BOS, EOS, PAD, encode_sources
 from mt.decode.ct2_engine import ExportedRun, open_exported
 from mt.decode.engine import TorchEngine
 from mt.decode.options import TranslateOptions

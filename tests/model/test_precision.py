@@ -42,6 +42,14 @@ from mt.train.trainer import Trainer
 from train_support import copy_task, epoch_steps, make_trainer
 
 CPU = torch.device("cpu")
+BF16_CPU = frozenset({"avx2", "avx512_bf16"})
+
+
+@pytest.fixture(autouse=True)
+def cpu_with_bf16(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests probe as a CPU with bf16 instructions would, whatever this one has (an
+    AVX2-only CPU takes fp32 without probing: its own test below)."""
+    monkeypatch.setattr("mt.model.precision.cpu_flags", lambda: BF16_CPU)
 
 
 def linear_output_dtypes(trainer: Trainer) -> set[torch.dtype]:
@@ -342,3 +350,56 @@ def test_lowering_the_kernels_instruction_set_is_another_machine(monkeypatch) ->
     full = machine_id()
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
     assert machine_id() != full
+
+
+def test_a_cpu_without_bf16_instructions_takes_fp32_without_probing() -> None:
+    def never() -> ProbeResult:
+        raise AssertionError("nothing to probe on an AVX2-only CPU")
+
+    avx2 = frozenset({"avx", "avx2", "fma"})
+    assert resolve_precision("auto", CPU, probe=never, flags=avx2) == (
+        "fp32",
+        "fp32 (this CPU has no bf16 instructions: nothing to probe)",
+    )
+    assert resolve_precision("bf16", CPU, probe=never, flags=avx2)[0] == "bf16"
+
+
+def test_an_undecided_decoding_probe_keeps_fp32_for_a_while(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mt.model import precision
+
+    monkeypatch.setattr(precision, "busy_machine", lambda: "load average 9.0 on 2 CPUs")
+    clock, cache = FakeClock(), tmp_path / "cache.json"
+    run, calls = fake_workload(clock, {"fp32": 1.0, "bf16": 0.5}, {"fp32": 1.0, "bf16": 1.0})
+    first = probe_precision(run, close, key={"m": 1}, clock=clock, cache=cache, keep_undecided=60)
+    assert first.choice == "fp32" and "undecided, load average 9.0" in first.reason("decoding")
+    measured = dict(calls)
+    again = probe_precision(run, close, key={"m": 1}, clock=clock, cache=cache, keep_undecided=60)
+    assert again.cached and again.choice == "fp32" and calls == measured, "not probed again"
+    monkeypatch.setattr(precision.time, "time", lambda: first.until + 1)
+    assert precision.cached_verdict({"m": 1}, cache=cache) is None, "its time is up"
+
+
+def test_an_uncached_auto_decodes_in_fp32_and_probes_after_enough_sentences(
+    trained_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mt.decode.engine as engine
+
+    probed: list[int] = []
+
+    def probe(model, device) -> ProbeResult:
+        probed.append(translator.engine.decoded)
+        return ProbeResult("bf16", 1.0, 0.5, agrees=True)
+
+    monkeypatch.setattr(engine, "probe_decoding", probe)
+    monkeypatch.setattr(engine, "PROBE_AFTER", 4)
+    options = TranslateOptions(decode=DecodeConfig(beam_size=1, precision="auto", batch_size=2))
+    translator = open_translator(trained_run, options, device="cpu")
+    assert translator.engine.precision == "fp32" and "probed after 4 sentences" in (
+        translator.precision_reason
+    )
+    list(translator.translate(["Ilse likes bread."] * 3))
+    assert probed == [] and translator.engine.precision == "fp32"
+    list(translator.translate(["Bruno likes soup."] * 3))
+    assert len(probed) == 1 and probed[0] >= 4 and translator.engine.precision == "bf16"

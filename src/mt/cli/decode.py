@@ -27,6 +27,7 @@ from mt.cli.decode_options import (
     Precision,
     Threads,
     decode_config,
+    default_engine,
     translate_options,
 )
 from mt.config import DECODE, NORMALIZE_INPUT
@@ -102,12 +103,10 @@ def translate(
     def action() -> None:
         from mt.cli.textio import write_translations
         from mt.decode.translator import open_translator
+        from mt.models import resolve
 
         search = decode_config(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
-        )
-        options = translate_options(
-            search, split=not no_split, normalize=normalize, keep=keep, glossary=glossary
         )
         if text and input_file:
             raise MtError("give sentences as arguments or --input FILE, not both")
@@ -115,15 +114,31 @@ def translate(
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
         style = _output_style(scores, json_lines, n_best, document)
+        options = translate_options(
+            search,
+            split=not no_split,
+            normalize=normalize,
+            keep=keep,
+            glossary=glossary,
+            check_language=style in ("scores", "json"),  # only they show flags
+        )
         if model is None:
             _warn_model_as_text(text)
+        info = resolve(model)
         translator = open_translator(
-            model,
+            info,
             options,
             device=device,
             checkpoint=checkpoint,
             threads=threads,
             compute_type=compute_type,
+            ct2_model=default_engine(
+                info,
+                precision=precision,
+                device=device,
+                checkpoint=checkpoint,
+                compute_type=compute_type,
+            ),
         )
         if document is not None:
             _write_document(document, translator, output_file)
@@ -205,6 +220,8 @@ def _document(format_name, input_file, text, n_best, attention, overwrite):
     """None for text; for a document format, (byte-order mark, parsed document) from --input or
     standard input, checked before the model loads: bad input is one line naming file and line,
     and nothing is written."""
+    if format_name is None and input_file is None:
+        return None  # sentences as arguments or on standard input: text, no parsers imported
     from mt.decode.documents.formats import Format, format_named, read_document
 
     form = format_named(format_name, input_file)

@@ -7,16 +7,18 @@ and help panel are these, and their defaults are DecodeConfig's, so each is spel
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mt.cli.common import Opt
+from mt.cli.common import Opt, say
 from mt.config import NORMALIZE_INPUT, DecodeConfig
 
 if TYPE_CHECKING:
     from mt.decode.options import TranslateOptions
+    from mt.models import ModelInfo
 
 SEARCH = "Decoding"
 MODEL = "Model"
@@ -41,7 +43,8 @@ BatchSize = Annotated[
 Precision = Annotated[
     str,
     Opt(
-        help="PyTorch search: auto (bf16 where a probe finds it faster here), fp32 or bf16.",
+        help="auto (the shipped model: its int8 CTranslate2 copy on a CPU; a run: bf16 where "
+        "a probe finds it faster here), or PyTorch in fp32 or bf16.",
         rich_help_panel=SEARCH,
     ),
 ]
@@ -127,6 +130,7 @@ def translate_options(
     normalize: bool = NORMALIZE_INPUT,
     keep: Path | None = None,
     glossary: Path | None = None,
+    check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
     and the text options, with the --keep and --glossary files read, so that bad input stops
@@ -141,4 +145,36 @@ def translate_options(
         normalize=normalize,
         keep=() if keep is None else read_keep(keep),
         glossary=None if glossary is None else read_glossary(glossary),
+        check_language=check_language,
     )
+
+
+def default_engine(
+    info: ModelInfo, *, precision: str, device: str, checkpoint: str, compute_type: str
+) -> Path | None:
+    """The CTranslate2 model to search a shipped model with when the options leave the engine
+    to mt (precision auto, best weights, a CPU): its int8 copy (mt.export.int8_copy), made on
+    first use. None: PyTorch (asked for, a run, a GPU, or a home where the copy can't be made)."""
+    if (
+        not info.read_only
+        or precision != "auto"
+        or checkpoint != "best"
+        or compute_type != "default"
+    ):
+        return None
+    if device not in ("auto", "cpu"):
+        return None
+    from mt.decode.ct2_engine import export_device
+    from mt.export.int8_copy import COPY, int8_copy
+
+    if export_device(device) != "cpu":
+        return None  # a GPU searches the bf16 weights with PyTorch
+    made = not (info.writable_directory / COPY).is_dir()
+    started = time.perf_counter()
+    copy = int8_copy(info)
+    if copy is not None and made:
+        say(
+            f"{info.label}: made its int8 CTranslate2 copy in {copy} "
+            f"({time.perf_counter() - started:.1f} s, once)"
+        )
+    return copy

@@ -18,6 +18,7 @@ from mt.cli.decode_options import (
     ModelArgument,
     Precision,
     decode_config,
+    default_engine,
     translate_options,
 )
 from mt.config import DECODE
@@ -88,6 +89,7 @@ def serve(
     """
 
     def action() -> None:
+        from mt.models import resolve
         from mt.serving.limits import Limits
         from mt.serving.server import serve as run_server
 
@@ -111,8 +113,13 @@ def serve(
         if return_wait_ms < 0:
             raise MtError(f"--return-wait-ms must be >= 0, got {return_wait_ms}")
         glossaries = _named_glossaries(glossary or [])
+        info = resolve(model)  # a bad reference is refused before the copy is made
+        ct2_model = default_engine(
+            info, precision=precision, device=device, checkpoint=checkpoint, compute_type="default"
+        )
         run_server(
-            model,
+            info,
+            ct2_model=ct2_model,
             host=host,
             port=port,
             options=options,

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 from tokenizers import Encoding, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from mt.atomic import atomic_write_text
@@ -209,3 +210,8 @@ def _surface(piece: str) -> str:
     if piece.startswith(CONTINUE) and len(piece) > len(CONTINUE):
         piece = piece[len(CONTINUE) :]
     return piece.replace(SPACE, " ")
+
+
+def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[np.ndarray]:
+    """Source ids as the encoder reads them: cut to leave room for [EOS], then [EOS]."""
+    return [np.asarray([*ids[: max_src_len - 1], EOS], dtype=np.int64) for ids in src_ids]

@@ -44,18 +44,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
-from mt.data.feed.batching import EncodedPairs
+from mt.cpus import physical_cores
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
-from mt.decode.search import Hypothesis, gnmt_penalty, length_limit
+from mt.decode.hypotheses import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL
 from mt.models import ModelInfo, ModelRef, OpenedModel, resolve
+
+if TYPE_CHECKING:  # torch is not imported to translate with an export
+    from mt.data.feed.batching import EncodedPairs
 
 _PAD, _, _BOS, _EOS = SPECIAL_TOKENS
 SCORE_BATCH = 64
@@ -304,21 +308,42 @@ class ExportedRun(OpenedModel):
         )
 
 
+def export_device(name: str) -> str:
+    """`--device auto|cpu|cuda` for CTranslate2, decided by CTranslate2 (torch is not imported
+    to translate with an export)."""
+    ctranslate2 = require_ctranslate2("an `mt export` directory")
+    cuda = ctranslate2.get_cuda_device_count() > 0
+    if name == "auto":
+        return "cuda" if cuda else "cpu"
+    if name.startswith("cuda") and not cuda:
+        raise MtError("--device cuda: no CUDA device is available (use --device cpu or auto)")
+    if name not in ("cpu", "cuda"):
+        raise MtError(f"--device for an export must be auto, cpu or cuda, got {name!r}")
+    return name
+
+
 def open_exported(
-    reference: ModelRef, *, device: str, threads: int | None, compute_type: str
+    reference: ModelRef,
+    *,
+    device: str,
+    threads: int | None,
+    compute_type: str,
+    ct2_model: Path | None = None,
 ) -> ExportedRun:
     """Load an export (mt.models resolves the reference and checks its files against their
-    checksums) on `device` ("cpu", "cuda") with `threads` CPU threads (default: as many as torch
-    uses)."""
+    checksums) on `device` ("cpu", "cuda") with `threads` CPU threads (default: one a
+    physical core, as torch uses). `ct2_model`: a CTranslate2 model of the run `reference` (a
+    shipped model's int8 copy, mt.export.int8_copy), searched with the run's tokenizers and
+    tables."""
     info = resolve(reference)
-    if info.kind != "export":
+    if info.kind != "export" and ct2_model is None:
         raise MtError(f"{info.label}: not an `mt export` directory (a run: open it with load_run)")
     directory = info.directory
     ctranslate2 = require_ctranslate2(f"{directory} (a CTranslate2 export)")
     config = info.config
     source = WordPieceCodec.load(info.source_tokenizer)
     target = WordPieceCodec.load(info.target_tokenizer)
-    workers = threads or torch.get_num_threads()
+    workers = threads or physical_cores()
     # On a CPU one worker a core, each with one thread, searching its own sub-batches of
     # MAX_BATCH sentences: for models of this size 1.8x the sentences/s of one worker with every
     # thread (benchmarks/bench_export.py, docs/performance.md), and lower latency for one sentence
@@ -327,7 +352,7 @@ def open_exported(
     cpu = device == "cpu"
     try:
         translator = ctranslate2.Translator(
-            str(directory / CT2_MODEL),
+            str(ct2_model or directory / CT2_MODEL),
             device=device,
             compute_type=compute_type,
             inter_threads=workers if cpu else 1,

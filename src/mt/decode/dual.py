@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from mt.data.feed.batching import encode_sources, pad
-from mt.data.tokenization import BOS, EOS, PAD
+from mt.data.feed.batching import pad
+from mt.data.tokenization import BOS, EOS, PAD, encode_sources
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.engine import open_run
 from mt.errors import MtError

@@ -21,11 +21,12 @@ from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.batching import EncodedPairs, pad
 from mt.data.tokenization import BOS, PAD
 from mt.decode.ct2_engine import ExportedRun
-from mt.decode.search import Hypothesis, search
+from mt.decode.hypotheses import Hypothesis
+from mt.decode.search import search
 from mt.errors import MtError
 from mt.model.loss import evaluate_teacher_forced
-from mt.model.precision import autocast, resolve_precision
-from mt.model.probes import probe_decoding
+from mt.model.precision import ProbeResult, autocast, resolve_precision
+from mt.model.probes import known_decoding, probe_decoding
 from mt.model.rundir import LoadedRun
 from mt.models import ModelRef, resolve
 
@@ -61,6 +62,12 @@ class AttentionEngine(Protocol):
         ...
 
 
+PROBE_AFTER = 500
+"""Sentences an uncached `--precision auto` decodes in fp32 before it probes bf16: the probe
+(about a second) is then a small share of the work it decides, and a short translation never
+waits for one."""
+
+
 class TorchEngine:
     """mt.decode.search's greedy and beam search over a PyTorch model in eval mode."""
 
@@ -74,12 +81,37 @@ class TorchEngine:
         self.model = model
         self.device = device
         self.banned = banned  # labels never chosen besides PAD and BOS: the synthetic tag
-        # "auto": bf16 where this machine decodes this model's shapes faster with the same labels
+        # "auto": bf16 where this machine decodes this model's shapes faster with the same labels;
+        # a verdict no earlier probe left waits for PROBE_AFTER sentences decoded in fp32
+        self.decoded, self._requested = 0, precision
         self.precision, self.precision_reason = resolve_precision(
-            precision, device, probe=lambda: probe_decoding(model, device), what="decoding"
+            precision, device, probe=self._known_or_later, what="decoding"
+        )
+        if self._requested == "probe later":
+            self.precision_reason = (
+                f"fp32 (auto: bf16 is probed after {PROBE_AFTER} sentences; no verdict here yet)"
+            )
+
+    def _known_or_later(self) -> ProbeResult:
+        known = known_decoding(self.model, self.device)
+        if known is None:
+            self._requested = "probe later"
+            return ProbeResult("fp32", 0.0, 0.0, agrees=True, busy="probed later")
+        return known
+
+    def _probe_now(self) -> None:
+        self._requested = "auto"
+        self.precision, self.precision_reason = resolve_precision(
+            "auto",
+            self.device,
+            probe=lambda: probe_decoding(self.model, self.device),
+            what="decoding",
         )
 
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
+        if self._requested == "probe later" and self.decoded >= PROBE_AFTER:
+            self._probe_now()
+        self.decoded += len(sources)
         src = pad(sources).to(self.device)
         with autocast(self.device, self.precision):
             return search(self.model, src, src != PAD, config, self.banned)

@@ -9,19 +9,22 @@ variant costs no reload.
 from __future__ import annotations
 
 from functools import cached_property
-
-import torch
+from typing import TYPE_CHECKING
 
 from mt.data.feed.augment import has_placeholders
 from mt.data.tokenization import PLACEHOLDERS
 from mt.decode.ct2_engine import ExportedRun
-from mt.decode.engine import SearchEngine, engine_for
 from mt.decode.glossary import NAME_STAND_INS
 from mt.decode.run_tables import lexicon_for, normalizer_for
-from mt.model.rundir import LoadedRun
 from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
 from mt.text.names import NameRule
-from mt.text.normalize import Normalizer
+from mt.text.normalize import Normalizer, careful
+
+if TYPE_CHECKING:  # an export translates without torch: only a run imports it
+    import torch
+
+    from mt.decode.engine import SearchEngine
+    from mt.model.rundir import LoadedRun
 
 
 class LoadedModel:
@@ -31,7 +34,7 @@ class LoadedModel:
     def __init__(
         self,
         run: LoadedRun | ExportedRun,
-        device: torch.device,
+        device: torch.device | str,
         *,
         engine: SearchEngine | None = None,
     ) -> None:
@@ -56,7 +59,11 @@ class LoadedModel:
         export."""
         if self._given_engine is not None:
             return self._given_engine
+        if isinstance(self.run, ExportedRun):
+            return self.run.engine
         if precision not in self._engines:
+            from mt.decode.engine import engine_for
+
             self._engines[precision] = engine_for(self.run, self.device, precision)
         return self._engines[precision]
 
@@ -73,6 +80,11 @@ class LoadedModel:
     def calibration(self) -> Calibration | Uncalibrated:
         """calibration.json from `mt calibrate`, else the uncalibrated fallback (it says so)."""
         return read_calibration(self.run.info.calibration_directory)
+
+    def normalise(self, sentence: str) -> str:
+        """`sentence` through the run's normaliser; one written with care comes out as it is
+        (Normalizer's own first test), before the word statistics are even read."""
+        return sentence if careful(sentence) else self.normalizer(sentence)
 
     @cached_property
     def normalizer(self) -> Normalizer:

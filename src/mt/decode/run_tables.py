@@ -9,10 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from mt.derived import derived
 from mt.errors import MtError
 from mt.files import LEXICON, WORD_STATS
-from mt.text.lexicon import Lexicon, read_lexicon
-from mt.text.normalize import Normalizer
+from mt.text import lexicon, normalize, tables, wordstats
+from mt.text.lexicon import Lexicon, lexicon_from_json, lexicon_to_json, read_lexicon
+from mt.text.normalize import Normalizer, normalizer_from_json, normalizer_to_json
 from mt.text.wordstats import WordStats, read_word_stats
 
 T = TypeVar("T")
@@ -27,8 +29,20 @@ def table_of_run(model_dir: Path, name: str, *, read: Callable[[Path], T]) -> T:
 
 
 def lexicon_for(model_dir: Path) -> Lexicon:
-    """The lexicon of a run or export directory: which capitalised words are names."""
-    return table_of_run(model_dir, LEXICON, read=read_lexicon)
+    """The lexicon of a run or export directory: which capitalised words are names (kept in
+    the user's cache once read, mt.derived)."""
+
+    def read(path: Path) -> Lexicon:
+        return derived(
+            path,
+            kind="lexicon",
+            code=(lexicon, tables),
+            build=lambda: read_lexicon(path),
+            encode=lexicon_to_json,
+            decode=lexicon_from_json,
+        )
+
+    return table_of_run(model_dir, LEXICON, read=read)
 
 
 def word_stats_for(model_dir: Path) -> WordStats:
@@ -37,4 +51,17 @@ def word_stats_for(model_dir: Path) -> WordStats:
 
 
 def normalizer_for(model_dir: Path) -> Normalizer:
-    return Normalizer.from_stats(word_stats_for(model_dir))
+    """The normaliser derived from a directory's word statistics (kept in the user's cache,
+    mt.derived: deriving it takes longer than translating a sentence)."""
+
+    def read(path: Path) -> Normalizer:
+        return derived(
+            path,
+            kind="normalizer",
+            code=(normalize, wordstats, tables),
+            build=lambda: Normalizer.from_stats(read_word_stats(path)),
+            encode=normalizer_to_json,
+            decode=normalizer_from_json,
+        )
+
+    return table_of_run(model_dir, WORD_STATS, read=read)

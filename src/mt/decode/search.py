@@ -20,7 +20,6 @@ vocabulary, mt.data.tokenization.SYNTHETIC_TAG) are never chosen, like PAD and B
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -30,6 +29,7 @@ from torch import Tensor
 
 from mt.config import DecodeConfig
 from mt.data.tokenization import BOS, EOS, PAD
+from mt.decode.hypotheses import Hypothesis, gnmt_penalty, length_limit
 
 NEG_INF = float("-inf")
 
@@ -60,20 +60,6 @@ class Seq2Seq(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Hypothesis:
-    """One translation: tokens without BOS and EOS; log_prob includes EOS; score ranks."""
-
-    tokens: tuple[int, ...]
-    score: float
-    log_prob: float
-
-
-def gnmt_penalty(length: int, alpha: float) -> float:
-    """GNMT penalty ((5 + length) / 6) ** alpha (Wu et al. 2016); length counts EOS."""
-    return ((5 + length) / 6) ** alpha
-
-
 def _hypothesis(tokens: list[int], log_prob: float, alpha: float) -> Hypothesis:
     return Hypothesis(tuple(tokens), log_prob / gnmt_penalty(len(tokens) + 1, alpha), log_prob)
 
@@ -85,16 +71,6 @@ def max_lengths(model: Seq2Seq, src_mask: Tensor, max_len_a: float, max_len_b: i
     """
     positions = getattr(model, "max_positions", None)
     return [length_limit(n, max_len_a, max_len_b, positions) for n in src_mask.sum(1).tolist()]
-
-
-def length_limit(
-    source_length: int, max_len_a: float, max_len_b: int, max_positions: int | None
-) -> int:
-    """max_lengths for one sentence of `source_length` tokens ([EOS] included)."""
-    limit = math.floor(max_len_a * source_length + max_len_b)
-    if max_positions is not None:
-        limit = min(limit, max_positions - 1)
-    return max(limit, 0)
 
 
 def _log_probs(logits: Tensor, force_eos: Tensor | None, banned: tuple[int, ...] = ()) -> Tensor:

@@ -10,20 +10,25 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-
-import torch
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mt.config import DecodeConfig
 from mt.decode.ct2_engine import ExportedRun
-from mt.decode.engine import SearchEngine
 from mt.decode.glossary import Glossary
 from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
-from mt.model.rundir import LoadedRun
-from mt.models import ModelRef
+from mt.errors import MtError
+from mt.models import ModelRef, resolve
 from mt.quality.confidence import Calibration, Uncalibrated
+
+if TYPE_CHECKING:  # an export translates without torch (open_translator)
+    import torch
+
+    from mt.decode.engine import SearchEngine
+    from mt.model.rundir import LoadedRun
 
 CHUNK_LINES = 2000
 """Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
@@ -47,7 +52,7 @@ class Translator:
         return self.model.run
 
     @property
-    def device(self) -> torch.device:
+    def device(self) -> torch.device | str:
         return self.model.device
 
     @property
@@ -101,17 +106,30 @@ def open_translator(
     checkpoint: str = "best",
     threads: int | None = None,
     compute_type: str = "default",
+    ct2_model: Path | None = None,
 ) -> Translator:
     """The one way callers (CLI, server, benchmarks) open a model for translation: a shipped
     model's name, a run directory, an `mt export` directory (searched with CTranslate2, whose
     `compute_type` applies) or a ModelInfo; None is the shipped default. `threads` sets the CPU
-    threads of either engine."""
+    threads of either engine. An export is opened without importing torch, and so is a run
+    searched by its CTranslate2 copy `ct2_model` (a shipped model's, mt.export.int8_copy)."""
+    if threads is not None and threads < 1:
+        raise MtError(f"--threads must be positive, got {threads}")
+    info = resolve(reference)
+    if info.kind == "export" or ct2_model is not None:
+        from mt.decode.ct2_engine import export_device, open_exported
+
+        place = export_device(device)
+        exported = open_exported(
+            info, device=place, threads=threads, compute_type=compute_type, ct2_model=ct2_model
+        )
+        return translator_for(exported, options, place)
     from mt.decode.engine import open_run
     from mt.model.devices import resolve_device
 
     torch_device = resolve_device(device)
     run = open_run(
-        reference,
+        info,
         checkpoint=checkpoint,
         device=torch_device,
         threads=threads,
@@ -121,7 +139,7 @@ def open_translator(
 
 
 def translator_for(
-    run: LoadedRun | ExportedRun, options: TranslateOptions, device: torch.device
+    run: LoadedRun | ExportedRun, options: TranslateOptions, device: torch.device | str
 ) -> Translator:
     """A Translator for a loaded run, cutting pieces at the length it was trained on: what
     `mt translate`, `mt evaluate`, the server and the benchmarks all use."""

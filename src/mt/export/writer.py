@@ -95,24 +95,14 @@ def export_run(
     lexicon_for(run_dir), word_stats_for(run_dir)  # copied into the export: they must be readable
     _check_out(run_dir, out, force=force)
     ctranslate2 = require_ctranslate2("mt export")
-    source = WordPieceCodec.load(run_dir / SOURCE_TOKENIZER)
-    target = WordPieceCodec.load(run_dir / TARGET_TOKENIZER)
-    check_vocabularies(run_dir, config, source, target)
-    weights, digest = _read_weights(weights_path, config)
-
     tmp = out.with_name(f".{out.name}.exporting-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
-        from mt.export.converter import MtConverter
-
-        MtConverter(
-            config=config,
-            weights=weights,
-            source_vocabulary=_vocabulary(source),
-            target_vocabulary=_vocabulary(target),
-        ).convert(str(tmp / CT2_MODEL), quantization=quantization)
+        digest = convert_weights(
+            info, tmp / CT2_MODEL, quantization=quantization, checkpoint=checkpoint
+        )
         copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON, LEXICON, WORD_STATS]
         copied += [CALIBRATION_JSON] if (run_dir / CALIBRATION_JSON).is_file() else []
         for name in copied:
@@ -136,6 +126,24 @@ def export_run(
         weights_bytes=weights_path.stat().st_size,
         seconds=time.perf_counter() - started,
     )
+
+
+def convert_weights(info: ModelInfo, out: Path, *, quantization: str, checkpoint: str) -> str:
+    """The CTranslate2 model of a run's `checkpoint` weights written to `out` (a new directory);
+    returns the weights' checksum. Also what mt.export.int8_copy makes of a shipped model."""
+    from mt.export.converter import MtConverter
+
+    source = WordPieceCodec.load(info.source_tokenizer)
+    target = WordPieceCodec.load(info.target_tokenizer)
+    check_vocabularies(info.directory, info.config, source, target)
+    weights, digest = _read_weights(info.weights(checkpoint), info.config)
+    MtConverter(
+        config=info.config,
+        weights=weights,
+        source_vocabulary=_vocabulary(source),
+        target_vocabulary=_vocabulary(target),
+    ).convert(str(out), quantization=quantization)
+    return digest
 
 
 def _check_out(run_dir: Path, out: Path, *, force: bool) -> None:

@@ -11,6 +11,7 @@ decide at once. A CUDA GPU takes bf16 where it supports it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -29,6 +30,9 @@ PROBE_GAIN = 1.1  # bf16 must be at least this much faster: smaller gains are wi
 PROBE_ROUNDS = 3  # alternating rounds; each mode's best round counts
 CLOSE_CALL = 0.1  # a speed-up within 10% of PROBE_GAIN is timed again, and not cached if still so
 CACHE_ENV = "MT_PRECISION_CACHE"
+BF16_INSTRUCTIONS = frozenset({"avx512_bf16", "amx_bf16"})
+"""A CPU without either emulates bf16 through fp32 and is never faster: a training probe on a
+2-core AVX2 EPYC measured bf16 at 0.03x fp32. Such a CPU takes fp32 without a probe."""
 
 Workload = Callable[[str], torch.Tensor]
 """Runs one unit of the model's own work in the given mode ("fp32" or "bf16") and returns what
@@ -57,6 +61,7 @@ class ProbeResult:
     bf16_seconds: float
     agrees: bool  # bf16 gave the same results as fp32
     cached: bool = False
+    until: float = 0.0  # an undecided verdict (busy) kept until this time.time(), then probed again
     busy: str = ""  # why this verdict was not cached: a busy machine, or too close to call
     failed: str = ""  # bf16 could not run at all here (an operation without bf16 on this CPU)
 
@@ -70,6 +75,8 @@ class ProbeResult:
         verdict = "same results" if self.agrees else "different results"
         source = "cached probe" if self.cached else "probe"
         busy = f"; not cached, {self.busy}" if self.busy else ""
+        if self.busy and self.until:
+            busy = f"; undecided, {self.busy}: fp32 until it is probed again"
         return (
             f"{self.choice} ({source} of {what} on this CPU: bf16 {self.speedup:.2f}x fp32, "
             f"{verdict}{busy})"
@@ -82,11 +89,14 @@ def resolve_precision(
     *,
     probe: Callable[[], ProbeResult] | None = None,
     what: str = "the model",
+    flags: frozenset[str] | None = None,
 ) -> tuple[str, str]:
     """The concrete mode for ``requested`` on ``device``, and a short reason to print.
 
     Any mode but "auto" is kept as asked. "auto" is bf16 on a CUDA GPU that supports it; on a CPU
-    it is what ``probe`` measured, and fp32 where there is nothing to probe with.
+    it is what ``probe`` measured where the CPU has bf16 instructions (``flags``: this CPU's
+    unless given; where they can't be read the probe decides), fp32 where it has none or there is
+    nothing to probe with.
     """
     if requested != "auto":
         return requested, f"{requested} (as asked)"
@@ -96,6 +106,9 @@ def resolve_precision(
         return "fp32", "fp32 (this GPU has no bf16)"
     if device.type != "cpu":
         return "fp32", f"fp32 (bf16 not measured on {device.type})"
+    flags = cpu_flags() if flags is None else flags
+    if flags and not flags & BF16_INSTRUCTIONS:
+        return "fp32", "fp32 (this CPU has no bf16 instructions: nothing to probe)"
     if probe is None:
         return "fp32", "fp32 (auto without a probe: nothing measured)"
     result = probe()
@@ -110,10 +123,13 @@ def probe_precision(
     repeats: int = 3,
     clock: Callable[[], float] = time.perf_counter,
     cache: Path | None = None,
+    keep_undecided: float = 0.0,
 ) -> ProbeResult:
     """Time `workload` in fp32 and bf16, alternating rounds of `repeats` calls so that machine
     noise hits both modes alike; bf16 wins when it is PROBE_GAIN faster and `agrees` with fp32.
-    The verdict is cached under `key` plus this machine and torch version."""
+    The verdict is cached under `key` plus this machine and torch version. One that can't
+    decide (a busy machine, a close call) is not, unless `keep_undecided` seconds are given:
+    then it is fp32, and later starts take it without probing for that long."""
     known = cached_verdict(key, cache=cache)
     if known is not None:
         return known
@@ -147,7 +163,9 @@ def probe_precision(
         agrees=same,
         busy=busy_machine() or close_call(best["fp32"] / best["bf16"]),
     )
-    if not result.busy:
+    if result.busy and keep_undecided > 0:
+        result = dataclasses.replace(result, choice="fp32", until=time.time() + keep_undecided)
+    if not result.busy or result.until:
         _write_cache(cache or cache_path(), _cache_key(key), result)
     return result
 
@@ -176,7 +194,12 @@ def cached_verdict(key: dict[str, object], *, cache: Path | None = None) -> Prob
     """The verdict an earlier probe left for `key` on this machine, if any: callers check it
     before they build what a probe would need."""
     known = _read_cache(cache or cache_path()).get(_cache_key(key))
-    return None if known is None else ProbeResult(**{**known, "cached": True})
+    if known is None or (known.get("until") and known["until"] < time.time()):
+        return None  # never probed, or an undecided verdict whose time is up
+    try:
+        return ProbeResult(**{**known, "cached": True})
+    except TypeError:  # written by another version of mt: probe again
+        return None
 
 
 def cache_path() -> Path:

@@ -23,6 +23,10 @@ from mt.model.precision import ProbeResult, autocast, cached_verdict, probe_prec
 
 TRAIN_SHAPE = (32, 24)  # sentences, labels: a typical batch of --batch-tokens 2500 / 3000
 DECODE_SHAPE = (32, 12, 16)  # sentences, source labels, greedy steps
+UNDECIDED_DECODING = 3600.0
+"""Seconds a decoding probe that could not decide (a busy machine) keeps later starts in fp32
+without probing: each translation of a busy machine probing again made one sentence take 11 to 95
+s where fp32 took 4.8 s."""
 LOSS_TOLERANCE = 0.01  # relative: bf16's loss must be within 1% of fp32's
 ARGMAX_AGREEMENT = 0.97  # share of positions whose most likely label bf16 keeps
 
@@ -58,6 +62,11 @@ def probe_training(
             return probe_precision(step, agrees, key=key, repeats=2)
 
 
+def known_decoding(model: nn.Module, device: torch.device) -> ProbeResult | None:
+    """The verdict an earlier decoding probe of this model's shape left on this machine."""
+    return cached_verdict(_key("decoding", model.config, device))
+
+
 @torch.inference_mode()
 def probe_decoding(model: nn.Module, device: torch.device) -> ProbeResult:
     """Decoder steps over its cache, as translating runs them. Both modes are fed fp32's greedy
@@ -86,7 +95,7 @@ def probe_decoding(model: nn.Module, device: torch.device) -> ProbeResult:
 
     with torch.random.fork_rng(devices=[]), model_mode(model, training=False):
         key = _key("decoding", model.config, device)
-        return probe_precision(steps_along_path, agrees, key=key)
+        return probe_precision(steps_along_path, agrees, key=key, keep_undecided=UNDECIDED_DECODING)
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mt.text.prose import is_prose, outside_spans
-from mt.text.words import ANY_WORD
+from mt.text.words import ANY_WORD, WORD
 
 COPY = "copy"
 REPETITION = "repetition"
@@ -35,6 +35,54 @@ LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 """What py3langid chooses among: a wider set misreads short English as Latin or Swahili."""
 NOT_ENGLISH_PROBABILITY = 0.95
 MIN_LETTERS_FOR_LANGUAGE = 12
+ENGLISH_MARKERS = frozenset(
+    (
+        "the",
+        "and",
+        "of",
+        "are",
+        "were",
+        "that",
+        "this",
+        "these",
+        "with",
+        "you",
+        "your",
+        "what",
+        "which",
+        "would",
+        "could",
+        "should",
+        "they",
+        "their",
+        "there",
+        "from",
+        "have",
+        "been",
+        "about",
+        "where",
+        "when",
+        "how",
+        "why",
+        "who",
+        "it",
+        "to",
+        "for",
+        "my",
+        "not",
+        "be",
+        "does",
+        "did",
+        "doesn't",
+        "don't",
+        "i'm",
+        "it's",
+    )
+)
+"""Common English words that are not words of LANGUAGES' others ("has" and "me" are Spanish,
+"will" German, "is", "was" and "we" Dutch, "do" Portuguese, "i" Italian)."""
+SURELY_ENGLISH = 0.15
+"""Share of a line's words that must be ENGLISH_MARKERS for it to pass as English unasked."""
 
 COPY_OVERLAP = 0.75
 """Share of the output's letters in words found in the source from which an output is a copy."""
@@ -164,8 +212,18 @@ def not_english(source: str) -> bool:
     """Confidently another language; inputs with few letters are never flagged."""
     if sum(char.isalpha() for char in source) < MIN_LETTERS_FOR_LANGUAGE:
         return False
+    if surely_english(source):  # spares the classifier, whose loading costs 0.7 s
+        return False
     language, probability = language_of(source)
     return language != "en" and probability >= NOT_ENGLISH_PROBABILITY
+
+
+def surely_english(source: str) -> bool:
+    """Two or more distinct ENGLISH_MARKERS making up SURELY_ENGLISH of the words: English,
+    without asking py3langid (docs/speed.md measured that it agrees on every such line)."""
+    found = [word.lower().replace("’", "'") for word in WORD.findall(outside_spans(source))]
+    markers = [word for word in found if word in ENGLISH_MARKERS]
+    return len(set(markers)) >= 2 and len(markers) >= SURELY_ENGLISH * len(found)
 
 
 def language_of(text: str) -> tuple[str, float]:
@@ -180,9 +238,15 @@ def reads_as_spanish(text: str) -> bool:
 
 
 def flags_for(
-    source: str, output: str, *, cut: bool, english_source: bool = True
+    source: str,
+    output: str,
+    *,
+    cut: bool,
+    english_source: bool = True,
+    check_language: bool = True,
 ) -> tuple[str, ...]:
-    """The flags of one translated line, in FLAGS order."""
+    """The flags of one translated line, in FLAGS order; `check_language` False leaves out
+    not_english, which only output that shows flags needs (its classifier loads in 0.7 s)."""
     if not source.strip():
         return ()
     found = []
@@ -192,6 +256,6 @@ def flags_for(
         found.append(REPETITION)
     if cut:
         found.append(CUT)
-    if english_source and not_english(source):
+    if english_source and check_language and not_english(source):
         found.append(NOT_ENGLISH)
     return tuple(found)

@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -79,9 +80,11 @@ def serve(
     say: Callable[[str], None] = print,
     warn: Callable[[str], None] = print,
     glossaries: Mapping[str, Glossary] | None = None,
+    ct2_model: Path | None = None,
 ) -> None:
     """Serve until Ctrl-C or SIGTERM; returns normally after a clean stop. `glossaries`: what
-    requests may name (mt.serving.requests)."""
+    requests may name (mt.serving.requests); `ct2_model`: the CTranslate2 model that searches
+    for the run (a shipped model's int8 copy, mt.translator.open_translator)."""
     from mt.decode.translator import open_translator
 
     decode = options.decode
@@ -95,15 +98,8 @@ def serve(
     failures: list[str] = []
 
     def ready(info: dict[str, Any]) -> None:
-        parameters = info.get("parameters")
-        size = f"{info['disk_bytes'] / 1e6:,.1f} MB"
-        if isinstance(parameters, int):
-            size = f"{parameters:,} parameters, {size}"
-        say(
-            f"serving {info['name']} ({size}, beam {decode.beam_size}, {threads} torch "
-            f"thread{'s' if threads > 1 else ''}) at {address} "
-            f"(page {address}/, API {address}/translate, docs {address}/docs)"
-        )
+        workers = "CTranslate2 int8 worker" if ct2_model else "torch thread"
+        say(_ready_line(info, beam=decode.beam_size, workers=workers, threads=threads, at=address))
 
     def failed(message: str) -> None:
         failures.append(message)
@@ -111,7 +107,12 @@ def serve(
 
     app = create_app(
         lambda: open_translator(
-            model, options, device=device, checkpoint=checkpoint, threads=threads
+            model,
+            options,
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            ct2_model=ct2_model,
         ),
         limits,
         model=model,
@@ -142,6 +143,17 @@ def serve(
     if failures:
         raise MtError(failures[0])
     say("stopped")
+
+
+def _ready_line(info: dict[str, Any], *, beam: int, workers: str, threads: int, at: str) -> str:
+    parameters = info.get("parameters")
+    size = f"{info['disk_bytes'] / 1e6:,.1f} MB"
+    if isinstance(parameters, int):
+        size = f"{parameters:,} parameters, {size}"
+    return (
+        f"serving {info['name']} ({size}, beam {beam}, {threads} {workers}"
+        f"{'s' if threads > 1 else ''}) at {at} (page {at}/, API {at}/translate, docs {at}/docs)"
+    )
 
 
 def _check_serving(host: str, api_key: str | None, warn: Callable[[str], None]) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from mt.errors import MtError
 from mt.text.tables import count_field, count_part, counted_rows, table_lines, write_tables
@@ -126,3 +127,13 @@ def read_lexicon(path: Path) -> Lexicon:
     rows = counted_rows(path, lines, 2, len(lines), shape=_ROW)
     words = {word: WordCounts(*counts) for word, counts in rows}
     return Lexicon(words=words, pairs=count_field(path, 1, lines[0].removeprefix(_PAIRS)))
+
+
+def lexicon_to_json(lexicon: Lexicon) -> dict[str, object]:
+    """The lexicon as JSON (mt.derived keeps it so): rows of capitalised, copied, lower."""
+    return {"pairs": lexicon.pairs, "words": {w: astuple(c) for w, c in lexicon.words.items()}}
+
+
+def lexicon_from_json(data: dict[str, Any]) -> Lexicon:
+    words = {word: WordCounts(*counts) for word, counts in data["words"].items()}
+    return Lexicon(words=words, pairs=int(data["pairs"]))

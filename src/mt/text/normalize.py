@@ -39,7 +39,8 @@ import re
 import string
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from mt.text.casual import NEIGHBOURS
 from mt.text.prose import FUNCTION_WORDS, command_like, is_prose, outside_spans
@@ -429,3 +430,20 @@ def _slips_of(word: str) -> set[str]:
     keys = {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")}
     dropped = {a + c + b for a, b in splits for c in string.ascii_lowercase}
     return (undoubled | swaps | keys | dropped) - {word}
+
+
+def normalizer_to_json(normalizer: Normalizer) -> dict[str, object]:
+    """The normaliser's tables as JSON (mt.derived keeps them so that start-up skips
+    from_stats); its sets as sorted lists."""
+    return {
+        item.name: sorted(value) if isinstance(value, frozenset) else dict(value)
+        for item in fields(normalizer)
+        if (value := getattr(normalizer, item.name)) is not None
+    }
+
+
+def normalizer_from_json(data: dict[str, Any]) -> Normalizer:
+    sets = {"steps", "lower_starts"}
+    return Normalizer(
+        **{name: frozenset(value) if name in sets else value for name, value in data.items()}
+    )

@@ -172,10 +172,6 @@ def with_augmentation(
     return lambda epoch: EncodedPairs(*columns(epoch), train.max_src_len, train.max_tgt_len)
 
 
-def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[np.ndarray]:
-    return [np.asarray([*ids[: max_src_len - 1], EOS], dtype=np.int64) for ids in src_ids]
-
-
 @dataclass(frozen=True)
 class Batch:
     """One padded batch; ``tgt_in`` is the target minus its last label, ``tgt_out`` minus BOS.

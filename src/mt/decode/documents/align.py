@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import torch
+import numpy as np
 
-from mt.data.feed.batching import encode_sources
-from mt.data.tokenization import PLACEHOLDER
+from mt.data.tokenization import PLACEHOLDER, encode_sources
 from mt.decode.ct2_engine import ExportedRun
-from mt.decode.engine import AttentionEngine, attention_engine
-from mt.model.rundir import LoadedRun
 from mt.text.cleaning import clean_text
 from mt.text.words import word_or_mark
+
+if TYPE_CHECKING:
+    from mt.decode.engine import AttentionEngine
 
 ALIGNED = word_or_mark(PLACEHOLDER.pattern)
 """A word for alignment and tag placement: a placeholder token (PLACEHOLDER), a word, or one
@@ -94,7 +94,7 @@ class AttentionAligner:
             source, target = pairs[i]
             _, source_spans, target_ids, target_spans = encoded[i]
             # Row k of the map is the step that predicts target piece k.
-            pieces = torch.from_numpy(map_[: len(target_ids), : len(source_spans)])
+            pieces = np.asarray(map_[: len(target_ids), : len(source_spans)], dtype=np.float32)
             results[i] = _word_matrix(pieces, source_spans, target_spans, source, target)
         return results
 
@@ -113,14 +113,14 @@ class AttentionAligner:
         return source_ids, source_spans, target_ids, target_spans
 
 
-def _word_matrix(pieces: torch.Tensor, source_spans, target_spans, source: str, target: str):
+def _word_matrix(pieces: np.ndarray, source_spans, target_spans, source: str, target: str):
     """Piece attention (target piece, source piece) summed over source words, averaged over the
     pieces of each target word, rows normalised."""
     source_words, target_words = words(source), words(target)
     column = [_word_of(span, source_words) for span in source_spans]
     row_of = [_word_of(span, target_words) for span in target_spans]
-    matrix = torch.zeros(len(target_words), len(source_words))
-    counts = torch.zeros(len(target_words))
+    matrix = np.zeros((len(target_words), len(source_words)), dtype=np.float32)
+    counts = np.zeros(len(target_words), dtype=np.float32)
     for k, t in enumerate(row_of):
         if t is None:
             continue
@@ -150,9 +150,15 @@ def aligner_for(translator) -> Aligner:
     """Attention where the translator's model gives it (a run's PyTorch model, an export's
     CTranslate2 model), positions otherwise (a scripted translator in tests)."""
     run = getattr(translator, "run", None)
-    if not isinstance(run, LoadedRun | ExportedRun):
-        return PositionAligner()
-    engine = attention_engine(run, translator.device)
+    if isinstance(run, ExportedRun):
+        engine = run.engine
+    else:  # torch only for a run's PyTorch model
+        from mt.decode.engine import attention_engine
+        from mt.model.rundir import LoadedRun
+
+        if not isinstance(run, LoadedRun):
+            return PositionAligner()
+        engine = attention_engine(run, translator.device)
     if engine is None:
         return PositionAligner()
     return AttentionAligner(engine, run.source, run.target, run.config.max_positions)

@@ -14,6 +14,7 @@ from mt.quality.flags import flags_for
 class Judge:
     calibration: Calibration | Uncalibrated
     english_source: bool = True  # the copy and not_english flags read English (mt.quality.flags)
+    check_language: bool = True  # TranslateOptions.check_language
 
     def apply(
         self,
@@ -32,6 +33,12 @@ class Judge:
             pieces,
             evidence=evidence,
             confidence=self.calibration.confidence(evidence),
-            flags=flags_for(line, text, cut=cut, english_source=self.english_source),
+            flags=flags_for(
+                line,
+                text,
+                cut=cut,
+                english_source=self.english_source,
+                check_language=self.check_language,
+            ),
             counts=counts,
         )

@@ -36,7 +36,7 @@ class Pipeline:
         word statistics) is read through `model`, once for all the pipelines built on it."""
         normalise = None
         if options.normalize and model.direction.english_source:  # casual English only
-            normalise = options.normalizer if options.normalizer is not None else model.normalizer
+            normalise = options.normalizer if options.normalizer is not None else model.normalise
         spans = ProtectSpans(
             enabled=options.placeholders,
             span_tokens=model.span_tokens,
@@ -60,6 +60,7 @@ class Pipeline:
             judge=Judge(
                 calibration if calibration is not None else model.calibration,
                 english_source=model.direction.english_source,
+                check_language=options.check_language,
             ),
         )
 

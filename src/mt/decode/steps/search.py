@@ -5,20 +5,21 @@ evidence for the confidence."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from mt.config import DecodeConfig
-from mt.data.feed.batching import encode_sources
-from mt.data.tokenization import EOS, UNK
-from mt.decode.engine import attention_engine
+from mt.data.tokenization import EOS, UNK, encode_sources
+from mt.decode.hypotheses import Hypothesis, length_limit
 from mt.decode.loaded import LoadedModel
 from mt.decode.results import Alternatives, Counts
-from mt.decode.search import Hypothesis, length_limit
 from mt.errors import MtError
 from mt.quality.confidence import Evidence
 from mt.text.cleaning import clean_text
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,10 @@ class Search:
         """Source pieces, target pieces and the (target, source) cross-attention of the best
         translation, averaged over the heads of the last decoder layer: from the PyTorch model
         of a run, or from CTranslate2 for an export."""
+        import torch
+
+        from mt.decode.engine import attention_engine
+
         run, device = self.model.run, self.model.device
         engine = attention_engine(run, device)
         if engine is None:
