@@ -62,6 +62,8 @@ corpus: $(STAMP)  ## data/spa-eng.tsv: ../shared's copy, else mt download
 # English sentences are kept out of training. MODEL_TEMPERATURE repeats the smaller real corpora
 # (mt.data.prepare.upsampling). Without ../shared the model is trained on the corpus alone.
 # `make bench-general` then scores it next to Apertium. Ready for `mt translate --model runs/model`.
+# The steps are mt.recipes.release's: run again, it skips what is up to date and resumes what a kill
+# stopped (training too); MODEL_ARGS="--from-step train" redoes a step and the ones after it.
 GENERAL ?= ../shared/data/general
 BT_ENGINE ?= apertium -u spa-eng
 MODEL_SYNTHETIC ?= un-news
@@ -69,26 +71,12 @@ MODEL_SYNTHETIC_SHARE ?= 0.5
 MODEL_VOCAB ?= 8000
 MODEL_BUDGET ?= 95m
 MODEL_TEMPERATURE ?= 2
+MODEL_ARGS ?=
 model: corpus  ## the release recipe: splits, back-translation, prepare, 95 minutes of training
-	@if [ -d $(DOMAINS) ]; then $(BIN)/python -m mt.recipes.domain_split --domains $(DOMAINS) --out runs/model-split; \
-	else echo "$(DOMAINS) is absent: no domain data"; rm -rf runs/model-split; fi
-	@if [ -f $(GENERAL)/tico19.tsv ]; then $(BIN)/python -m mt.recipes.general_split --general $(GENERAL) --out runs/model-general; \
-	else echo "$(GENERAL) is absent: no general data, no back-translation"; rm -rf runs/model-general; fi
-	$(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
-	$(BIN)/python -m mt.recipes.model_parts --tatoeba runs/tatoeba-split --split runs/model-split \
-		--general runs/model-general --out runs/model-parts
-	@mkdir -p runs/bt; for set in $(MODEL_SYNTHETIC); do \
-		if [ ! -f $(GENERAL)/$$set.es.tsv.xz ]; then continue; fi; \
-		command -v $(firstword $(BT_ENGINE)) >/dev/null || { echo "$(firstword $(BT_ENGINE)) is missing: sudo apt-get install apertium-eng-spa (or BT_ENGINE=...)" >&2; exit 1; }; \
-		$(BIN)/mt backtranslate $(GENERAL)/$$set.es.tsv.xz --engine "$(BT_ENGINE)" --out runs/bt/$$set.tsv || exit 1; done
-	$(BIN)/mt prepare $(CORPUS) $$(ls runs/model-split/train/*.tsv runs/model-general/train/*.tsv 2>/dev/null) \
-		$$(for set in $(MODEL_SYNTHETIC); do test -f runs/bt/$$set.tsv && printf -- '--synthetic runs/bt/%s.tsv ' $$set; done) \
-		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --selection runs/model-parts/selection.tsv --test runs/model-parts/test.tsv \
-		--src-vocab $(MODEL_VOCAB) --tgt-vocab $(MODEL_VOCAB) --paragraphs all --max-length 64 \
-		--sampling-temperature $(MODEL_TEMPERATURE) --out runs/model-data --force
-	$(BIN)/mt train runs/model-data --out runs/model --force --time-budget $(MODEL_BUDGET) --eval-every 1000
-	$(BIN)/mt evaluate runs/model
-	$(BIN)/mt translate --model runs/model "Where is the train station?" "The committee approved the report on Tuesday."
+	$(BIN)/python -m mt.cli.release --corpus $(CORPUS) --domains $(DOMAINS) --general $(GENERAL) \
+		$(if $(strip $(MODEL_SYNTHETIC)),$(foreach set,$(MODEL_SYNTHETIC),--synthetic $(set)),--no-synthetic) \
+		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --vocab $(MODEL_VOCAB) --budget $(MODEL_BUDGET) \
+		--temperature $(MODEL_TEMPERATURE) --bt-engine "$(BT_ENGINE)" $(MODEL_ARGS)
 
 # The shipped model (docs/release.md): RELEASE_RUN (make model's run), calibrated on its selection
 # part, written into the package as RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
