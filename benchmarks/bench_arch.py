@@ -25,8 +25,9 @@ from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.errors import MtError
 from mt.evaluate.evaluation import evaluate_run
+from mt.files import read_metrics
 from mt.model.devices import resolve_device
-from mt.model.rundir import load_run, read_metrics
+from mt.model.rundir import load_run
 from mt.train.launch import start_training
 
 ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}

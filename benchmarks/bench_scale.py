@@ -39,7 +39,7 @@ from scale_train import ABResult, ABSettings, ab_settings, add_ab_options, measu
 from synthetic_corpus import output_paths, parse_count, write_synthetic
 from targets import Target, report
 
-from mt.model.rundir import read_metrics
+from mt.files import read_metrics
 
 GIB = 2**30
 MIB = 2**20

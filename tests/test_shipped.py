@@ -97,6 +97,7 @@ def test_mt_serve_with_no_model_argument_answers_translate(tmp_path: Path) -> No
             assert answer.status_code == 200 and answer.json()["translatedText"]
             model = client.get("/model").json()
             assert model["name"] == DEFAULT_MODEL and model["summary"]
+            assert model["engine"] == "ctranslate2 int8"  # its int8 copy, without torch
     finally:
         process.terminate()
         process.wait(30)

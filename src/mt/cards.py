@@ -64,7 +64,15 @@ def speed_from(test: dict[str, Any], shipped: dict[str, Any]) -> dict[str, str]:
         if sets.get(name, {}).get("mt_sentences_per_second")
     }
     start = shipped["figures"]
+    if "translate_first_call_seconds" in start:  # bench_shipped since the int8 copy
+        first = start["translate_first_call_seconds"]
+        rows["`mt translate`, first call (makes the int8 copy, once)"] = f"{first:.2f} s"
     rows['`mt translate "…"`, cold (median of 3)'] = f"{start['translate_cold_median']:.2f} s"
+    if "translate_casual_cold_median" in start:
+        rows["the same, casually typed"] = f"{start['translate_casual_cold_median']:.2f} s"
+        rows["the same, two busy processes beside it"] = (
+            f"{start['translate_loaded_cold_median']:.2f} s"
+        )
     rows["`mt serve` to its first translation"] = f"{start['serve_first_answer_seconds']:.2f} s"
     return rows
 

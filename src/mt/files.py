@@ -19,6 +19,7 @@ RUN/metrics.csv, RUN/curves.png
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -112,3 +113,12 @@ def read_text_file(
         line = data.count(b"\n", 0, nul) + 1
         raise MtError(f"{path} line {line}: NUL byte, this looks like a binary file, not text")
     return data
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, float]]:
+    """A run's metrics.csv, a dict of its numbers a row; [] before the first row."""
+    path = run_dir / METRICS_CSV
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as stream:
+        return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(stream)]

@@ -74,7 +74,7 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
     import torch
 
     from mt.cards import SCORES, SPEED, scores_from, speed_from
-    from mt.model.rundir import read_metrics
+    from mt.files import read_metrics
     from mt.model.transformer import count_parameters, make_model
 
     folder = info.directory

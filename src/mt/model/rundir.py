@@ -250,11 +250,3 @@ def write_metrics(run_dir: Path, rows: list[dict[str, float]]) -> None:
     for row in rows:
         writer.writerow({key: row.get(key, "") for key in METRICS_FIELDS})
     atomic_write_text(run_dir / METRICS_CSV, buffer.getvalue())
-
-
-def read_metrics(run_dir: Path) -> list[dict[str, float]]:
-    path = run_dir / METRICS_CSV
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8") as stream:
-        return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(stream)]

@@ -8,14 +8,16 @@ metrics.csv, and evaluation JSON files (`mt evaluate --json`) are found by their
 from __future__ import annotations
 
 import csv
+import math
+import sys
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from mt.config import DecodeConfig, ModelConfig
+from mt.decode.ct2_engine import ExportedRun
 from mt.errors import MtError
 from mt.files import (
+    BEST_WEIGHTS,
     CHECKPOINTS,
     EXPORT_FORMAT,
     MODEL_JSON,
@@ -23,9 +25,8 @@ from mt.files import (
     TARGET_TOKENIZER,
     TRAIN_JSON,
     read_json,
+    read_metrics,
 )
-from mt.model.rundir import LoadedRun, read_metrics
-from mt.model.transformer import count_parameters, make_model
 from mt.models import CARD_JSON, ModelInfo
 
 KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
@@ -42,7 +43,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
         "version": model.card.get("version") if model and model.card else None,
         "summary": model.card.get("summary") if model and model.card else None,
         "format": (EXPORT_FORMAT if model.kind == "export" else "mt run") if model else None,
-        "engine": (model.engine or "pytorch") if model else None,  # an export says which and how
+        "engine": _engine(model, translator) if model else None,
         **(model.direction.to_dict() if model else {}),  # source_language, target_language
         "architecture": {key: config[key] for key in ARCHITECTURE_KEYS if key in config},
         "parameters": _parameters(translator),
@@ -59,17 +60,54 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
     return info
 
 
+def _engine(model: ModelInfo, translator: Any) -> dict[str, Any] | str:
+    """An export's CTranslate2 facts (which and how), "ctranslate2 int8" for a shipped model
+    searched by its int8 copy (mt.export.int8_copy), else "pytorch"."""
+    if model.engine:
+        return model.engine
+    if isinstance(getattr(translator, "run", None), ExportedRun):
+        return "ctranslate2 int8"
+    return "pytorch"
+
+
 def _parameters(translator: Any) -> int | None:
-    """Counted on the loaded PyTorch model, or on one built on the meta device (no memory) from
-    the config of an engine that has no PyTorch model (an export)."""
+    """Counted on the loaded PyTorch model; for a CTranslate2 engine (which has none) from the
+    shapes in the run's weights file when it has one (a shipped model searched by its int8
+    copy: the server starts without torch), else on a model built on the meta device from the
+    config (an export)."""
     run = getattr(translator, "run", None)
-    if isinstance(run, LoadedRun):
-        return count_parameters(run.model)
+    if "mt.model.rundir" in sys.modules:  # else no LoadedRun was made: torch stays unimported
+        from mt.model.rundir import LoadedRun
+
+        if isinstance(run, LoadedRun):
+            return _count(run.model)
+    info = getattr(run, "info", None)
+    if info is not None and (info.directory / BEST_WEIGHTS).is_file():
+        return _stored_parameters(info.directory / BEST_WEIGHTS)
     config = getattr(run, "config", None)
     if not isinstance(config, ModelConfig):
         return None
+    import torch
+
+    from mt.model.transformer import make_model
+
     with torch.device("meta"):
-        return count_parameters(make_model(config))
+        return _count(make_model(config))
+
+
+def _count(model: Any) -> int:
+    from mt.model.transformer import count_parameters
+
+    return count_parameters(model)
+
+
+def _stored_parameters(weights: Path) -> int:
+    """Elements of every tensor in a safetensors file, read from its header (the checkpoint
+    holds the trainable parameters, tied ones once: the count count_parameters gives)."""
+    from safetensors import safe_open
+
+    with safe_open(str(weights), framework="numpy") as stored:
+        return sum(math.prod(stored.get_slice(name).get_shape()) for name in stored.keys())  # noqa: SIM118
 
 
 def _disk_bytes(model_dir: Path) -> int:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import queue
+import sys
 import threading
 import time
 from collections import deque
@@ -144,9 +145,11 @@ class BatchingWorker:
     # ----- decoding thread ---------------------------------------------------------------------
 
     def _run(self) -> None:
-        import torch
+        # torch's threads are set in this thread (open_run sets them again for a run); a model
+        # searched by CTranslate2 never imports torch
+        if self.threads is not None and "torch" in sys.modules:
+            import torch
 
-        if self.threads is not None:
             torch.set_num_threads(self.threads)
         try:
             self.translator = self._load()
