@@ -100,12 +100,15 @@ release: corpus  ## runs/model into the package as the shipped model, scored, wi
 		--speed bench/release/shipped/results.json --notes docs/release/$(RELEASE_NAME).json
 
 # What a person feels of the shipped model (cold `mt translate`, `mt serve` to its first answer)
-# and what bf16 storage costs beside the float32 run and an int8 export, on SHIPPED_DEV (a dev set).
+# and what bf16 storage costs beside the float32 run and an int8 export, on SHIPPED_DEV (a dev set);
+# SHIPPED_LANGUAGE: the dev files the language check's shortcut (mt.quality.flags) is measured on.
 SHIPPED_DEV ?= runs/model-split/dev/news.tsv
+SHIPPED_LANGUAGE ?= $(wildcard runs/model-split/dev/*.tsv runs/model-general/dev/*.tsv runs/model-parts/selection.tsv)
 bench-shipped: $(STAMP)  ## start-up of mt translate and mt serve, and what bf16 storage costs
 	$(BIN)/python benchmarks/bench_shipped.py --out bench/shipped \
 		$(if $(wildcard $(RELEASE_RUN)/best.safetensors),--run $(RELEASE_RUN)) \
-		$(if $(wildcard $(SHIPPED_DEV)),--dev $(SHIPPED_DEV))
+		$(if $(wildcard $(SHIPPED_DEV)),--dev $(SHIPPED_DEV)) \
+		$(if $(SHIPPED_LANGUAGE),--language-check $(SHIPPED_LANGUAGE))
 
 # The release model beside Apertium (apt-get install apertium-eng-spa) on the same lines: FLORES
 # dev, a held-out WMT news set, held-out TICO-19 and XQuAD documents, Tatoeba and the domains'

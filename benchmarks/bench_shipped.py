@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import httpx
 from machine import describe, load_average
@@ -108,6 +109,27 @@ def scored(model, pairs: list[tuple[str, str]], threads: int) -> dict[str, float
     return {"bleu": scores.bleu, "chrf": scores.chrf, "sentences_per_second": len(pairs) / seconds}
 
 
+def language_check(paths: list[Path]) -> dict[str, dict[str, int]]:
+    """How often `surely_english` answers for py3langid (lines of 12+ letters, as not_english
+    asks), and on how many of those py3langid would have flagged the line not English: on each
+    side of the english<TAB>spanish files, the Spanish standing in for other languages."""
+    from mt.quality.flags import MIN_LETTERS_FOR_LANGUAGE, not_english, surely_english
+
+    counts = {side: {"lines": 0, "surely_english": 0, "flagged_anyway": 0} for side in ("en", "es")}
+    for path in paths:
+        for pair in read_pairs(path):
+            for side, text in zip(("en", "es"), pair, strict=True):
+                if sum(char.isalpha() for char in text) < MIN_LETTERS_FOR_LANGUAGE:
+                    continue
+                row = counts[side]
+                row["lines"] += 1
+                if surely_english(text):
+                    row["surely_english"] += 1
+                    with mock.patch("mt.quality.flags.surely_english", lambda _: False):
+                        row["flagged_anyway"] += not_english(text)
+    return counts
+
+
 def disk_bytes(folder: Path, names: tuple[str, ...]) -> int:
     return sum((folder / name).stat().st_size for name in names if (folder / name).exists())
 
@@ -118,6 +140,13 @@ def main() -> None:
     parser.add_argument("--run", type=Path, help="the float32 run the model was shipped from")
     parser.add_argument("--dev", type=Path, help="english<TAB>spanish development pairs")
     parser.add_argument("--limit", type=int, default=1000)
+    parser.add_argument(
+        "--language-check",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="english<TAB>spanish dev files the language check's shortcut is measured on",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--port", type=int, default=8731)
     parser.add_argument("--out", type=Path, default=Path("bench/shipped"))
@@ -157,6 +186,20 @@ def main() -> None:
         Target("mt translate, cold, loaded machine, s", loaded_s, "<=", 2.0),
         Target("mt serve to first answer, s", serve_s, "<=", 3.0),
     ]
+    if args.language_check:
+        checked = language_check(args.language_check)
+        figures["language_check"] = {"files": [str(p) for p in args.language_check], **checked}
+        english, spanish = checked["en"], checked["es"]
+        console.print(
+            f"language check: {english['surely_english']:,} of {english['lines']:,} English "
+            f"lines pass as surely English without py3langid ({spanish['surely_english']} of "
+            f"{spanish['lines']:,} Spanish); py3langid flags "
+            f"{english['flagged_anyway'] + spanish['flagged_anyway']} of them not English"
+        )
+        flagged = english["flagged_anyway"] + spanish["flagged_anyway"]
+        targets.append(
+            Target("lines the shortcut keeps from the not_english flag", flagged, "<=", 0)
+        )
     if args.dev:
         pairs = read_pairs(args.dev)[: args.limit]
         weights = ("best.safetensors",)

@@ -1,7 +1,7 @@
 """What is derived from a model's tables (the normaliser from words.tsv, the lexicon from
 lexicon.tsv) kept as JSON in the user's cache, so that a translation's start-up reads it back in
 tens of milliseconds instead of parsing and deriving it again (1.8 s and 0.8 s for the shipped
-model on a 2-core AVX2 EPYC; docs/speed.md).
+model on a 2-core AVX2 EPYC; docs/performance.md).
 
 An entry is found by the SHA-256 of the table file and of the source of the module that derives
 it: a changed table or a changed derivation misses, never returns a stale result. A cache that

@@ -110,6 +110,7 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
             "epochs": f"{last.get('epoch', 0):.2f}",
             "training minutes": f"{last.get('elapsed', 0) / 60:.1f}",
             "CPU-hours (2 cores)": f"{2 * last.get('elapsed', 0) / 3600:.2f}",
+            "CPU-hours, with the versions it continues": f"{chain_hours(info, last):.2f}",
             "GPU-minutes": "0",
             "precision": info.train.precision,
             "best selection loss": f"{best.get('selection_loss', float('nan')):.3f} at step "
@@ -122,6 +123,22 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
         "weaknesses": notes["weaknesses"],
         "reproduce": notes["reproduce"],
     }
+
+
+def chain_hours(info, last: dict[str, float]) -> float:
+    """CPU-hours of this version's training plus those of the shipped model it continued from
+    (its train.json lineage, `--init-from NAME`), read from that model's card."""
+    from mt.models import resolve
+
+    hours = 2 * last.get("elapsed", 0) / 3600
+    base = info.lineage.get("init_from", {}).get("run")
+    if not base:
+        return hours
+    compute = resolve(base).card.get("compute", {})
+    before = compute.get("CPU-hours, with the versions it continues") or compute.get(
+        "CPU-hours (2 cores)", "0"
+    )
+    return hours + float(before)
 
 
 def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """What a search returns and how it is ranked, shared by PyTorch's search (mt.decode.search) and
 CTranslate2's (mt.decode.ct2_engine). Kept free of torch: an exported model translates without
-importing it (docs/speed.md has what that saves at start-up)."""
+importing it (docs/performance.md, "Start-up of a translation")."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ class TranslateOptions:
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),
-    # which then starts without loading the language classifier (docs/speed.md)
+    # which then starts without loading the language classifier (docs/performance.md)
     check_language: bool = True
 
     def __post_init__(self) -> None:

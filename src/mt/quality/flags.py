@@ -220,7 +220,8 @@ def not_english(source: str) -> bool:
 
 def surely_english(source: str) -> bool:
     """Two or more distinct ENGLISH_MARKERS making up SURELY_ENGLISH of the words: English,
-    without asking py3langid (docs/speed.md measured that it agrees on every such line)."""
+    without asking py3langid, which agrees on every such dev line (docs/performance.md,
+    "Start-up of a translation")."""
     found = [word.lower().replace("’", "'") for word in WORD.findall(outside_spans(source))]
     markers = [word for word in found if word in ENGLISH_MARKERS]
     return len(set(markers)) >= 2 and len(markers) >= SURELY_ENGLISH * len(found)
