@@ -5,6 +5,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORPUS := data/spa-eng.tsv
 SHARED_CORPUS := ../shared/data/spa-eng.tsv
+# The recipe's data (make model, the domain benchmarks): ../shared/data when it sits beside the
+# checkout, else what `mt download --recipe` fetches from the sources into SOURCES (gitignored).
+SHARED_DATA := ../shared/data
+SOURCES ?= data/sources
+DATA_ROOT ?= $(if $(wildcard $(SHARED_DATA)/domains),$(SHARED_DATA),$(SOURCES))
+DOMAINS ?= $(DATA_ROOT)/domains
+GENERAL ?= $(DATA_ROOT)/general
 BUDGET ?= 60m
 RECIPE ?= default
 # The demo trains a fixed number of steps, so its model does not depend on what else the machine
@@ -13,7 +20,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: help setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model release corpus clean
+.PHONY: help setup test chromium lint demo bench bench-train bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -60,11 +67,11 @@ corpus: $(STAMP)  ## data/spa-eng.tsv: ../shared's copy, else mt download
 # of it. Selection: Tatoeba's selection part and the dev parts (checkpoints are chosen there);
 # test: the first 1,000 pairs of make bench's Tatoeba test part and the general test parts, whose
 # English sentences are kept out of training. MODEL_TEMPERATURE repeats the smaller real corpora
-# (mt.data.prepare.upsampling). Without ../shared the model is trained on the corpus alone.
+# (mt.data.prepare.upsampling). Without ../shared, `make sources` fetches what can be rebuilt
+# exactly (the four domains and XQuAD; not TICO-19, FLORES, UN News or the novels: docs/general.md).
 # `make bench-general` then scores it next to Apertium. Ready for `mt translate --model runs/model`.
 # The steps are mt.recipes.release's: run again, it skips what is up to date and resumes what a kill
 # stopped (training too); MODEL_ARGS="--from-step train" redoes a step and the ones after it.
-GENERAL ?= ../shared/data/general
 BT_ENGINE ?= apertium -u spa-eng
 MODEL_SYNTHETIC ?= un-news
 MODEL_SYNTHETIC_SHARE ?= 0.5
@@ -72,11 +79,17 @@ MODEL_VOCAB ?= 8000
 MODEL_BUDGET ?= 95m
 MODEL_TEMPERATURE ?= 2
 MODEL_ARGS ?=
-model: corpus  ## the release recipe: splits, back-translation, prepare, 95 minutes of training
+model: corpus sources  ## the release recipe: splits, back-translation, prepare, 95 minutes of training
 	$(BIN)/python -m mt.cli.release --corpus $(CORPUS) --domains $(DOMAINS) --general $(GENERAL) \
 		$(if $(strip $(MODEL_SYNTHETIC)),$(foreach set,$(MODEL_SYNTHETIC),--synthetic $(set)),--no-synthetic) \
 		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --vocab $(MODEL_VOCAB) --budget $(MODEL_BUDGET) \
 		--temperature $(MODEL_TEMPERATURE) --bt-engine "$(BT_ENGINE)" $(MODEL_ARGS)
+
+# The recipe's data from its public sources when ../shared/data is not there: resumable, each file
+# checked against the digest its README records; what is there and right is skipped.
+sources: $(STAMP)  ## the recipe's data: ../shared/data, else mt download --recipe into data/sources
+	@if [ "$(DATA_ROOT)" = "$(SOURCES)" ]; then $(BIN)/mt download --recipe --root $(SOURCES); \
+	else echo "sources: $(DATA_ROOT)"; fi
 
 # The shipped model (docs/release.md): RELEASE_RUN (make model's run), calibrated on its selection
 # part, written into the package as RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
@@ -190,7 +203,6 @@ bench-text: $(STAMP)  ## real text: paragraphs, casual input, real misspellings
 # the same for the run's export beside it (exported when missing or older than the run).
 FORMATS_RUN ?= runs/demo
 FORMATS_EXPORT ?= $(FORMATS_RUN)-export
-DOMAINS ?= ../shared/data/domains
 bench-formats: $(STAMP)  ## documents with markup: HTML, Markdown, .po
 	@test -f $(FORMATS_RUN)/best.safetensors || { echo "bench-formats needs a trained run in $(FORMATS_RUN): run 'make demo' first or give FORMATS_RUN=RUN" >&2; exit 1; }
 	test $(FORMATS_EXPORT)/model.json -nt $(FORMATS_RUN)/best.safetensors || $(BIN)/mt export $(FORMATS_RUN) --out $(FORMATS_EXPORT) --force

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from mt.cli.common import console, run_or_exit, say
 from mt.config import PREPARE
+
+if TYPE_CHECKING:
+    from mt.data.sources.fetch import Outcome
+    from mt.data.sources.http import ByteProgress
 
 
 def download(
@@ -22,11 +27,28 @@ def download(
             help="URL or local path of a zip (e.g. with spa.txt), gzip, or 2/3-column TSV.",
         ),
     ] = "https://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip",
+    recipe: Annotated[
+        bool,
+        typer.Option(
+            "--recipe",
+            help="Instead: fetch every source of make model's data (the corpus, the four domains, "
+            "the general sets) into --root, laid out like ../shared/data, each file checked "
+            "against its recorded SHA-256; resumable, and what is there and right is skipped.",
+        ),
+    ] = False,
+    root: Annotated[Path, typer.Option(help="With --recipe: the data root to fill.")] = Path(
+        "data/sources"
+    ),
 ) -> None:
     """Fetch the Tatoeba English-Spanish corpus and store it as a 2-column UTF-8 TSV.
 
     Example: mt download --out data/spa-eng.tsv
+
+    With --recipe, every source of `make model` instead: mt download --recipe --root data/sources
     """
+    if recipe:
+        _download_recipe(root)
+        return
     from mt.data.readers.download import download_corpus
 
     result = run_or_exit(lambda: download_corpus(out=out, source=source))
@@ -35,6 +57,46 @@ def download(
         f"wrote {result.out}: {result.lines:,} lines, {result.pairs:,} pairs "
         f"from {result.source}{from_member}"
     )
+
+
+def _download_recipe(root: Path) -> None:
+    from mt.cli.progress import RichDownloads
+    from mt.data.sources import registry
+    from mt.data.sources.fetch import Status, fetch_sources
+
+    lines = _SourceLines(RichDownloads(console))
+    outcomes = run_or_exit(lambda: fetch_sources(root, registry.SOURCES, report=lines))
+    count = {status: sum(o.status is status for o in outcomes) for status in Status}
+    say(
+        f"{root}: {count[Status.FETCHED]} fetched, {count[Status.PRESENT]} already there, "
+        f"{count[Status.BY_HAND]} to bring by hand, {count[Status.FAILED]} failed"
+    )
+    if count[Status.FAILED]:
+        failed = ", ".join(o.source for o in outcomes if o.status is Status.FAILED)
+        say(f"[bold red]error:[/] not fetched: {failed} (the lines above say why)")
+        raise typer.Exit(1)
+
+
+class _SourceLines:
+    """mt.data.sources.fetch.Report: the download bars, and a line a source."""
+
+    COLOURS = {"present": "dim", "fetched": "green", "by hand": "yellow", "failed": "bold red"}
+
+    def __init__(self, bars: ByteProgress) -> None:
+        self.bars = bars
+
+    def start(self, label: str, total: int | None, done: int) -> None:
+        self.bars.start(label, total, done)
+
+    def advance(self, size: int) -> None:
+        self.bars.advance(size)
+
+    def stop(self) -> None:
+        self.bars.stop()
+
+    def outcome(self, outcome: Outcome) -> None:
+        colour = self.COLOURS[outcome.status.value]
+        say(f"[{colour}]{outcome.status.value}:[/] {escape(outcome.line)}")
 
 
 def prepare(

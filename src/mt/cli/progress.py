@@ -1,5 +1,6 @@
 """The rich progress bars of the command line: training (a bar per epoch, a table row per
-evaluation), `mt prepare`'s stages, and translating a long document.
+evaluation), `mt prepare`'s stages, `mt download --recipe`'s downloads, and translating a long
+document.
 
 `mt prepare`'s stages: pairs done, pairs/s and, once the total is known, the time left. Reading a
 stream has no known total (a compressed file's size says little about its lines), so that stage
@@ -19,11 +20,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import (
     BarColumn,
+    DownloadColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
+    TransferSpeedColumn,
 )
 
 from mt.cli.textio import file_lines
@@ -160,6 +164,38 @@ class RichStages:
         done = self._progress.tasks[-1].completed + pairs
         rate = done / max(time.monotonic() - self._started, 1e-9)
         self._progress.update(self._task, completed=done, rate=rate)
+
+
+class RichDownloads:
+    """Implements mt.data.sources.http.ByteProgress on a rich console: one bar a download, bytes
+    and speed, and the time left when the server gives the size; gone when it ends."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def start(self, label: str, total: int | None, done: int) -> None:
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=self._console,
+            transient=True,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task(label, total=total, completed=done)
+
+    def advance(self, size: int) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.advance(self._task, size)
+
+    def stop(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+        self._progress = self._task = None
 
 
 BATCH_LINES = 256

@@ -26,7 +26,7 @@ comparable); the development part is taken from what was training.
     python -m mt.recipes.domain_split --domains ../shared/data/domains --out bench/domains
 
 writes train/<domain>.tsv, dev/<domain>.tsv and test/<domain>.tsv (english<TAB>spanish) and prints
-the counts.
+the counts; a domain whose files are absent is left out with a line.
 """
 
 from __future__ import annotations
@@ -205,7 +205,21 @@ def main() -> None:
     if not args.domains.is_dir():
         raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
     for domain in DOMAINS:
-        print(write_parts(args.out, domain, split_parts(domain, args.domains)))
+        missing = [path for path in domain_files(domain, args.domains) if not path.exists()]
+        if missing:
+            print(f"{domain}: {missing[0]} is absent: left out")
+        else:
+            print(write_parts(args.out, domain, split_parts(domain, args.domains)))
+
+
+def domain_files(domain: str, root: Path) -> list[Path]:
+    """What one domain's reader needs under the domains folder."""
+    return {
+        "python-docs": [root / "python-docs-es"],
+        "tldr": [root / "tldr" / "en", root / "tldr" / "es"],
+        "libreoffice": [root / "libreoffice-help" / name for name in ("pairs.tsv", "tagged.tsv")],
+        "news": [root / "news" / name for name in ("news-dev.en", "news-dev.es")],
+    }[domain]
 
 
 if __name__ == "__main__":
