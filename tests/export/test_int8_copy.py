@@ -78,11 +78,14 @@ def test_a_home_that_cannot_be_written_falls_back_to_pytorch(
 
 
 def test_mt_translate_with_the_shipped_model_does_not_import_torch() -> None:
-    """The real shipped model: after its copy is made, a translation imports no torch."""
-    command = [sys.executable, "-X", "importtime", "-m", "mt", "translate", "Thank you."]
+    """The real shipped model: after its copy is made, a translation imports no torch, and
+    plain output no language classifier."""
+    sentence = "The committee approved the report on Tuesday."  # the language check would ask
+    command = [sys.executable, "-X", "importtime", "-m", "mt", "translate", sentence]
     first = subprocess.run(command, capture_output=True, text=True, timeout=300, env=os.environ)
     assert first.returncode == 0, first.stderr
     again = subprocess.run(command, capture_output=True, text=True, timeout=120, env=os.environ)
     assert again.returncode == 0 and again.stdout.strip() == first.stdout.strip()
     imported = {line.rsplit("|", 1)[-1].strip() for line in again.stderr.splitlines()}
     assert "ctranslate2" in imported and "torch" not in imported
+    assert "py3langid" not in imported, "plain output shows no flags: no language classifier"

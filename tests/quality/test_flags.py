@@ -16,6 +16,7 @@ from mt.quality.flags import (
     longest_loop,
     not_english,
     repeats,
+    surely_english,
 )
 
 
@@ -126,3 +127,32 @@ def test_copy_thresholds_move_the_flag() -> None:
     few = CopyThresholds(overlap=0.9, half_overlap=0.5, min_letters=40)
     assert not few.judge(copy_evidence(source, output), spanish=lambda words: False)
     assert not CopyThresholds().judge(None)
+
+
+@pytest.mark.parametrize(
+    ("source", "english"),
+    [
+        ("Where is the train station?", True),
+        ("The report of the committee was about the budget.", True),
+        ("don't you think it's late?", True),
+        ("The committee approved the report on Tuesday.", False),  # one marker: py3langid asks
+        ("El informe de la comisión fue aprobado por el pleno.", False),
+        ("Has visto el coche de mi hermano?", False),  # "has" is Spanish too
+        ("Het was een mooie dag en we zijn blij.", False),  # "was", "we" are Dutch
+        ("Ich will the Bericht lesen, und das ist gut.", False),  # one marker among German
+        ("Use ``from module import name`` in the file.", False),  # the code is set aside
+    ],
+)
+def test_two_distinct_english_markers_make_a_line_surely_english(source: str, english: bool):
+    assert surely_english(source) is english
+
+
+def test_a_line_that_is_surely_english_is_never_flagged_without_asking_the_classifier(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def never() -> None:
+        raise AssertionError("the classifier is not needed")
+
+    monkeypatch.setattr("mt.quality.flags._identifier", never)
+    assert not not_english("Where is the train station and when does it open?")
+    assert flags_for("Ich möchte heute Abend ins Kino.", "x", cut=False, check_language=False) == ()
