@@ -1,4 +1,6 @@
-"""Interleaved A/B rounds of bench_step.py between source trees (issue 43's levers).
+"""Decided which issue 43 step levers stay (docs/performance.md, issue 43: whole steps).
+
+Interleaved A/B rounds of bench_step.py between source trees (issue 43's levers).
 
     .venv/bin/python -m experiments.ab_step --tree base=/tmp/mt-base/src --tree new=src \
         --rounds 3 -- --precision fp32 --steps 40

@@ -1,4 +1,6 @@
-"""Each recipe lever's effect at a fixed wall-clock budget, measured on the selection part.
+"""Decided the default recipe's levers (docs/recipe.md, "Ablation at a fixed budget").
+
+Each recipe lever's effect at a fixed wall-clock budget, measured on the selection part.
 
     python -m experiments.ablation --corpus data/spa-eng.tsv --budget 3m
 

@@ -1,4 +1,6 @@
-"""How many evaluation snapshots to average: the selection figures of the last k, for each k.
+"""Decided --average-last 3 (docs/recipe.md, "Averaging more snapshots").
+
+How many evaluation snapshots to average: the selection figures of the last k, for each k.
 
     python -m experiments.average_snapshots --run bench/run --snapshots bench/snapshots \
         [--counts 1,2,3,4,6,8]

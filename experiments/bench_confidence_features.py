@@ -1,4 +1,6 @@
-"""Would more of the model's own evidence rank translations better than the confidence does now?
+"""Decided the confidence keeps its five features (docs/trust.md, "Other evidence").
+
+Would more of the model's own evidence rank translations better than the confidence does now?
 
     python -m experiments.bench_confidence_features --run RUN \
         --calibrate-on PREPARED/selection.tsv --data PREPARED \

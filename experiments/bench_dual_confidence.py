@@ -1,4 +1,6 @@
-"""Does the reverse model rank translations better? The confidence's features with and without
+"""Decided the reverse model stays out of the confidence (docs/general.md, "As a judge").
+
+Does the reverse model rank translations better? The confidence's features with and without
 the dual conditional cross-entropy (Junczys-Dowmunt 2018; mt.decode.dual), on a test file.
 
     python -m experiments.bench_dual_confidence --run RUN --reverse REVERSE_RUN \

@@ -1,4 +1,6 @@
-"""The training-step levers of issue 43 one at a time, in one process, interleaved.
+"""Decided what each issue 43 step lever is worth (docs/performance.md, issue 43: "The levers").
+
+The training-step levers of issue 43 one at a time, in one process, interleaved.
 
     OMP_NUM_THREADS=1 .venv/bin/python -m experiments.bench_levers [--rounds 7]
 

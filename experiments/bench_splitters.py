@@ -1,4 +1,6 @@
-"""Sentence splitters for `mt translate`, scored on the tricky cases of tests/split_cases.py.
+"""Decided pysbd as the sentence splitter (docs/text.md, "Sentences").
+
+Sentence splitters for `mt translate`, scored on the tricky cases of tests/split_cases.py.
 
     python -m experiments.bench_splitters [--data bench/data]
 
