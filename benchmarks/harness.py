@@ -1,9 +1,13 @@
-"""What the benchmarks share: the machine they ran on, their stated targets, and the JSON they
-write.
+"""What the benchmarks share: their common options, the machine they ran on, their stated
+targets, and the JSON they write.
 
 Every benchmark is a module of this package, run from the repository root:
 
     python -m benchmarks.quality.bench_general --help
+
+Its `main(argv)` builds its parser with `parser(__spec__.name, __doc__)` and adds the options
+several benchmarks share with the `add_*` functions below (one spelling, default and help each;
+a benchmark still names its own default where it measures at another size), then its own.
 
 `report` prints each target's line, writes the figures as JSON beside the printed table (the
 machine, the git commit, the date and the command line with them, so a doc's table can cite the
@@ -18,6 +22,7 @@ status is 1 whenever one target is missed.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import math
@@ -33,6 +38,10 @@ import torch
 
 from mt.atomic import atomic_write_text
 
+DOMAINS = Path("../shared/data/domains")
+"""The four domains' shared development data (mt.recipes.domain_split splits it by document)."""
+GENERAL = Path("../shared/data/general")
+"""FLORES, TICO-19, XQuAD and the monolingual Spanish (mt.recipes.general_split)."""
 MISSED = 1
 """The exit status of a benchmark that missed one of its targets."""
 _COMPARE = {
@@ -66,6 +75,94 @@ class Target:
         )
 
 
+def parser(module: str, doc: str | None) -> argparse.ArgumentParser:
+    """A benchmark's parser: `python -m MODULE` as its program, its docstring as the description,
+    shown as written (its usage lines and what it measures)."""
+    return argparse.ArgumentParser(
+        prog=f"python -m {module}",
+        description=doc,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def add_run(
+    parser: argparse.ArgumentParser,
+    *,
+    default: Path | None = None,
+    help: str = "the run (or `mt export`) to measure",
+) -> None:
+    """--run: the model measured; required where there is no default."""
+    parser.add_argument("--run", type=Path, default=default, required=default is None, help=help)
+
+
+def add_data(
+    parser: argparse.ArgumentParser,
+    *,
+    default: Path | None = None,
+    required: bool = False,
+    help: str = "a prepared directory (mt prepare): its selection and test parts",
+) -> None:
+    """--data: the prepared directory whose parts are translated."""
+    parser.add_argument("--data", type=Path, default=default, required=required, help=help)
+
+
+def add_domains(parser: argparse.ArgumentParser) -> None:
+    """--domains: the shared domain data, split by mt.recipes.domain_split."""
+    parser.add_argument(
+        "--domains", type=Path, default=DOMAINS, help="the four domains' data (../shared)"
+    )
+
+
+def add_part(
+    parser: argparse.ArgumentParser,
+    *,
+    choices: tuple[str, str] = ("dev", "test"),
+    default: str = "test",
+) -> None:
+    """--part: the development part, where choices are made, or the test part, scored once for
+    the record (`choices[0]` names the development part)."""
+    parser.add_argument(
+        "--part",
+        choices=choices,
+        default=default,
+        help=f"{choices[0]}: where choices are made; {choices[1]}: once, for the record",
+    )
+
+
+def add_limit(
+    parser: argparse.ArgumentParser,
+    default: int,
+    *,
+    flag: str = "--limit",
+    help: str = "pairs translated at most",
+) -> None:
+    """--limit (or --sentences): how much of a part is translated."""
+    parser.add_argument(flag, type=int, default=default, help=help)
+
+
+def add_beam(parser: argparse.ArgumentParser, default: int, *, flag: str = "--beam") -> None:
+    """--beam (or --beam-size, where a benchmark has always spelt it so): the beam width."""
+    parser.add_argument(flag, type=int, default=default, help="beam width (1: greedy search)")
+
+
+def add_threads(parser: argparse.ArgumentParser, default: int | None = 2) -> None:
+    """--threads: the CPU threads each engine translates (or trains) with."""
+    parser.add_argument(
+        "--threads", type=int, default=default, help="CPU threads (default: %(default)s)"
+    )
+
+
+def add_device(parser: argparse.ArgumentParser, default: str = "auto") -> None:
+    parser.add_argument("--device", default=default, help="auto, cpu or cuda")
+
+
+def add_out(
+    parser: argparse.ArgumentParser, default: Path | None, *, flag: str = "--out", help: str = ""
+) -> None:
+    """--out (a folder) or --json (a file): where the figures go."""
+    parser.add_argument(flag, type=Path, default=default, help=help or "where the figures go")
+
+
 def cpu() -> tuple[str, list[str]]:
     """The CPU's model name and its flags that matter for matrix work (avx2, avx512*, amx*):
     machines of one type differ in them, and they decide what bf16 and int8 cost."""
@@ -95,6 +192,11 @@ def describe(threads: int) -> str:
 def load_average() -> str:
     """The load average: a shared machine is slower."""
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def machine_line(threads: int) -> str:
+    """The machine and its load, printed before a benchmark's figures."""
+    return f"machine: {describe(threads)}; load average {load_average()}"
 
 
 def commit() -> str:

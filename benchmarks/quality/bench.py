@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,7 +19,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import cpu
+from benchmarks import harness
 from mt.cli.progress import RichReporter
 from mt.config import OPTIONS, DecodeConfig, PrepareConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
@@ -39,7 +39,7 @@ PENALTIES = (0.0, 0.6, 1.0)
 
 
 def machine() -> dict[str, object]:
-    model, flags = cpu()
+    model, flags = harness.cpu()
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
     return {
         "cpu": model,
@@ -50,15 +50,6 @@ def machine() -> dict[str, object]:
         "python": platform.python_version(),
         "torch": torch.__version__,
     }
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def parse_change(text: str) -> tuple[str, object]:
@@ -94,17 +85,15 @@ def choose_length_penalty(run, selection, device, console: Console) -> float:
     return max(scores, key=scores.get)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--budget", default="60m", help="Training wall-clock budget, e.g. 10m.")
     parser.add_argument("--recipe", default="default")
-    parser.add_argument("--out", type=Path, default=Path("bench"))
-    parser.add_argument("--device", default="auto")
+    harness.add_out(parser, Path("bench"), help="the prepared data, the run and results.json")
+    harness.add_device(parser)
     parser.add_argument("--eval-every", type=int, default=0, help="Steps between selection checks.")
-    parser.add_argument(
-        "--limit", type=int, default=0, help="Test pairs scored (0: all); for smoke runs."
-    )
+    harness.add_limit(parser, 0, help="Test pairs scored (0: all); for smoke runs.")
     parser.add_argument(
         "--shared-vocab",
         type=int,
@@ -120,7 +109,7 @@ def main() -> None:
         help="A training option changed from the recipe, by field name (lr_decay=budget); "
         "repeatable.",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     console = Console(stderr=True)
     if not args.corpus.exists():
         raise SystemExit(
@@ -174,7 +163,7 @@ def main() -> None:
     results = {
         "machine": machine(),
         "threads": torch.get_num_threads(),
-        "commit": commit(),
+        "commit": harness.commit(),
         "recipe": args.recipe,
         "changes": dict(args.change),
         "shared_vocab": args.shared_vocab,
@@ -213,6 +202,7 @@ def main() -> None:
     }
     (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     print_table(results)
+    return 0
 
 
 def _changes(changes: dict[str, object]) -> str:
@@ -285,4 +275,4 @@ def _triple(scores: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

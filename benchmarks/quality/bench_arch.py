@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from pathlib import Path
 
 import torch
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks import harness
 from mt.cli.progress import RichReporter
 from mt.config import RECIPES, DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
@@ -60,16 +62,16 @@ BEAMS = (1, 5)
 console = Console(stderr=True)
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, required=True, help="english<TAB>spanish file")
     parser.add_argument("--budget", default="20m", help="training time per architecture")
-    parser.add_argument("--out", type=Path, default=Path("bench/arch"), help="output directory")
-    parser.add_argument("--limit", type=int, default=1000, help="test pairs decoded")
+    harness.add_out(parser, Path("bench/arch"), help="output directory")
+    harness.add_limit(parser, 1000, help="test pairs decoded")
     parser.add_argument("--eval-every", type=int, default=500, help="steps between evaluations")
-    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
-    parser.add_argument("--threads", type=int, default=None, help="CPU threads for torch")
-    return parser.parse_args()
+    harness.add_device(parser)
+    harness.add_threads(parser, None)
+    return parser.parse_args(argv)
 
 
 def prepared_data(corpus: Path, out: Path) -> Path:
@@ -186,8 +188,8 @@ def curve_table(results: dict[str, dict]) -> Table:
     return table
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.limit <= 0:
         raise SystemExit(f"--limit must be positive, got {args.limit}")
     prepared = prepared_data(args.corpus, args.out / "data")
@@ -212,7 +214,8 @@ def main() -> None:
     path = args.out / "results.json"
     path.write_text(json.dumps({"settings": settings, "results": results}, indent=2) + "\n")
     out.print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -15,10 +15,10 @@ metrics.csv), and the machine, then BLEU on the pairs whose Spanish differs from
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -26,7 +26,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import describe, load_average
+from benchmarks import harness
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -89,22 +89,21 @@ def score_run(run: Path, parts: dict[str, list[tuple]], beam: int) -> dict[str, 
     return scores
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--run", action="append", required=True, help="LABEL=RUN_DIR, repeatable")
     parser.add_argument("--tatoeba", type=Path, required=True, help="the base's prepared data")
-    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
-    parser.add_argument("--limit", type=int, default=500)
-    parser.add_argument("--beam", type=int, default=1)
+    harness.add_domains(parser)
+    harness.add_limit(parser, 500, help="pairs a domain at most (a seeded sample)")
+    harness.add_beam(parser, 1)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--part", choices=("dev", "test"), default="test",
-                        help="dev to choose among runs; test, once, for the record")  # fmt: skip
-    args = parser.parse_args()
+    harness.add_out(parser, None, flag="--json", help="the figures as JSON")
+    harness.add_part(parser)
+    args = parser.parse_args(argv)
     if not args.domains.is_dir():
         raise SystemExit(f"{args.domains}: the shared domain data is absent (see ../shared)")
     console = Console()
-    console.print(describe(torch.get_num_threads()), f"load average {load_average()}")
+    console.print(harness.machine_line(torch.get_num_threads()))
     torch.manual_seed(args.seed)
     parts = samples(args.domains, args.tatoeba, args.limit, args.seed, args.part)
     results = {}
@@ -141,10 +140,11 @@ def main() -> None:
         sep="\n",
     )
     if args.json:
-        machine = describe(torch.get_num_threads())
+        machine = harness.describe(torch.get_num_threads())
         figures = {"machine": machine, "part": args.part, "runs": results}
         args.json.write_text(json.dumps(figures, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

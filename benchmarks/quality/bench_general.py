@@ -22,7 +22,6 @@ tatoeba >= --tatoeba-base - 1; each domain >= its --domain-base figure. Exit sta
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import subprocess
 import sys
@@ -33,7 +32,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from benchmarks.quality.bench_domain import samples
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
@@ -83,28 +83,28 @@ def apertium(lines: list[str], command: str) -> list[str]:
     return [" ".join(line.split()) for line in outputs]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run", type=Path, required=True, help="a run or an `mt export`")
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser)
     parser.add_argument(
         "--tatoeba", type=Path, required=True, help="Tatoeba prepared alone (make bench's split)"
     )
-    parser.add_argument("--general", type=Path, default=Path("../shared/data/general"))
-    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
-    parser.add_argument("--part", choices=("dev", "test"), default="test")
-    parser.add_argument("--beam", type=int, default=5)
+    parser.add_argument("--general", type=Path, default=harness.GENERAL)
+    harness.add_domains(parser)
+    harness.add_part(parser)
+    harness.add_beam(parser, 5)
     parser.add_argument("--tatoeba-limit", type=int, default=1000)
-    parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
+    harness.add_limit(parser, 0, help="pairs a set at most (a try)")
     parser.add_argument("--tatoeba-base", type=float, default=TATOEBA_BASE)
     parser.add_argument("--apertium", default=APERTIUM, help="the peer's command line")
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
-    parser.add_argument("--out", type=Path, default=Path("bench/general"))
-    args = parser.parse_args()
+    harness.add_threads(parser, torch.get_num_threads())
+    harness.add_out(parser, Path("bench/general"), help="PART.json goes here")
+    args = parser.parse_args(argv)
     for needed in (args.general / "tico19.tsv", args.domains, args.tatoeba / "test.tsv"):
         if not needed.exists():
             raise SystemExit(f"bench-general: {needed} is absent (see ../shared and the Makefile)")
     console = Console()
-    console.print(describe(args.threads), f"load average {load_average()}")
+    console.print(harness.machine_line(args.threads))
     chosen = sets(args.general, args.domains, args.tatoeba, args.part, args.tatoeba_limit)
     if args.limit:
         chosen = {name: pairs[: args.limit] for name, pairs in chosen.items()}
@@ -156,8 +156,8 @@ def main() -> None:
             ),
         ]  # fmt: skip
     figures_out = {"run": str(args.run), "part": args.part, "beam": args.beam, "sets": figures}
-    sys.exit(report(args.out / f"{args.part}.json", figures_out, targets, threads=args.threads))
+    return report(args.out / f"{args.part}.json", figures_out, targets, threads=args.threads)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
