@@ -160,7 +160,7 @@ def measure_protection(
         run, TranslateOptions(decode=DecodeConfig(beam_size=beam)), device=device
     )
     sets = test_sets(run, data, domains, limit)
-    return translator.span_tokens, [
+    return translator.model.span_tokens, [
         measure_set(translator, name, pairs, keep) for name, (pairs, keep) in sets.items()
     ]
 
