@@ -23,7 +23,6 @@ targets of each row go to --json (benchmarks/harness.py); the exit status is 1 o
 
 from __future__ import annotations
 
-import argparse
 import html
 import re
 import sys
@@ -33,7 +32,8 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, in_source_case
 from mt.decode.options import TranslateOptions
@@ -123,17 +123,17 @@ def _report(engine: str, search: str, with_: Figures, without: Figures) -> str:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--run", type=Path, required=True)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, help="a run (PyTorch)")
     parser.add_argument("--export", type=Path, help="an `mt export` of the run (CTranslate2)")
-    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
-    parser.add_argument("--json", type=Path, default=Path("bench/glossary/results.json"))
-    args = parser.parse_args()
+    harness.add_domains(parser)
+    harness.add_out(parser, Path("bench/glossary/results.json"), flag="--json")
+    args = parser.parse_args(argv)
     if not (args.domains / "libreoffice-help" / "tagged.tsv").is_file():
         sys.exit(f"{args.domains}/libreoffice-help/tagged.tsv is absent: no term test to build")
     test = term_test(args.domains)
-    print(describe(torch.get_num_threads()), f"| load {load_average()}")
+    print(harness.machine_line(torch.get_num_threads()))
     print(f"term test: {len(test.sources)} sentences, {len(test.glossary)} glossary terms")
     engines = {"pytorch": args.run, **({"ctranslate2": args.export} if args.export else {})}
     figures, checks = {}, []
@@ -152,8 +152,8 @@ def main() -> None:
                        100 * with_.in_output / max(with_.terms, 1), ">=", 98.0),
                 Target(f"{row}: BLEU with glossary - without", with_.bleu - without.bleu, ">=", 0),
             ]  # fmt: skip
-    sys.exit(report(args.json, figures, checks, threads=torch.get_num_threads()))
+    return report(args.json, figures, checks, threads=torch.get_num_threads())
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -17,7 +17,6 @@ figures for other benchmarks (`make bench-trust`). Nothing is written; the machi
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
@@ -29,7 +28,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import describe, load_average
+from benchmarks import harness
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -42,7 +41,6 @@ from mt.recipes.domain_split import split_domain, test_pairs
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans
 
-DOMAINS = Path("../shared/data/domains")
 DOMAIN_SETS = ("python-docs", "tldr")
 
 
@@ -150,7 +148,7 @@ def measure_protection(
     run: Path,
     *,
     data: Path | None = None,
-    domains: Path = DOMAINS,
+    domains: Path = harness.DOMAINS,
     limit: int = 300,
     beam: int = 1,
     device: str = "cpu",
@@ -192,19 +190,19 @@ def report(tokens: bool, results: list[SetFigures], console: Console) -> None:
     console.print(bleu)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--run", type=Path, required=True)
-    parser.add_argument("--data", type=Path, help="prepared directory (default: the run's)")
-    parser.add_argument("--domains", type=Path, default=DOMAINS)
-    parser.add_argument("--limit", type=int, default=300, help="pairs per set")
-    parser.add_argument("--beam", type=int, default=1)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser)
+    harness.add_data(parser, help="prepared directory (default: the run's)")
+    harness.add_domains(parser)
+    harness.add_limit(parser, 300, help="pairs per set")
+    harness.add_beam(parser, 1)
+    harness.add_device(parser, "cpu")
+    harness.add_threads(parser, torch.get_num_threads())
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     console = Console()
-    console.print(f"machine: {describe(args.threads)}; load: {load_average()}")
+    console.print(harness.machine_line(args.threads))
     console.print(f"run: {args.run}; beam {args.beam}; up to {args.limit} pairs per set")
     try:
         tokens, results = measure_protection(
@@ -218,7 +216,8 @@ def main() -> None:
     except MtError as error:
         sys.exit(f"error: {error}")
     report(tokens, results, console)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -31,14 +31,14 @@ is missed. Other figures (glossary terms, protected spans) are meant to join the
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -61,7 +61,6 @@ MIN_BAD_RATIO = 3.0
 MIN_COPY_RECALL = 0.95
 LEAST_CONFIDENT = 0.10
 COPY_CHRF = 70.0
-DOMAINS = Path("../shared/data/domains")
 
 
 @dataclass(frozen=True)
@@ -227,21 +226,16 @@ def sets(
         yield name, {s: found[s] for s in sample_sources(found, domain_size, seed)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", type=Path, required=True)
-    parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--domains", type=Path, default=DOMAINS)
-    parser.add_argument(
-        "--part",
-        choices=("test", "dev"),
-        default="test",
-        help="dev: the selection part and the domains' dev parts, for choices",
-    )
-    parser.add_argument("--sentences", type=int, default=1000, help="test or selection sample")
-    parser.add_argument("--domain-sentences", type=int, default=300)
-    parser.add_argument("--beam-size", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, help="a run (calibrated, or calibrated here: give a copy)")
+    harness.add_data(parser, required=True)
+    harness.add_domains(parser)
+    harness.add_part(parser)
+    harness.add_limit(parser, 1000, flag="--sentences", help="test or selection sample")
+    harness.add_limit(parser, 300, flag="--domain-sentences", help="sample of each domain part")
+    harness.add_beam(parser, 1, flag="--beam-size")
+    harness.add_threads(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--show-copies", action="store_true", help="print the copies and the flag's other hits"
@@ -249,7 +243,7 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=None, help="JSON; default bench/trust/results-PART.json"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     config = DecodeConfig(beam_size=args.beam_size, n_best=1)
     translator = open_translator(
         args.run, TranslateOptions(decode=config), device="cpu", threads=args.threads
@@ -259,7 +253,7 @@ def main() -> None:
         calibration = calibrate(translator, args.data / "selection.tsv")
         save_calibration(translator, calibration)
         translator = translator.with_options(replace(translator.options, calibration=calibration))
-    print(f"machine: {describe(args.threads)}; load {load_average()}")
+    print(harness.machine_line(args.threads))
     print(f"run {args.run}, beam {args.beam_size}, calibration {translator.calibration.fitted}")
     if not args.domains.is_dir():
         print(
@@ -279,7 +273,7 @@ def main() -> None:
             show_copies(rows)
     figures = {"run": str(args.run), "part": args.part, "calibration": fitted, "sets": measured}
     out = args.out or Path(f"bench/trust/results-{args.part}.json")
-    sys.exit(report(out, figures, trust_targets(measured), threads=args.threads))
+    return report(out, figures, trust_targets(measured), threads=args.threads)
 
 
 def trust_targets(measured: dict[str, dict]) -> list[Target]:
@@ -304,4 +298,4 @@ def trust_targets(measured: dict[str, dict]) -> list[Target]:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -49,8 +49,9 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import harness
 from benchmarks.harness import Target, report
-from benchmarks.trust.bench_trust import DOMAINS, Row, ranking_figures, scored_rows, sets
+from benchmarks.trust.bench_trust import Row, ranking_figures, scored_rows, sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
@@ -212,8 +213,8 @@ def choose_copy(models: dict[str, dict]) -> tuple[CopyThresholds | None, list[di
     return best[1], table
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument(
         "--model",
         nargs=2,
@@ -222,16 +223,16 @@ def main() -> None:
         metavar=("RUN", "SELECTION_TSV"),
         help="a run and the selection part to fit its confidence on",
     )
-    parser.add_argument("--data", type=Path, help="prepared Tatoeba directory (with --model)")
-    parser.add_argument("--domains", type=Path, default=DOMAINS)
-    parser.add_argument("--sentences", type=int, default=1000, help="selection-part sample")
-    parser.add_argument("--domain-sentences", type=int, default=1000)
+    harness.add_data(parser, help="prepared Tatoeba directory (with --model)")
+    harness.add_domains(parser)
+    harness.add_limit(parser, 1000, flag="--sentences", help="selection-part sample")
+    harness.add_limit(parser, 1000, flag="--domain-sentences", help="sample of each domain part")
     parser.add_argument("--seed", type=int, default=1, help="of the development samples")
     parser.add_argument("--fit-seed", type=int, default=FIT_SEED, help="of the fitting sample")
     parser.add_argument(
         "--beam-size", type=int, nargs="+", default=[1, 5], help="each one measured; choices pooled"
     )
-    parser.add_argument("--threads", type=int, default=2)
+    harness.add_threads(parser)
     parser.add_argument(
         "--pool",
         type=Path,
@@ -239,8 +240,8 @@ def main() -> None:
         default=[],
         help="earlier results JSON whose models join the choice (other samples)",
     )
-    parser.add_argument("--out", type=Path, default=Path("bench/trust-choices/results.json"))
-    args = parser.parse_args()
+    harness.add_out(parser, Path("bench/trust-choices/results.json"))
+    args = parser.parse_args(argv)
     if not args.model and not args.pool:
         parser.error("give --model RUN SELECTION_TSV (and --data), or --pool RESULTS.json")
     if args.model and args.data is None:
@@ -288,8 +289,8 @@ def main() -> None:
             1,
         ),
     ]
-    sys.exit(report(args.out, figures, checks, threads=args.threads))
+    return report(args.out, figures, checks, threads=args.threads)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
