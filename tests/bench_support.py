@@ -108,6 +108,16 @@ def tiny_general() -> Path:
     return root
 
 
+@functools.cache
+def exported(run: Path) -> Path:
+    """The run's int8 `mt export`, made once a test session."""
+    from mt.export.writer import export_run
+
+    out = _folder("mt-export-") / "export"
+    export_run(run, out, quantization="int8")
+    return out
+
+
 def prepared_of(run: Path) -> Path:
     """The prepared directory beside conftest's `trained_run` (tiny_run writes both)."""
     return run.parent / "data"

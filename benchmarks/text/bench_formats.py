@@ -25,7 +25,6 @@ Translated files are written in a temporary directory only.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import html
 import random
@@ -41,7 +40,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from mt.config import DecodeConfig
 from mt.decode.documents import html as html_format
 from mt.decode.documents import markdown, po
@@ -293,31 +293,31 @@ def samples(domains: Path, seed: int, limit: int, pages: int, po_files: int):
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--run", type=Path, required=True)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, help="a run (PyTorch)")
     parser.add_argument("--export", type=Path, help="the run's `mt export`, benched beside it")
-    parser.add_argument("--domains", type=Path, default=Path("../shared/data/domains"))
-    parser.add_argument("--limit", type=int, default=500, help="LibreOffice segments")
+    harness.add_domains(parser)
+    harness.add_limit(parser, 500, help="LibreOffice segments")
     parser.add_argument("--pages", type=int, default=100, help="tldr pages")
     parser.add_argument("--po-files", type=int, default=10)
-    parser.add_argument("--beam-size", type=int, default=5)
-    parser.add_argument("--device", default="auto")
+    harness.add_beam(parser, 5, flag="--beam-size")
+    harness.add_device(parser)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", type=Path, default=Path("bench/formats/results.json"))
-    args = parser.parse_args()
+    harness.add_out(parser, Path("bench/formats/results.json"), flag="--json")
+    args = parser.parse_args(argv)
     chosen = samples(args.domains, args.seed, args.limit, args.pages, args.po_files)
     console = Console()
     models = {"run": args.run} if args.export is None else {"run": args.run, "export": args.export}
     benched = {name: bench_model(path, chosen, args, console) for name, path in models.items()}
-    console.print(f"{describe(torch.get_num_threads())}; load {load_average()}")
+    console.print(harness.machine_line(torch.get_num_threads()))
     checks = [target for name, results in benched.items() for target in targets(name, results)]
     if args.export is not None:
         console.print(side_by_side(benched))
         run, export = (benched[name]["LibreOffice (HTML)"]["tags placed %"] for name in models)
         name = "export's LibreOffice tags placed % minus the run's"
         checks.append(Target(name, export - run, ">=", -EXPORT_MARGIN))
-    sys.exit(report(args.json, benched, checks, threads=torch.get_num_threads()))
+    return report(args.json, benched, checks, threads=torch.get_num_threads())
 
 
 FULL = ("markup preserved %", "protected copied %", "msgfmt --check passes %")
@@ -387,4 +387,4 @@ def _cell(value) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from benchmarks.text.real_typing import DEVELOPMENT, RATE, TEST, real_variants
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
@@ -105,22 +106,22 @@ def measure(args: argparse.Namespace) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", type=Path, default=Path("runs/demo"))
-    parser.add_argument("--data", type=Path, default=Path("runs/demo-data"))
-    parser.add_argument("--part", choices=tuple(HALVES), default="selection")
-    parser.add_argument("--limit", type=int, default=2000, help="pairs sampled (seed 0)")
-    parser.add_argument("--beam", type=int, default=1, help="1: greedy, as bench_text's casual")
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, default=Path("runs/demo"))
+    harness.add_data(parser, default=Path("runs/demo-data"))
+    harness.add_part(parser, choices=("selection", "test"), default="selection")
+    harness.add_limit(parser, 2000, help="pairs sampled (seed 0)")
+    harness.add_beam(parser, 1)
     parser.add_argument("--seed", type=int, default=0, help="seed of the misspellings")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", type=Path, default=None, help="default bench/text/real-PART.json")
-    args = parser.parse_args()
+    harness.add_threads(parser)
+    harness.add_out(parser, None, flag="--json", help="default bench/text/real-PART.json")
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     for path in (args.run / "best.safetensors", args.data / f"{args.part}.tsv"):
         if not path.exists():
             raise SystemExit(f"{path} is missing (make demo trains runs/demo)")
-    print(f"{describe(args.threads)}, load average: {load_average()}")
+    print(harness.machine_line(args.threads))
     figures = measure(args)
     rows = figures["rows"]
     print(
@@ -131,8 +132,8 @@ def main() -> None:
     gap = rows["clean, --normalize"]["bleu"] - rows["real typing, --normalize"]["bleu"]
     checks = [Target(f"{args.part}: BLEU clean - real typing, --normalize", gap, "<=", GAP_TARGET)]
     json_path = args.json or Path("bench/text") / f"real-{args.part}.json"
-    sys.exit(report(json_path, figures, checks, threads=args.threads))
+    return report(json_path, figures, checks, threads=args.threads)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -25,7 +25,6 @@ and beam 5; the figures go to --json (benchmarks/harness.py) and the exit status
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 import time
@@ -37,7 +36,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from benchmarks.text.bench_text import check_set, copy_rates
 from mt.config import DecodeConfig
 from mt.data.feed.noise import casual
@@ -142,18 +142,18 @@ def unseen_copy_rates(translator: Translator, data: Path, console: Console) -> N
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", type=Path, default=Path("bench/run"))
-    parser.add_argument("--data", type=Path, default=None, help="default: the run's train.json")
-    parser.add_argument("--limit", type=int, default=3000, help="first test pairs")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--json", type=Path, default=Path("bench/standins/results.json"))
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, default=Path("bench/run"), help="a run (PyTorch)")
+    harness.add_data(parser, help="default: the run's (its train.json)")
+    harness.add_limit(parser, 3000, help="first test pairs")
+    harness.add_threads(parser)
+    harness.add_device(parser, "cpu")
+    harness.add_out(parser, Path("bench/standins/results.json"), flag="--json")
+    args = parser.parse_args(argv)
     console = Console(width=120)  # the table unwrapped in a log file too
     torch.set_num_threads(args.threads)
-    console.print(f"{describe(args.threads)}, device {args.device}, load average: {load_average()}")
+    console.print(f"{harness.machine_line(args.threads)}; device {args.device}")
     data = args.data or read_train_config(args.run)[1]
     pairs = read_pairs(data / "test.tsv")[: args.limit]
     clean, refs = [en for en, _ in pairs], [es for _, es in pairs]
@@ -209,9 +209,9 @@ def main() -> None:
     for source, output in results["clean", "beam 5", "fixed"].examples:
         console.print(f"  {source}  ->  {output}", highlight=False)
     unseen_copy_rates(translator, data, console)
-    console.print(f"load average at the end: {load_average()}")
+    console.print(f"load average at the end: {harness.load_average()}")
     measured = {" / ".join(key): asdict(found) for key, found in results.items()}
-    sys.exit(report(args.json, measured, targets(results, len(pairs)), threads=args.threads))
+    return report(args.json, measured, targets(results, len(pairs)), threads=args.threads)
 
 
 def targets(results: dict[tuple[str, str, str], Figures], pairs: int) -> list[Target]:
@@ -230,4 +230,4 @@ def targets(results: dict[tuple[str, str, str], Figures], pairs: int) -> list[Ta
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

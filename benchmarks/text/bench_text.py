@@ -43,7 +43,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import describe, load_average
+from benchmarks import harness
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -217,25 +217,25 @@ def casual_table(console: Console, model: str, run: Path, args: argparse.Namespa
         console.print(f"  {name:<34} {figures}", highlight=False)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", type=Path, default=Path("bench/model"))
-    parser.add_argument("--data", type=Path, default=Path("bench/data"))
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, default=Path("bench/model"), help="a run (PyTorch)")
+    harness.add_data(parser, default=Path("bench/data"))
     parser.add_argument("--noisy-run", type=Path, default=None)
-    parser.add_argument("--limit", type=int, default=2000, help="test pairs sampled (seed 0)")
+    harness.add_limit(parser, 2000, help="test pairs sampled (seed 0)")
     parser.add_argument("--names", type=int, default=200, help="check-set size per kind")
     parser.add_argument("--trips", type=int, default=21, help="co-process round trips")
-    parser.add_argument("--threads", type=int, default=2)
+    harness.add_threads(parser)
     parser.add_argument("--casual-part", choices=("selection", "test"), default="selection")
     parser.add_argument("--casual-beam", type=int, default=1, help="beam of the casual table")
     parser.add_argument("--casual-seed", type=int, default=0, help="seed of the casual variant")
     parser.add_argument(
         "--casual-only", action="store_true", help="print the casual table and stop"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     console = Console()
     torch.set_num_threads(args.threads)
-    console.print(f"{describe(args.threads)}, load average: {load_average()}")
+    console.print(harness.machine_line(args.threads))
     for path in (args.run / "best.safetensors", args.data / "test.tsv"):
         if not path.exists():
             raise SystemExit(f"{path} is missing (see the Makefile's bench target)")
@@ -243,7 +243,7 @@ def main() -> None:
     for model, run in runs:
         casual_table(console, model, run, args)
     if args.casual_only:
-        return
+        return 0
     rng = np.random.default_rng(0)
     test = read_pairs(args.data / "test.tsv")
     sample = [test[i] for i in sorted(rng.permutation(len(test))[: args.limit])]
@@ -301,8 +301,9 @@ def main() -> None:
         f"median {statistics.median(later) * 1000:.0f} ms, "
         f"90th percentile {later[math.ceil(0.9 * len(later)) - 1] * 1000:.0f} ms over {len(later)}"
     )
-    console.print(f"load average at the end: {load_average()}")
+    console.print(f"load average at the end: {harness.load_average()}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
