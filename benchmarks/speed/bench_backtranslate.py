@@ -12,7 +12,6 @@ sentences `mt backtranslate` keeps of them are what the command's own speed is m
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import shlex
 import subprocess
@@ -21,13 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from mt.config import DecodeConfig
 from mt.data.readers.streams import iter_lines, open_binary
 from mt.decode.backtranslate import Progress, SentenceFilters, backtranslate, sentence_stream
 from mt.decode.line_engines import CommandEngine, ModelEngine
-
-GENERAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "general"
 
 
 def head_lines(source: Path, lines: int, out: Path) -> Path:
@@ -51,19 +49,19 @@ def command_alone(command: str, sentences: Path) -> float:
         return time.perf_counter() - started
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mono", type=Path, default=GENERAL / "un-news.es.tsv.xz")
-    parser.add_argument("--lines", type=int, default=3000)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    parser.add_argument("--mono", type=Path, default=harness.GENERAL / "un-news.es.tsv.xz")
+    harness.add_limit(parser, 3000, flag="--lines", help="paragraphs of --mono read")
     parser.add_argument("--model", type=Path, help="a Spanish→English run or export")
     parser.add_argument("--engine", help="a line-by-line command, e.g. cat")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--beam-size", type=int, default=1)
+    harness.add_threads(parser)
+    harness.add_beam(parser, 1, flag="--beam-size")
     parser.add_argument("--chunk", type=int, default=512)
     parser.add_argument("--target", type=float, default=100.0, help="sentences/s of --model")
-    parser.add_argument("--json", type=Path, default=Path("bench/backtranslate/results.json"))
-    args = parser.parse_args()
-    print(describe(args.threads), f"load {load_average()}")
+    harness.add_out(parser, Path("bench/backtranslate/results.json"), flag="--json")
+    args = parser.parse_args(argv)
+    print(harness.machine_line(args.threads))
     figures: dict[str, object] = {"mono": str(args.mono), "lines": args.lines}
     targets: list[Target] = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,6 @@ missed.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 import threading
@@ -31,7 +30,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import Target, cpu, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, cpu, report
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import load_prepared
 from mt.decode.engine import open_run
@@ -101,9 +101,9 @@ def machine(threads: int) -> str:
     import ctranslate2
 
     return (
-        f"{describe(threads)} per engine; ctranslate2 {ctranslate2.__version__} "
+        f"{harness.describe(threads)} per engine; ctranslate2 {ctranslate2.__version__} "
         f"(cpu compute types {ctranslate2_compute_types()}); "
-        f"load average {load_average()}"
+        f"load average {harness.load_average()}"
     )
 
 
@@ -168,14 +168,14 @@ def measure(
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--run", type=Path, default=Path("bench/model"))
-    parser.add_argument("--data", type=Path, default=Path("bench/data"))
-    parser.add_argument("--out", type=Path, default=Path("bench/export"))
-    parser.add_argument("--sentences", type=int, default=1000)
-    parser.add_argument("--threads", type=int, default=2)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_run(parser, default=Path("bench/model"), help="a run (PyTorch), exported here")
+    harness.add_data(parser, default=Path("bench/data"))
+    harness.add_out(parser, Path("bench/export"), help="the exports and results.json")
+    harness.add_limit(parser, 1000, flag="--sentences", help="test sentences translated")
+    harness.add_threads(parser)
+    args = parser.parse_args(argv)
     console = Console(stderr=True)
     weights = args.run / "best.safetensors"
     if not weights.is_file():
@@ -207,7 +207,7 @@ def main() -> None:
     checks = print_ratios(rows, weights.stat().st_size)
     console.print(machine(args.threads), highlight=False, soft_wrap=True)
     figures = [{k: v for k, v in asdict(row).items() if k != "hypotheses"} for row in rows]
-    sys.exit(report(args.out / "results.json", figures, checks, threads=args.threads))
+    return report(args.out / "results.json", figures, checks, threads=args.threads)
 
 
 def print_table(rows: list[Row], sentences: int, threads: int, safetensors: int) -> None:
@@ -256,4 +256,4 @@ def print_ratios(rows: list[Row], safetensors: int) -> list[Target]:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

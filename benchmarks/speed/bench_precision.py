@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 from torch import nn
 
-from benchmarks.harness import describe, load_average
+from benchmarks import harness
 from mt.config import DecodeConfig, RunConfig, TrainConfig, new_run_config
 from mt.data.feed.batching import Batch, EncodedPairs, collate, epoch_batches
 from mt.data.prepared_dir import Prepared, load_prepared
@@ -48,16 +48,16 @@ BEAMS = (1, 5)
 SELECTION_BATCHES = 10  # the selection part's first batches, unshuffled: the sanity loss
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__)
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--prepared", type=Path, required=True)
-    parser.add_argument("--run", type=Path, required=True, help="Run directory to decode with.")
+    harness.add_run(parser, help="Run directory to decode with.")
     parser.add_argument("--steps", type=int, default=40, help="Training steps per mode and round.")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sentences", type=int, default=500)
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (its default).")
-    parser.add_argument("--out", type=Path, default=Path("bench/precision"))
-    return parser.parse_args()
+    harness.add_limit(parser, 500, flag="--sentences", help="test sentences decoded")
+    harness.add_threads(parser, None)
+    harness.add_out(parser, Path("bench/precision"))
+    return parser.parse_args(argv)
 
 
 # ----- training --------------------------------------------------------------------------------
@@ -310,14 +310,14 @@ def markdown(summary: dict) -> str:
     )
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     console = Console()
     if args.threads:
         torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
-    machine = describe(threads)
-    started_load = load_average()
+    machine = harness.describe(threads)
+    started_load = harness.load_average()
     console.print(f"{machine}\nload average at start: {started_load}", soft_wrap=True)
     if os.getloadavg()[0] + threads > (os.cpu_count() or 1) + 0.5:
         # torch's threads spin-wait for each other: on busy cores a step can take 10x longer
@@ -337,13 +337,13 @@ def main() -> None:
     title = f"decoding, first {len(sources)} test sentences"
     console.print(rich_table(title, DECODING_COLUMNS, decoding_rows(decoding)))
     auto = resolve_precision("auto", CPU)[1]
-    ended_load = load_average()
+    ended_load = harness.load_average()
     console.print(f"--precision auto here: {auto}\nload average at end: {ended_load}")
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {
         "machine": machine,
         "load_average": {"start": started_load, "end": ended_load},
-        "command": " ".join(["python", *sys.argv]),
+        "command": harness.command_line(),
         "auto": auto,
         "training": training,
         "decoding": decoding,
@@ -351,7 +351,8 @@ def main() -> None:
     (args.out / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
     (args.out / "results.md").write_text(markdown(summary))
     console.print(f"wrote {args.out / 'results.json'} and results.md (for docs/recipe.md)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,7 +12,6 @@ more steps instead. The loss after the steps is printed too: a lever that change
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.harness import describe, load_average
+from benchmarks import harness
 from mt.config import new_run_config
 from mt.data.prepared_dir import load_prepared
 from mt.train.distributed import Distributed
@@ -67,17 +66,17 @@ def run_steps(trainer: Trainer, steps, first: int, count: int) -> tuple[list[flo
     return walls, cpus
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("runs/peer-data"))
-    parser.add_argument("--threads", type=int, default=1)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_data(parser, default=Path("runs/peer-data"), help="a prepared directory")
+    harness.add_threads(parser, 1)
     parser.add_argument("--precision", default="fp32")
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--change", action="append", default=[], help="config field=JSON value")
     parser.add_argument("--profile", type=int, default=0)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
+    harness.add_out(parser, None, flag="--json", help="the figures as JSON (they are printed)")
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     changes: dict[str, object] = {"precision": args.precision}
     changes.update(parse_change(text) for text in args.change)
@@ -94,8 +93,8 @@ def main() -> int:
     tokens = sum(steps[i].target_tokens for i in range(args.warmup, args.warmup + args.steps))
     result = {
         "changes": changes,
-        "machine": describe(torch.get_num_threads()),
-        "load": load_average(),
+        "machine": harness.describe(torch.get_num_threads()),
+        "load": harness.load_average(),
         "warmup_seconds": round(warm_seconds, 2),
         "ms_step_wall_median": round(1000 * statistics.median(walls), 2),
         "ms_step_cpu_median": round(1000 * statistics.median(cpus), 2),

@@ -15,7 +15,6 @@ writes its figures with the machine, commit and command (benchmarks/harness.py).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -28,7 +27,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
-from benchmarks.harness import describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import report
 from benchmarks.speed.bench_step import build, run_steps
 
 MATRIX_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "_addmm_activation"}
@@ -89,16 +89,16 @@ def square_gflops(dtype: torch.dtype, size: int = 1024, tries: int = 5) -> float
     return 2 * size**3 / seconds / 1e9
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("runs/peer-data"))
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
+    harness.add_data(parser, default=Path("runs/peer-data"), help="a prepared directory")
     parser.add_argument("--precision", default="fp32")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--tries", type=int, default=7)
     parser.add_argument("--peer", type=Path, help="make bench-peer's results.json (eole's step)")
-    parser.add_argument("--json", type=Path, help="default: bench/step-floor/PRECISION.json")
-    args = parser.parse_args()
+    harness.add_out(parser, None, flag="--json", help="default: bench/step-floor/PRECISION.json")
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as run_dir:
         trainer = build(args.data, {"precision": args.precision}, Path(run_dir))
@@ -120,8 +120,8 @@ def main() -> int:
     floor_ms = 1000 * floor / args.steps
     gflop = flops.get_total_flops() / args.steps / 1e9
     result = {
-        "machine": describe(1),
-        "load": load_average(),
+        "machine": harness.describe(1),
+        "load": harness.load_average(),
         "precision": args.precision,
         "steps": args.steps,
         "target_tokens_per_step": sum(step.target_tokens for step in steps) / args.steps,

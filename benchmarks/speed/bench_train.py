@@ -9,8 +9,8 @@ alike; the ratio is the figure that counts. On a GPU it also prints model FLOP u
 
 from __future__ import annotations
 
-import argparse
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from torch import Tensor, nn
 
+from benchmarks import harness
 from mt.config import RECIPES, ModelConfig, TrainConfig
 from mt.data.feed.batching import collate, encode_parts, epoch_batches
 from mt.data.prepare.pipeline import prepare_corpus
@@ -90,17 +91,17 @@ def train_steps(model: nn.Module, optimizer, batches, device, precision: str) ->
     return tokens, time.perf_counter() - started
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=Path("bench"))
+    harness.add_out(parser, Path("bench"), help="the prepared data goes to OUT/data")
     parser.add_argument("--preset", default="thesis-large")
     parser.add_argument("--steps", type=int, default=60, help="Measured steps per model and round.")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-tokens", type=int, default=4000)
-    parser.add_argument("--device", default="auto")
+    harness.add_device(parser)
     parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     device = resolve_device(args.device)
     prepared_dir = args.out / "data"
     if not (prepared_dir / PREPARE_JSON).exists():
@@ -175,9 +176,8 @@ def main() -> None:
         f"ratio mt / torch.nn.Transformer: {ratio:.2f}  (epoch = {epoch_tokens:,} target tokens; "
         f"approx. training FLOPs/token {flops_per_token / 1e6:.1f} M)"
     )
-    if not math.isfinite(ratio):
-        raise SystemExit(1)
+    return 0 if math.isfinite(ratio) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -9,7 +9,6 @@ uncached, in the same process, and prints sentences/s and BLEU for each.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import replace
@@ -19,6 +18,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks import harness
 from mt.cli.progress import RichReporter
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
@@ -68,15 +68,15 @@ def measure(run, sources, references, config: DecodeConfig, device, cached: bool
     return len(sources) / seconds, corpus_scores(hypotheses, references).bleu
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, required=True)
-    parser.add_argument("--out", type=Path, default=Path("bench/translate"))
-    parser.add_argument("--run", type=Path, default=Path("bench/translate/run"))
+    harness.add_out(parser, Path("bench/translate"), help="the prepared data goes to OUT/data")
+    harness.add_run(parser, default=Path("bench/translate/run"), help="trained first if absent")
     parser.add_argument("--train-budget", default="10m")
-    parser.add_argument("--sentences", type=int, default=1000)
-    parser.add_argument("--device", default="auto")
-    args = parser.parse_args()
+    harness.add_limit(parser, 1000, flag="--sentences", help="test sentences translated")
+    harness.add_device(parser)
+    args = parser.parse_args(argv)
     console = Console(stderr=True)
     device = resolve_device(args.device)
     run_dir = ensure_run(args, console)
@@ -112,7 +112,8 @@ def main() -> None:
             + ("" if abs(bleu - uncached_bleu) < 0.05 else f" (uncached {uncached_bleu:.1f})"),
         )
     Console().print(table)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
