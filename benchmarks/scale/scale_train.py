@@ -26,7 +26,7 @@ from mt.data.feed.batching import Batch, EncodedPairs, epoch_batches, step_batch
 from mt.data.prepared_dir import load_prepared
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.model.devices import resolve_device
-from mt.model.loss import masked_loss_terms
+from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.transformer import make_model
 from mt.train.trainer import learning_rate
 
@@ -157,8 +157,8 @@ def train_step(
     model: nn.Module, optimizer: torch.optim.Optimizer, batch: Batch, config: TrainConfig
 ) -> int:
     """One fp32 step as `mt train` takes it (masked loss / target tokens, Adam); its tokens."""
-    logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-    loss_sum, _ = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask], config.label_smoothing)
+    logits = real_position_logits(model, batch)
+    loss_sum, _ = masked_loss_terms(logits, batch.out_labels, config.label_smoothing)
     tokens = batch.target_tokens
     (loss_sum / tokens).backward()
     optimizer.step()

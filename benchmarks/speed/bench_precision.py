@@ -36,7 +36,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet
-from mt.model.loss import masked_loss_terms
+from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model
 from mt.train.trainer import learning_rate
@@ -54,6 +54,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     harness.add_run(parser, help="Run directory to decode with.")
     parser.add_argument("--steps", type=int, default=40, help="Training steps per mode and round.")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--batch-size", type=int, help="sentences a training batch (default: the recipe's)"
+    )
     harness.add_limit(parser, 500, flag="--sentences", help="test sentences decoded")
     harness.add_threads(parser, None)
     harness.add_out(parser, Path("bench/precision"))
@@ -80,10 +83,8 @@ def train_steps(
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(first_step + index + 1, config.lr, config.warmup)
         with autocast(CPU, mode):
-            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-        loss_sum, _ = masked_loss_terms(
-            logits, batch.tgt_out[batch.tgt_mask], config.label_smoothing
-        )
+            logits = real_position_logits(model, batch)
+        loss_sum, _ = masked_loss_terms(logits, batch.out_labels, config.label_smoothing)
         (loss_sum / batch.target_tokens).backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -97,8 +98,8 @@ def selection_scores(model: nn.Module, batches: list[Batch]) -> tuple[float, flo
     model.eval()
     loss, correct, labels = 0.0, 0, 0
     for batch in batches:
-        logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-        loss_sum, hits = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask])
+        logits = real_position_logits(model, batch)
+        loss_sum, hits = masked_loss_terms(logits, batch.out_labels)
         loss += loss_sum.item()
         correct += int(hits)
         labels += batch.target_tokens
@@ -145,10 +146,17 @@ def alternate(
     return spent
 
 
-def measure_training(*, prepared: Prepared, steps: int, rounds: int) -> dict[str, dict]:
+def measure_training(
+    *, prepared: Prepared, steps: int, rounds: int, batch_size: int | None = None
+) -> dict[str, dict]:
     """Both modes from one seed over the same batches, alternating; tokens/s and the scores after
-    the same steps. The first chunk (a third of --steps) warms up kernels and is not counted."""
-    run = new_run_config(src_vocab=prepared.source.vocab_size, tgt_vocab=prepared.target.vocab_size)
+    the same steps. The first chunk (a third of --steps) warms up kernels and is not counted.
+    `batch_size`: sentences a batch, where not the default recipe's."""
+    run = new_run_config(
+        src_vocab=prepared.source.vocab_size,
+        tgt_vocab=prepared.target.vocab_size,
+        changes={"batch_size": batch_size} if batch_size else None,
+    )
     config = run.train
     limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
     warm = max(steps // 3, 1)
@@ -323,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
         # torch's threads spin-wait for each other: on busy cores a step can take 10x longer
         console.print("[red]warning: other work is running on these cores; figures will be slow")
     prepared = load_prepared(args.prepared)
-    training = measure_training(prepared=prepared, steps=args.steps, rounds=args.rounds)
+    training = measure_training(
+        prepared=prepared, steps=args.steps, rounds=args.rounds, batch_size=args.batch_size
+    )
     console.print(rich_table("training, default recipe", TRAINING_COLUMNS, training_rows(training)))
     # each English sentence once, with every Spanish reference the test part has for it
     groups = EvaluationSet.from_pairs("test", prepared.read_part("test")).grouped()

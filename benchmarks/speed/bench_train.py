@@ -26,7 +26,7 @@ from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.files import PREPARE_JSON
 from mt.model.devices import resolve_device
-from mt.model.loss import masked_loss_terms
+from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.transformer import Embedding, count_parameters, make_model
 
 PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense bf16 tensor-core peaks
@@ -55,7 +55,9 @@ class TorchTransformer(nn.Module):
         )
         self.projection = nn.Linear(config.d_model, config.tgt_vocab)
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_mask: Tensor) -> Tensor:
+    def forward(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, output_positions: Tensor
+    ) -> Tensor:
         causal = nn.Transformer.generate_square_subsequent_mask(
             tgt_in.size(1), device=tgt_in.device
         )
@@ -67,7 +69,8 @@ class TorchTransformer(nn.Module):
             src_key_padding_mask=~src_mask,
             memory_key_padding_mask=~src_mask,
         )
-        return self.projection(features[output_mask])
+        # only the real target positions (Batch.out_positions), as mt's Transformer takes them
+        return self.projection(features.flatten(0, 1).index_select(0, output_positions))
 
 
 def train_steps(model: nn.Module, optimizer, batches, device, precision: str) -> tuple[int, float]:
@@ -80,9 +83,9 @@ def train_steps(model: nn.Module, optimizer, batches, device, precision: str) ->
     for batch in batches:
         batch = batch.to(device)
         with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-            logits = model(batch.src, batch.src_mask, batch.tgt_in, output_mask=batch.tgt_mask)
-        loss_sum, _ = masked_loss_terms(logits, batch.tgt_out[batch.tgt_mask], 0.1)
-        (loss_sum / batch.tgt_mask.sum()).backward()
+            logits = real_position_logits(model, batch)
+        loss_sum, _ = masked_loss_terms(logits, batch.out_labels, 0.1)
+        (loss_sum / batch.target_tokens).backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         tokens += batch.target_tokens
