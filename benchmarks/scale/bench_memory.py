@@ -11,7 +11,6 @@ warm-up (--warmup, a share of the samples) to the end of the run is over --max-g
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from benchmarks import harness
 from benchmarks.harness import Target, report
 from mt.atomic import atomic_write_text
 
@@ -60,16 +60,16 @@ def growth(samples: list[tuple[float, float]], warmup: float) -> dict[str, float
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--attach", type=int, help="watch this process instead of starting one")
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--warmup", type=float, default=0.15, help="share of the samples")
     parser.add_argument("--max-growth", type=float, default=0.10)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=Path("bench/memory"))
+    harness.add_threads(parser)
+    harness.add_out(parser, Path("bench/memory"), help="resident.csv and results.json")
     parser.add_argument("train", nargs="*", help="`mt train` arguments (after --)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     console = Console()
     if args.attach:
         pid = args.attach
@@ -95,8 +95,8 @@ def main() -> None:
         f"the warm-up -> {figures['end_mb']:.0f} MiB at the end (peak {figures['peak_mb']:.0f})"
     )
     check = Target("growth after warm-up, share", figures["growth_share"], "<=", args.max_growth)
-    sys.exit(report(args.out / "results.json", figures, [check], threads=args.threads))
+    return report(args.out / "results.json", figures, [check], threads=args.threads)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

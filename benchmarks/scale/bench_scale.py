@@ -35,7 +35,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from benchmarks.scale.scale_train import (
     ABResult,
     ABSettings,
@@ -310,7 +311,7 @@ def lengths_note(rows: list[Row]) -> str:
 
 
 def machine_line(threads: int, device: str) -> str:
-    return f"{describe(threads)}; train device {device}; load average {load_average()}"
+    return f"{harness.machine_line(threads)}; train device {device}"
 
 
 def parse_sizes(text: str) -> list[tuple[str, int]]:
@@ -319,23 +320,21 @@ def parse_sizes(text: str) -> list[tuple[str, int]]:
     return sorted(sizes, key=lambda labelled: labelled[1])
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, required=True, help="the real english<TAB>spanish")
     parser.add_argument(
         "--sizes", type=parse_sizes, default="1M,4M,16M", help="synthetic corpus sizes, e.g. 20k,1M"
     )
-    parser.add_argument("--out", type=Path, default=Path("bench/scale"))
+    harness.add_out(parser, Path("bench/scale"), help="corpora, prepared data, runs, results.json")
     parser.add_argument("--steps", type=int, default=100, help="training steps per size")
     parser.add_argument("--seed", type=int, default=0, help="of the synthetic corpora")
     parser.add_argument("--compression", choices=sorted(SUFFIXES), default="none")
     parser.add_argument(
         "--parallel", action="store_true", help="synthetic corpora as .en/.es files (--source-file)"
     )
-    parser.add_argument("--device", default="auto", help="mt train --device")
-    parser.add_argument("--threads", type=int, default=None, help="mt train --threads")
+    harness.add_device(parser)
+    harness.add_threads(parser, None)
     parser.add_argument(
         "--keep-prepared",
         action="store_true",
@@ -343,7 +342,7 @@ def parse_args() -> argparse.Namespace:
         "measure training again (after a change to training only)",
     )
     add_ab_options(parser)
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 def measure_all(args: argparse.Namespace, settings: Settings, console: Console) -> list[Row]:
@@ -367,8 +366,8 @@ def measure_all(args: argparse.Namespace, settings: Settings, console: Console) 
     return rows
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if not args.corpus.is_file():
         print(f"bench-scale: no corpus at {args.corpus} (make corpus fetches it)", file=sys.stderr)
         raise SystemExit(1)
@@ -411,8 +410,8 @@ def main() -> None:
         "rows": [asdict(row) for row in rows],
         "note": note,
     }
-    sys.exit(report(args.out / "results.json", results, found, threads=threads))
+    return report(args.out / "results.json", results, found, threads=threads)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

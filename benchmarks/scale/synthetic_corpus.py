@@ -13,15 +13,17 @@ never half-written. Derived from the corpus: keep it out of git (bench/ is ignor
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import os
+import sys
 import time
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 import zstandard
+
+from benchmarks import harness
 
 BLOCK = 200_000
 """Pairs joined and written at once: big enough for fast writes, small enough for little memory."""
@@ -126,16 +128,14 @@ def write_synthetic(
     return paths
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, required=True, help="english<TAB>spanish TSV")
     parser.add_argument("--pairs", type=parse_count, required=True, help="e.g. 50k, 1M, 16M")
     parser.add_argument("--out", type=Path, required=True, help=".tsv, optionally .gz or .zst")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--parallel", action="store_true", help="write PATH.en and PATH.es")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not args.corpus.is_file():
         raise SystemExit(f"{args.corpus}: no such corpus file (make corpus fetches it)")
     started = time.perf_counter()
@@ -146,7 +146,8 @@ def main() -> None:
     size = sum(path.stat().st_size for path in paths) / 2**20
     names = ", ".join(str(path) for path in paths)
     print(f"{args.pairs:,} pairs in {seconds:.1f} s ({size:,.1f} MiB): {names}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
