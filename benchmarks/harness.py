@@ -145,10 +145,12 @@ def add_beam(parser: argparse.ArgumentParser, default: int, *, flag: str = "--be
     parser.add_argument(flag, type=int, default=default, help="beam width (1: greedy search)")
 
 
-def add_threads(parser: argparse.ArgumentParser, default: int | None = 2) -> None:
+def add_threads(
+    parser: argparse.ArgumentParser, default: int | None = 2, *, help: str = ""
+) -> None:
     """--threads: the CPU threads each engine translates (or trains) with."""
     parser.add_argument(
-        "--threads", type=int, default=default, help="CPU threads (default: %(default)s)"
+        "--threads", type=int, default=default, help=help or "CPU threads (default: %(default)s)"
     )
 
 

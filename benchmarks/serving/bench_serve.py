@@ -15,7 +15,6 @@ Writes bench/serve/results.json.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import random
@@ -29,7 +28,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import describe, load_average
+from benchmarks import harness
 from mt.atomic import atomic_write_text
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
@@ -252,17 +251,19 @@ def ensure_model(args, console: Console) -> Path:
     return run
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, default=Path("data/spa-eng.tsv"))
-    parser.add_argument("--model", type=Path, default=Path("bench/model"))
-    parser.add_argument("--out", type=Path, default=Path("bench/serve"))
+    parser.add_argument(
+        "--model", type=Path, default=Path("bench/model"), help="a run or an `mt export`"
+    )
+    harness.add_out(parser, Path("bench/serve"), help="server logs and results.json")
     parser.add_argument("--train-budget", default="10m")
-    parser.add_argument("--sentences", type=int, default=1000)
+    harness.add_limit(parser, 1000, flag="--sentences", help="test sentences sent")
     parser.add_argument("--concurrency", default="1,8,32")
     parser.add_argument("--beams", default="1,5", help="1 = greedy; 5 = the default beam")
     parser.add_argument("--soak", type=float, default=300.0, help="seconds (0: no soak)")
-    parser.add_argument("--threads", type=int, default=0, help="0: mt serve's default")
+    harness.add_threads(parser, 0, help="0: mt serve's default")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
         "--max-alternatives", type=int, default=None, help="mt serve's; 0 speeds up exports"
@@ -270,19 +271,20 @@ def main() -> None:
     parser.add_argument(
         "--return-wait-ms", type=float, default=None, help="mt serve's; 0 turns the wait off"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     console = Console(stderr=True)
     args.out.mkdir(parents=True, exist_ok=True)
     args.model = ensure_model(args, console)
     args.threads = args.threads or default_threads()
     torch.set_num_threads(args.threads)  # mt translate here runs with the server's threads
-    header = describe(args.threads)
-    console.print(header + f", load average at the start: {load_average()}", highlight=False)
+    header = harness.describe(args.threads)
+    console.print(harness.machine_line(args.threads), highlight=False)
     _, prepared = read_train_config(args.model)
     english = list(dict.fromkeys(e for e, _ in load_prepared(prepared).read_part("test")))
     sentences = english[: args.sentences]
     levels = [int(c) for c in args.concurrency.split(",")]
-    results: dict = {"machine": header, "load_average_start": load_average(), "searches": []}
+    start = harness.load_average()
+    results: dict = {"machine": header, "load_average_start": start, "searches": []}
 
     for beam in (int(b) for b in args.beams.split(",")):
         name = "greedy" if beam == 1 else f"beam {beam}"
@@ -315,9 +317,10 @@ def main() -> None:
             {"search": name, "mt_translate_sentences_per_second": in_process, "runs": runs,
              "short_sentence_c1": short, "soak": soaked, "server_exit_code": exit_code}
         )  # fmt: skip
-    results["load_average_end"] = load_average()
+    results["load_average_end"] = harness.load_average()
     atomic_write_text(args.out / "results.json", json.dumps(results, indent=2) + "\n")
     report(results, len(sentences), Console(width=140))
+    return 0
 
 
 def report(results: dict, count: int, console: Console) -> None:
@@ -369,4 +372,4 @@ def report(results: dict, count: int, console: Console) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

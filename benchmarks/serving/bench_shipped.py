@@ -19,7 +19,6 @@ The figures go to --out/results.json (benchmarks/harness.py); exit status 1 on a
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import statistics
@@ -35,7 +34,8 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.harness import Target, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, report
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -134,12 +134,12 @@ def disk_bytes(folder: Path, names: tuple[str, ...]) -> int:
     return sum((folder / name).stat().st_size for name in names if (folder / name).exists())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--model", default=None, help="default: the shipped default")
     parser.add_argument("--run", type=Path, help="the float32 run the model was shipped from")
     parser.add_argument("--dev", type=Path, help="english<TAB>spanish development pairs")
-    parser.add_argument("--limit", type=int, default=1000)
+    harness.add_limit(parser, 1000, help="pairs of --dev scored")
     parser.add_argument(
         "--language-check",
         type=Path,
@@ -147,12 +147,12 @@ def main() -> None:
         default=[],
         help="english<TAB>spanish dev files the language check's shortcut is measured on",
     )
-    parser.add_argument("--threads", type=int, default=2)
+    harness.add_threads(parser)
     parser.add_argument("--port", type=int, default=8731)
-    parser.add_argument("--out", type=Path, default=Path("bench/shipped"))
-    args = parser.parse_args()
+    harness.add_out(parser, Path("bench/shipped"), help="results.json goes here")
+    args = parser.parse_args(argv)
     console = Console()
-    console.print(describe(args.threads), f"load average {load_average()}")
+    console.print(harness.machine_line(args.threads))
     info = resolve(args.model)
 
     first_s, _ = cold_translate(args.model)
@@ -235,7 +235,7 @@ def main() -> None:
                 - formats["shipped, bfloat16 weights"]["bleu"]
             )
             targets.append(Target("BLEU lost to bfloat16 storage", loss, "<=", 0.3))
-    sys.exit(report(args.out / "results.json", figures, targets, threads=args.threads))
+    return report(args.out / "results.json", figures, targets, threads=args.threads)
 
 
 if __name__ == "__main__":
@@ -244,4 +244,4 @@ if __name__ == "__main__":
         for name in ("MT_HOME", "MT_CACHE"):
             os.environ[name] = str(Path(user) / name.lower())
         os.environ["MT_PRECISION_CACHE"] = str(Path(user) / "precision.json")
-        main()
+        sys.exit(main())
