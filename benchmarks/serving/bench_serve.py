@@ -5,10 +5,10 @@
 
 For greedy search and the default beam: 1,000 test sentences as single-sentence requests at
 concurrency 1, 8 and 32 (sentences/s, p50/p95/p99 latency, failures), 200 requests of one short
-sentence at concurrency 1, and the same sentences translated in this process as `mt translate`
-does. Then the soak: --soak seconds of mixed valid, oversized and malformed requests against the
-default-beam server, with the server's memory (RSS) at the start and the end. Bounded: every
-phase has a fixed number of requests or a deadline. Loopback only. The client is a small raw
+sentence at concurrency 1 (--short-requests), and the same sentences translated in this process as
+`mt translate` does. Then the soak: --soak seconds of mixed valid, oversized and malformed requests
+against the default-beam server, with the server's memory (RSS) at the start and the end. Bounded:
+every phase has a fixed number of requests or a deadline. Loopback only. The client is a small raw
 HTTP/1.1 keep-alive client, so that on a 2-core machine it takes little CPU from the server.
 Writes bench/serve/results.json.
 """
@@ -235,7 +235,7 @@ def ensure_model(args, console: Console) -> Path:
     if any((args.model / name).exists() for name in weights):
         return args.model
     from mt.cli.progress import RichReporter
-    from mt.train.launch import SizeFlags, start_training
+    from mt.train.launch import start_training
 
     run, prepared = args.out / "run", args.out / "data"
     if (run / "best.safetensors").exists():
@@ -244,10 +244,14 @@ def ensure_model(args, console: Console) -> Path:
     if not (prepared / "prepare.json").exists():
         prepare_corpus(args.corpus, out=prepared, force=True)
     start_training(
-        prepared_dir=prepared, run_dir=run, preset=None, flags=SizeFlags(),
-        overrides={"time_budget": parse_duration(args.train_budget)}, device_name="cpu",
-        threads=args.threads, force=True, reporter=RichReporter(console),
-    )  # fmt: skip
+        prepared_dir=prepared,
+        run_dir=run,
+        changes={"time_budget": parse_duration(args.train_budget)},
+        device_name="cpu",
+        threads=args.threads,
+        force=True,
+        reporter=RichReporter(console),
+    )
     return run
 
 
@@ -261,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-budget", default="10m")
     harness.add_limit(parser, 1000, flag="--sentences", help="test sentences sent")
     parser.add_argument("--concurrency", default="1,8,32")
+    parser.add_argument("--short-requests", type=int, default=200, help="of one short sentence")
     parser.add_argument("--beams", default="1,5", help="1 = greedy; 5 = the default beam")
     parser.add_argument("--soak", type=float, default=300.0, help="seconds (0: no soak)")
     harness.add_threads(parser, 0, help="0: mt serve's default")
@@ -301,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             run_client(load_run(args.port, sentences[:50], 8))  # warm-up
             runs = [run_client(load_run(args.port, sentences, c)) for c in levels]
-            short = run_client(load_run(args.port, [SHORT] * 200, 1))
+            short = run_client(load_run(args.port, [SHORT] * args.short_requests, 1))
             soaked = None
             if beam == 5 and args.soak > 0:
                 console.print(f"soak: {args.soak:.0f} s of mixed requests ({name})")
