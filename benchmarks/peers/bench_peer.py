@@ -19,7 +19,6 @@ and, where the CPU has bf16, ≥ 2× with --precision auto. `make bench-peer` in
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -33,7 +32,8 @@ import numpy as np
 import pandas as pd
 import sacrebleu
 
-from benchmarks.harness import Target, cpu, describe, load_average, report
+from benchmarks import harness
+from benchmarks.harness import Target, cpu, report
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 MT = ROOT / ".venv" / "bin" / "mt"
@@ -298,18 +298,21 @@ def targets(results: dict) -> list[Target]:
     return checks
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared/data/spa-eng.tsv")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "peer")
+    harness.add_out(parser, ROOT / "bench" / "peer", help="both toolkits' data, runs and results")
     parser.add_argument("--minutes", type=float, default=float(os.environ.get("PEER_MINUTES", 25)))
     parser.add_argument("--eole-steps", type=int, default=0, help="0: calibrated to the budget")
     parser.add_argument("--no-auto", action="store_true", help="skip the --precision auto run")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    for needed in (MT, EOLE_VENV / "eole"):
+        if not needed.exists():
+            raise SystemExit(f"bench-peer needs {needed}: `make bench-peer` installs both")
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     seconds = args.minutes * 60
-    print(describe(1), "| load", load_average(), flush=True)
+    print(harness.machine_line(1), flush=True)
     data = prepare(args.corpus, out)
     folder = prepare_eole(data, out)
     eole_steps = args.eole_steps or max(int(seconds / calibrate_eole(folder, out)), 50)
@@ -322,7 +325,7 @@ def main() -> int:
         if name in results:
             results[name].update(decode_mt(out, out / name.replace("_", "-")))
     checks = targets(results)
-    results.update(load=load_average(), minutes=args.minutes)
+    results.update(load=harness.load_average(), minutes=args.minutes)
     show(results)
     return report(out / "results.json", results, checks, threads=1)
 

@@ -1,15 +1,17 @@
-"""benchmarks/scale/ on tiny data: synthetic_corpus and bench_memory (its mt train in a process of
-its own) run to their end and write their files; bench_scale's options and its in-process A/B."""
+"""benchmarks/scale/ on tiny data: synthetic_corpus and bench_memory (watching a small process) run
+to their end and write their files; bench_scale's options and the A/B it times in-process."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from bench_support import (
     figures,
-    prepared_of,
     run_main,
     torch_threads,  # noqa: F401  (a fixture)
 )
@@ -35,9 +37,8 @@ def test_bench_scale_parses_its_options_and_times_its_ab(
     on a prepared directory, with enough pairs for its rounds of 64-sentence batches."""
     with pytest.raises(SystemExit) as done:
         bench_scale.main(["--help"])
-    assert (
-        done.value.code == 0 and "python -m benchmarks.scale.bench_scale" in capsys.readouterr().out
-    )
+    assert done.value.code == 0
+    assert "python -m benchmarks.scale.bench_scale" in capsys.readouterr().out
     assert bench_scale.parse_sizes("4M,20k") == [("20k", 20_000), ("4M", 4_000_000)]
     keys = [(f"I have {n} keys.", f"Tengo {n} llaves.") for n in range(14, 300)]
     corpus = write_corpus(tmp_path / "corpus.tsv", invented_pairs() + keys)  # short sentences
@@ -48,11 +49,16 @@ def test_bench_scale_parses_its_options_and_times_its_ab(
     assert len(result.round_ratios) == MIN_ROUNDS and result.ratio > 0
 
 
-def test_bench_memory_samples_a_training_run(trained_run: Path, tmp_path: Path) -> None:
-    run_main(
-        bench_memory.main, "--every", 0.2, "--threads", 1, "--out", tmp_path, "--",
-        prepared_of(trained_run), "--out", tmp_path / "run", "--preset", "thesis-small",
-        "--max-steps", 5, "--threads", 1, "--device", "cpu", "--force",
-    )  # fmt: skip
+def test_bench_memory_samples_a_process_and_writes_its_growth(tmp_path: Path) -> None:
+    """--attach: a process of a few MB for a second (its other way, `mt train` started with the
+    arguments after --, takes seconds to start)."""
+    grow = "import time\nfor _ in range(8): kept = [bytearray(4_000_000)]; time.sleep(0.15)"
+    process = subprocess.Popen([sys.executable, "-c", grow])
+    reaped = threading.Thread(target=process.wait)  # reaped as it ends: then /proc/PID is gone
+    reaped.start()
+    run_main(bench_memory.main, "--attach", process.pid, "--every", 0.1, "--out", tmp_path)
+    reaped.join(30)
     assert figures(tmp_path / "results.json")["peak_mb"] > 0
     assert (tmp_path / "resident.csv").read_text().startswith("seconds,resident_mb\n")
+    with pytest.raises(SystemExit, match="give `mt train` arguments after --"):
+        bench_memory.main(["--out", str(tmp_path)])
