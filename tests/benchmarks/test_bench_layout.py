@@ -58,7 +58,7 @@ def mentions() -> list[tuple[str, str]]:
         name = str(path.relative_to(ROOT))
         modules = r"-m\s+((?:benchmarks|experiments)(?:\.[a-z_]+)+)"  # not .GROUP.NAME
         found += [(name, m) for m in re.findall(modules, text)]
-        paths = r"\b(?:benchmarks|experiments)/[a-z_/]+\.(?:py|md)\b"
+        paths = r"(?<![\w/])(?:benchmarks|experiments)/[a-z_/]+\.(?:py|md)\b"
         found += [(name, m) for m in re.findall(paths, text)]
     return found
 
