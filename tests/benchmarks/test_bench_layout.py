@@ -5,6 +5,7 @@ that the Makefile, the docs, the sources and the tests give exists."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -32,6 +33,33 @@ def test_every_benchmark_is_run_by_a_test_and_built_on_the_harness(path: Path) -
     text = path.read_text(encoding="utf-8")
     if '__name__ == "__main__"' in text and path.name != "peer_spm.py":  # eole's Python runs it
         assert "harness.parser(__spec__.name, __doc__)" in text and "def main(argv" in text
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+COMMANDS = [
+    path
+    for path in modules(BENCHMARKS)
+    if '__name__ == "__main__"' in path.read_text(encoding="utf-8") and path.name != "peer_spm.py"
+]
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda path: path.stem)
+def test_every_benchmark_shows_its_help_as_python_m(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        importlib.import_module(module_name(path)).main(["--help"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: python -m {module_name(path)} ")
+
+
+@pytest.mark.parametrize("path", modules(EXPERIMENTS), ids=lambda path: path.stem)
+def test_every_experiment_still_imports(path: Path) -> None:
+    """Nothing runs them, so an mt they no longer fit would go unseen until someone does."""
+    importlib.import_module(module_name(path))
 
 
 @pytest.mark.parametrize("path", modules(EXPERIMENTS), ids=lambda path: path.stem)

@@ -9,10 +9,12 @@ import re
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
 
+from benchmarks import harness
 from benchmarks.harness import MISSED, Target, report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,4 +87,38 @@ def test_every_benchmark_that_prints_a_miss_reports_through_targets(path: Path) 
     )
     assert re.search(r"\breport\(", text) and re.search(r"sys\.exit\(|SystemExit\(", text), (
         path.name
+    )
+
+
+def test_the_shared_options_have_one_spelling_and_a_benchmarks_own_defaults() -> None:
+    parser = harness.parser("benchmarks.group.bench_toy", "A toy benchmark.\n\n    usage line")
+    harness.add_run(parser)
+    harness.add_part(parser, choices=("selection", "test"), default="selection")
+    harness.add_limit(parser, 300, flag="--sentences")
+    harness.add_beam(parser, 5)
+    harness.add_threads(parser)
+    harness.add_domains(parser)
+    harness.add_out(parser, Path("bench/toy"))
+    args = parser.parse_args(["--run", "runs/demo"])
+    assert (args.run, args.part, args.sentences, args.beam, args.threads) == (
+        Path("runs/demo"), "selection", 300, 5, 2,
+    )  # fmt: skip
+    assert (args.domains, args.out) == (harness.DOMAINS, Path("bench/toy"))
+    help_text = parser.format_help()
+    assert help_text.startswith("usage: python -m benchmarks.group.bench_toy ")
+    assert "A toy benchmark.\n\n    usage line" in help_text  # the docstring as written
+    with pytest.raises(SystemExit):
+        parser.parse_args([])  # --run without a default is required
+
+
+def test_the_command_is_recorded_as_it_is_typed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    main = types.ModuleType("__main__")
+    main.__spec__ = types.SimpleNamespace(name="benchmarks.quality.bench_general")
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(sys, "argv", ["/repo/benchmarks/quality/bench_general.py", "--part", "dev"])
+    python = Path(sys.executable).name
+    assert harness.command_line() == f"{python} -m benchmarks.quality.bench_general --part dev"
+    main.__spec__ = None  # a script run by its path
+    assert (
+        harness.command_line() == f"{python} /repo/benchmarks/quality/bench_general.py --part dev"
     )
