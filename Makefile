@@ -48,8 +48,8 @@ chromium:
 	fi
 
 lint: $(STAMP)  ## ruff check and ruff format --check
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks experiments
+	$(BIN)/ruff format --check src tests benchmarks experiments
 
 # The corpus: data/spa-eng.tsv, else a copy of ../shared/data/spa-eng.tsv, else `mt download`.
 corpus: $(STAMP)  ## data/spa-eng.tsv: ../shared's copy, else mt download
@@ -104,9 +104,9 @@ release: corpus  ## runs/model into the package as the shipped model, scored, wi
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
 	test -f $(RELEASE_RUN)/calibration.json || $(BIN)/mt calibrate $(RELEASE_RUN)
 	$(BIN)/python -m mt.cli.ship model $(RELEASE_RUN) --name $(RELEASE_NAME)
-	for part in dev test; do $(BIN)/python benchmarks/bench_general.py --run $(RELEASE_NAME) \
+	for part in dev test; do $(BIN)/python -m benchmarks.quality.bench_general --run $(RELEASE_NAME) \
 		--tatoeba runs/tatoeba-split --part $$part --out bench/release || test $$? = 1 || exit 1; done
-	$(BIN)/python benchmarks/bench_shipped.py --model $(RELEASE_NAME) --out bench/release/shipped \
+	$(BIN)/python -m benchmarks.serving.bench_shipped --model $(RELEASE_NAME) --out bench/release/shipped \
 		|| test $$? = 1 || exit 1
 	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) --data $(RELEASE_DATA) \
 		--dev bench/release/dev.json --test bench/release/test.json \
@@ -118,7 +118,7 @@ release: corpus  ## runs/model into the package as the shipped model, scored, wi
 SHIPPED_DEV ?= runs/model-split/dev/news.tsv
 SHIPPED_LANGUAGE ?= $(wildcard runs/model-split/dev/*.tsv runs/model-general/dev/*.tsv runs/model-parts/selection.tsv)
 bench-shipped: $(STAMP)  ## start-up of mt translate and mt serve, and what bf16 storage costs
-	$(BIN)/python benchmarks/bench_shipped.py --out bench/shipped \
+	$(BIN)/python -m benchmarks.serving.bench_shipped --out bench/shipped \
 		$(if $(wildcard $(RELEASE_RUN)/best.safetensors),--run $(RELEASE_RUN)) \
 		$(if $(wildcard $(SHIPPED_DEV)),--dev $(SHIPPED_DEV)) \
 		$(if $(SHIPPED_LANGUAGE),--language-check $(SHIPPED_LANGUAGE))
@@ -131,14 +131,14 @@ GENERAL_PART ?= test
 bench-general: corpus  ## a model beside Apertium on general text, Tatoeba and the domains
 	@command -v apertium >/dev/null || { echo "bench-general needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
-	$(BIN)/python benchmarks/bench_general.py --run $(GENERAL_RUN) --tatoeba runs/tatoeba-split --part $(GENERAL_PART)
+	$(BIN)/python -m benchmarks.quality.bench_general --run $(GENERAL_RUN) --tatoeba runs/tatoeba-split --part $(GENERAL_PART)
 
 # Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.
 MEMORY_DATA ?= runs/model-data
 MEMORY_MINUTES ?= 30
 bench-memory: $(STAMP)  ## resident memory of a long training run
-	$(BIN)/python benchmarks/bench_memory.py --out bench/memory -- $(MEMORY_DATA) --out bench/memory/run \
+	$(BIN)/python -m benchmarks.scale.bench_memory --out bench/memory -- $(MEMORY_DATA) --out bench/memory/run \
 		--time-budget $(MEMORY_MINUTES)m --precision auto --threads 2 --force
 
 demo: corpus  ## prepare, train 2,000 steps, translate and evaluate a Tatoeba model
@@ -152,27 +152,27 @@ demo: corpus  ## prepare, train 2,000 steps, translate and evaluate a Tatoeba mo
 # "--shared-vocab 8000 --change tie_embeddings=true" (one lever of docs/recipe.md's ablation).
 BENCH_ARGS ?=
 bench: corpus  ## the default recipe for BUDGET on the thesis' split, beside the thesis
-	$(BIN)/python benchmarks/bench.py --corpus $(CORPUS) --budget $(BUDGET) --recipe $(RECIPE) $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.quality.bench --corpus $(CORPUS) --budget $(BUDGET) --recipe $(RECIPE) $(BENCH_ARGS)
 
 bench-train: corpus  ## training speed
-	$(BIN)/python benchmarks/bench_train.py --corpus $(CORPUS)
+	$(BIN)/python -m benchmarks.speed.bench_train --corpus $(CORPUS)
 
 bench-translate: corpus  ## decoding speed and quality, greedy and beam
-	$(BIN)/python benchmarks/bench_translate.py --corpus $(CORPUS)
+	$(BIN)/python -m benchmarks.speed.bench_translate --corpus $(CORPUS)
 
 # mt serve on loopback: 1,000 test sentences at 1/8/32 clients, greedy and beam 5, next to
 # mt translate, then a 5-minute soak. SERVE_MODEL without weights: a 10-minute run is trained.
 SERVE_MODEL ?= bench/model
 SOAK ?= 300
 bench-serve: corpus  ## mt serve under load, then a soak
-	$(BIN)/python benchmarks/bench_serve.py --corpus $(CORPUS) --model $(SERVE_MODEL) --soak $(SOAK)
+	$(BIN)/python -m benchmarks.serving.bench_serve --corpus $(CORPUS) --model $(SERVE_MODEL) --soak $(SOAK)
 
 bench-arch: corpus  ## architectures side by side
-	$(BIN)/python benchmarks/bench_arch.py --corpus $(CORPUS)
+	$(BIN)/python -m benchmarks.quality.bench_arch --corpus $(CORPUS)
 
 # Real text on a trained run (default: the `make demo` model): paragraphs, casual input,
 # names/numbers, live pipe; NOISY_RUN, if trained, is a model trained with --source-noise. Then real
-# typing (codespell's real misspellings, benchmarks/real_typing.py) on the selection part, where
+# typing (codespell's real misspellings, benchmarks/text/real_typing.py) on the selection part, where
 # choices are made (a miss there still lets the test part be scored), and on the test part.
 TEXT_RUN ?= runs/demo
 TEXT_DATA ?= runs/demo-data
@@ -180,23 +180,23 @@ NOISY_RUN ?= runs/demo-noise
 # Confidence and flags (docs/trust.md): Spearman with sentence chrF, bad share in the least
 # confident 10%, copy-flag recall, on the test part and the domain test parts (all three run;
 # the status is 1 when one missed a target). TRUST_RUN is written into (calibration.json, if it
-# has none): give a copy of a run. The choices they rest on: benchmarks/bench_trust_choices.py.
+# has none): give a copy of a run. The choices they rest on: benchmarks/trust/bench_trust_choices.py.
 TRUST_RUN ?= runs/demo
 TRUST_DATA ?= runs/demo-data
 bench-trust: $(STAMP)  ## confidence, flags, protected spans and glossaries
 	@test -f $(TRUST_RUN)/best.safetensors || { echo "bench-trust needs a trained run in $(TRUST_RUN): run 'make demo' first or give TRUST_RUN=RUN TRUST_DATA=PREPARED" >&2; exit 1; }
 	status=0; \
-	$(BIN)/python benchmarks/bench_trust.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS) || status=1; \
-	$(BIN)/python benchmarks/bench_protect.py --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS) || status=1; \
-	$(BIN)/python benchmarks/bench_glossary.py --run $(TRUST_RUN) --domains $(DOMAINS) || status=1; \
+	$(BIN)/python -m benchmarks.trust.bench_trust --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS) || status=1; \
+	$(BIN)/python -m benchmarks.trust.bench_protect --run $(TRUST_RUN) --data $(TRUST_DATA) --domains $(DOMAINS) || status=1; \
+	$(BIN)/python -m benchmarks.trust.bench_glossary --run $(TRUST_RUN) --domains $(DOMAINS) || status=1; \
 	exit $$status
 
 bench-text: $(STAMP)  ## real text: paragraphs, casual input, real misspellings
 	@test -f $(TEXT_RUN)/best.safetensors || { echo "bench-text needs a trained run in $(TEXT_RUN): run 'make demo' first or give TEXT_RUN=RUN TEXT_DATA=PREPARED" >&2; exit 1; }
-	$(BIN)/python benchmarks/bench_text.py --run $(TEXT_RUN) --data $(TEXT_DATA) \
+	$(BIN)/python -m benchmarks.text.bench_text --run $(TEXT_RUN) --data $(TEXT_DATA) \
 		$(if $(wildcard $(NOISY_RUN)/best.safetensors),--noisy-run $(NOISY_RUN))
-	-$(BIN)/python benchmarks/bench_real_typing.py --run $(TEXT_RUN) --data $(TEXT_DATA) --part selection
-	$(BIN)/python benchmarks/bench_real_typing.py --run $(TEXT_RUN) --data $(TEXT_DATA) --part test
+	-$(BIN)/python -m benchmarks.text.bench_real_typing --run $(TEXT_RUN) --data $(TEXT_DATA) --part selection
+	$(BIN)/python -m benchmarks.text.bench_real_typing --run $(TEXT_RUN) --data $(TEXT_DATA) --part test
 
 # Documents with their markup (HTML, Markdown, .po) on the shared development data, read in place
 # (default: the demo model): markup preserved, tags placed, protected spans, BLEU, msgfmt, speed;
@@ -206,7 +206,7 @@ FORMATS_EXPORT ?= $(FORMATS_RUN)-export
 bench-formats: $(STAMP)  ## documents with markup: HTML, Markdown, .po
 	@test -f $(FORMATS_RUN)/best.safetensors || { echo "bench-formats needs a trained run in $(FORMATS_RUN): run 'make demo' first or give FORMATS_RUN=RUN" >&2; exit 1; }
 	test $(FORMATS_EXPORT)/model.json -nt $(FORMATS_RUN)/best.safetensors || $(BIN)/mt export $(FORMATS_RUN) --out $(FORMATS_EXPORT) --force
-	$(BIN)/python benchmarks/bench_formats.py --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
+	$(BIN)/python -m benchmarks.text.bench_formats --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
 
 # Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/dev/test split,
 # mt.recipes.domain_split), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),
@@ -232,7 +232,7 @@ bench-domain: $(STAMP)  ## fine-tuning on the four domains
 	$(DOMAIN_TUNE) --time-budget 30m --out $(DOMAIN_OUT)/plain-30m
 	$(DOMAIN_TUNE) --mix $(DOMAIN_BASE_DATA):$(DOMAIN_MIX) --time-budget 10m --out $(DOMAIN_OUT)/mix-10m
 	$(DOMAIN_TUNE) --time-budget 10m --out $(DOMAIN_OUT)/plain-10m
-	for part in dev test; do $(BIN)/python benchmarks/bench_domain.py --domains $(DOMAINS) \
+	for part in dev test; do $(BIN)/python -m benchmarks.quality.bench_domain --domains $(DOMAINS) \
 		--tatoeba $(DOMAIN_BASE_DATA) --part $$part --beam 5 --run base=$(DOMAIN_BASE) \
 		--run mix-10m=$(DOMAIN_OUT)/mix-10m --run mix-30m=$(DOMAIN_OUT)/mix-30m \
 		--run plain-10m=$(DOMAIN_OUT)/plain-10m --run plain-30m=$(DOMAIN_OUT)/plain-30m \
@@ -248,7 +248,7 @@ bench-domain-union: $(STAMP)  ## one run on all the data, beside bench-domain's 
 	@test -f $(DOMAIN_OUT)/data/prepare.json || { echo "bench-domain-union needs bench-domain's prepared data in $(DOMAIN_OUT)/data: run 'make bench-domain' first" >&2; exit 1; }
 	$(BIN)/mt train $(DOMAIN_OUT)/data --mix $(DOMAIN_BASE_DATA):$(UNION_FRACTION) \
 		--time-budget $(UNION_BUDGET) --out $(DOMAIN_OUT)/union-$(UNION_BUDGET) --force
-	$(BIN)/python benchmarks/bench_domain.py --domains $(DOMAINS) --tatoeba $(DOMAIN_BASE_DATA) \
+	$(BIN)/python -m benchmarks.quality.bench_domain --domains $(DOMAINS) --tatoeba $(DOMAIN_BASE_DATA) \
 		--beam 5 --run union-$(UNION_BUDGET)=$(DOMAIN_OUT)/union-$(UNION_BUDGET) \
 		--json $(DOMAIN_OUT)/results-union.json
 
@@ -257,13 +257,13 @@ EXPORT_RUN ?= runs/demo
 EXPORT_DATA ?= runs/demo-data
 bench-export: $(STAMP)  ## CTranslate2 exports beside PyTorch
 	@test -f $(EXPORT_RUN)/best.safetensors || { echo "bench-export needs a trained run in $(EXPORT_RUN): run 'make demo' first or give EXPORT_RUN=RUN EXPORT_DATA=PREPARED" >&2; exit 1; }
-	$(BIN)/python benchmarks/bench_export.py --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
+	$(BIN)/python -m benchmarks.speed.bench_export --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
 
 # mt prepare and mt train on the real corpus and on synthetic corpora of SCALE_SIZES pairs (cached
 # in bench/scale): time, memory, disk, train start and tokens/s against the scaling targets.
 SCALE_SIZES ?= 1M,4M,16M
 bench-scale: corpus  ## prepare and train on corpora of millions of pairs
-	$(BIN)/python benchmarks/bench_scale.py --corpus $(CORPUS) --sizes $(SCALE_SIZES) --out bench/scale
+	$(BIN)/python -m benchmarks.scale.bench_scale --corpus $(CORPUS) --sizes $(SCALE_SIZES) --out bench/scale
 
 # mt beside eole 0.6.4 (its own .venv-eole: CPU torch first, so eole pulls no CUDA build), the
 # same split, shape and batches, 1 thread each for PEER_MINUTES: steps/s, tokens/s, BLEU, decoding
@@ -276,7 +276,7 @@ $(EOLE_VENV)/.installed:
 	$(EOLE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check eole==0.6.4 aiohttp
 	touch $@
 bench-peer: corpus $(EOLE_VENV)/.installed  ## mt beside eole: training and decoding speed
-	$(BIN)/python benchmarks/bench_peer.py --corpus $(CORPUS) --minutes $(PEER_MINUTES) --out bench/peer
+	$(BIN)/python -m benchmarks.peers.bench_peer --corpus $(CORPUS) --minutes $(PEER_MINUTES) --out bench/peer
 
 clean:  ## remove .venv, runs/ and bench/
 	rm -rf $(VENV) $(EOLE_VENV) runs bench .pytest_cache .ruff_cache

@@ -1,7 +1,7 @@
 """The uncached decoding baseline: every step runs `model.decode` over the whole prefix.
 
 Used only to check the cached search against (tests/decode/test_search.py) and to measure what the
-cache saves (benchmarks/bench_translate.py), so it lives outside the package.
+cache saves (benchmarks/speed/bench_translate.py), so it lives outside the package.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tricky English sentence boundaries: the test set the sentence splitter was chosen on.
 
 Each case is a line and the sentences a reader finds in it. `tests/decode/test_segment.py` checks
-the chosen splitter on them and `benchmarks/bench_splitters.py` scores every candidate on them.
+the chosen splitter on them and `experiments/bench_splitters.py` scores every candidate on them.
 """
 
 from __future__ import annotations

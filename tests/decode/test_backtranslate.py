@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import cli_output
 
 from mt.decode.backtranslate import SIDECAR_SUFFIX, SentenceFilters, backtranslate
 from mt.decode.line_engines import CommandEngine
 from mt.errors import MtError
+from tests.conftest import cli_output
 
 UPPER = "sed s/a/A/g"  # the "translation": every a made A
 

@@ -15,13 +15,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tests.conftest import write_corpus
 from typer.testing import CliRunner, Result
 
 from mt.cli.release import app
 from mt.errors import MtError
 from mt.recipes.release import KINDS, ReleaseOptions, kind, release_steps, run_release
 from mt.recipes.steps import Command, Decision, Step, run_command, run_steps
+from tests.conftest import write_corpus
 
 ORDER = [
     "domains", "general", "tatoeba", "parts", "backtranslate-un-news", "prepare", "train",

@@ -86,7 +86,7 @@ def test_a_three_letter_slip_is_put_right_only_as_a_keyboard_slip_of_a_frequent_
 
 
 def test_real_misspellings_a_letter_too_many_a_misplaced_apostrophe_several_slips() -> None:
-    # Real typing (benchmarks/real_typing.py) has more than our four keyboard slips.
+    # Real typing (benchmarks/text/real_typing.py) has more than our four keyboard slips.
     training = [*TRAINING, *(["The dog is here.", "I see the cat.", "Tom couldn't come."] * 30)]
     training += ["It was here."] * 50
     normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))

@@ -346,8 +346,8 @@ def open_exported(
     workers = threads or physical_cores()
     # On a CPU one worker a core, each with one thread, searching its own sub-batches of
     # MAX_BATCH sentences: for models of this size 1.8x the sentences/s of one worker with every
-    # thread (benchmarks/bench_export.py, docs/performance.md), and lower latency for one sentence
-    # too, since a small model's matrices are too small to share between threads. Not
+    # thread (benchmarks/speed/bench_export.py, docs/performance.md), and lower latency for one
+    # sentence too, since a small model's matrices are too small to share between threads. Not
     # CTranslate2's own default of 4 threads, which oversubscribes a 2-core machine.
     cpu = device == "cpu"
     try:

@@ -27,7 +27,7 @@ from mt.errors import MtError
 
 NAME_STAND_INS = ("Tom", "Mary", "John")
 """Stand-ins for a model without placeholder tokens: the names the bench model copies most
-(benchmarks/bench_glossary.py), for glossary terms here and for unseen names and numbers in
+(benchmarks/trust/bench_glossary.py), for glossary terms here and for unseen names and numbers in
 mt.decode.placeholders.protect; a sentence with more terms keeps the rest as they are."""
 
 # What may stand between a sentence's end (or the output's start) and its first word.

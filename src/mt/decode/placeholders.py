@@ -5,7 +5,7 @@ sub-word pieces it has rarely or never seen, and comes out mangled or translated
 "tres" with the bench model, which copies no digits at all). Before translation each such word is
 swapped for a name the model saw thousands of times and copies ("Tom", "Mary", "John"), and the
 stand-in in the translation is swapped back. Numbers take name stand-ins too, because the bench
-model copies those and not digit stand-ins such as "30" (benchmarks/bench_text.py measures it).
+model copies those and not digit stand-ins such as "30" (benchmarks/text/bench_text.py measures it).
 Stand-ins already in the sentence are not used; when all are taken, a word is left as it is.
 A placeholder token already in the text (a document's protected span, mt.decode.documents.units)
 is a name to such a model: it takes a stand-in whatever the `Protectable` says.

@@ -4,7 +4,7 @@ translation is good (chrF >= GOOD_CHRF) on the evidence (mt.quality.confidence).
 part is what training already holds out for choosing weights, so the test part stays untouched
 for measuring.
 
-The target was chosen on development data (benchmarks/bench_trust_choices.py, docs/trust.md):
+The target was chosen on development data (benchmarks/trust/bench_trust_choices.py, docs/trust.md):
 fitted to P(good), the confidence ranks outputs by sentence chrF better, on average over the
 selection part and the domains' dev parts, than fitted to the expected chrF / 100.
 """
@@ -87,7 +87,7 @@ def scored_sample(
 ) -> tuple[np.ndarray, np.ndarray]:
     """What a calibration is fitted on: the evidence features (N, len(FEATURES)) and sentence
     chrF (N,) of each sentence of a seeded sample of `selection` that the search left evidence
-    for (also what benchmarks/bench_trust_choices.py fits each candidate target on)."""
+    for (also what benchmarks/trust/bench_trust_choices.py fits each candidate target on)."""
     references = grouped_references(read_pairs(selection))
     sources = sample_sources(references, size, seed)
     if len(sources) < 20:

@@ -172,7 +172,7 @@ def fit_logistic(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on the columns of
     x, standardised, by projected gradient descent that keeps weight `monotone` >= 0 (also
-    what benchmarks/bench_confidence_features.py fits other feature sets with)."""
+    what experiments/bench_confidence_features.py fits other feature sets with)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     mean = x.mean(0)

@@ -93,9 +93,9 @@ which the share alone misses."""
 COPY_MIN_LETTERS = 16
 """Fewer letters than this, and the language check is not asked: py3langid misreads short
 Spanish ("¿Eres doctor?") as another language."""
-# The three were chosen on development data (benchmarks/bench_trust_choices.py, docs/trust.md):
-# the most copies caught with the flag on at most 1% of other outputs in every set, over two
-# samples, decoding greedily and with beam 5.
+# The three were chosen on development data (benchmarks/trust/bench_trust_choices.py,
+# docs/trust.md): the most copies caught with the flag on at most 1% of other outputs in every
+# set, over two samples, decoding greedily and with beam 5.
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class CopyEvidence:
 
 @dataclass(frozen=True)
 class CopyThresholds:
-    """Where the copy flag is raised (benchmarks/bench_trust_choices.py chooses them on
+    """Where the copy flag is raised (benchmarks/trust/bench_trust_choices.py chooses them on
     development data)."""
 
     overlap: float = COPY_OVERLAP

@@ -1,0 +1,1 @@
+"""mt beside another toolkit on the same data and machine (eole)."""

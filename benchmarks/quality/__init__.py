@@ -1,0 +1,2 @@
+"""How well models translate: a recipe trained and scored, architectures, domains, general text
+beside Apertium."""

@@ -1,0 +1,1 @@
+"""What a person feels of mt serve and of the shipped model: load, latency, start-up."""

@@ -1,0 +1,2 @@
+"""How fast mt trains and translates: training steps, decoding, exports, precisions,
+back-translation."""

@@ -1,0 +1,58 @@
+"""benchmarks/quality/ on tiny data: each benchmark runs to its end in this process and writes its
+figures (a tiny model misses the stated targets; that the benchmark gets there is what counts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench_support import (
+    figures,
+    prepared_of,
+    run_main,
+    tiny_domains,
+    tiny_general,
+    torch_threads,  # noqa: F401  (a fixture)
+)
+from benchmarks.quality import bench, bench_arch, bench_domain, bench_general
+
+
+def test_bench_prepares_trains_and_scores_a_recipe(tmp_path: Path, corpus_file: Path) -> None:
+    run_main(
+        bench.main, "--corpus", corpus_file, "--recipe", "thesis-small", "--budget", "2s",
+        "--limit", 10, "--device", "cpu", "--out", tmp_path,
+    )  # fmt: skip
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["recipe"] == "thesis-small" and results["steps"] > 0
+    assert (tmp_path / "run" / "best.safetensors").is_file()
+
+
+def test_bench_arch_trains_both_architectures(tmp_path: Path, corpus_file: Path) -> None:
+    run_main(
+        bench_arch.main, "--corpus", corpus_file, "--budget", "1s", "--limit", 3,
+        "--eval-every", 5, "--device", "cpu", "--threads", 1, "--out", tmp_path,
+    )  # fmt: skip
+    results = json.loads((tmp_path / "results.json").read_text())["results"]
+    assert set(results) == {"transformer", "rnn"}
+    assert all(result["test"]["beam5"]["sentences_per_second"] > 0 for result in results.values())
+
+
+def test_bench_domain_scores_each_domain(tmp_path: Path, trained_run: Path) -> None:
+    out = tmp_path / "domains.json"
+    run_main(
+        bench_domain.main, "--run", f"tiny={trained_run}", "--tatoeba", prepared_of(trained_run),
+        "--domains", tiny_domains(), "--limit", 4, "--json", out,
+    )  # fmt: skip
+    scores = json.loads(out.read_text())["runs"]["tiny"]["scores"]
+    assert set(scores) == {"python-docs", "tldr", "libreoffice", "news", "tatoeba"}
+
+
+def test_bench_general_scores_beside_a_peer(tmp_path: Path, trained_run: Path) -> None:
+    run_main(
+        bench_general.main, "--run", trained_run, "--tatoeba", prepared_of(trained_run),
+        "--general", tiny_general(), "--domains", tiny_domains(), "--limit", 3, "--beam", 1,
+        "--apertium", "cat", "--threads", 1, "--out", tmp_path,
+    )  # fmt: skip
+    sets = figures(tmp_path / "test.json")["sets"]
+    assert {"flores", "news", "tico", "xquad", "tatoeba", "news-500"} <= set(sets)
+    assert all(row["pairs"] <= 3 for row in sets.values())

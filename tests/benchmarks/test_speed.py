@@ -1,0 +1,109 @@
+"""benchmarks/speed/ on tiny data: each benchmark runs to its end in this process and writes or
+prints its figures (a tiny model misses the stated targets; that the benchmark gets there is what
+counts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench_support import (
+    figures,
+    prepared_of,
+    run_main,
+    tiny_general,
+    torch_threads,  # noqa: F401  (a fixture)
+)
+from benchmarks.speed import (
+    bench_backtranslate,
+    bench_export,
+    bench_precision,
+    bench_step,
+    bench_step_floor,
+    bench_train,
+    bench_translate,
+)
+
+
+def test_bench_train_times_both_models(
+    corpus_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_main(
+        bench_train.main, "--corpus", corpus_file, "--out", tmp_path, "--preset", "thesis-small",
+        "--steps", 2, "--rounds", 1, "--batch-tokens", 400, "--device", "cpu",
+    )  # fmt: skip
+    assert "ratio mt / torch.nn.Transformer" in capsys.readouterr().out
+
+
+def test_bench_translate_decodes_cached_and_uncached(
+    corpus_file: Path, trained_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_main(
+        bench_translate.main, "--corpus", corpus_file, "--run", trained_run, "--sentences", 4,
+        "--device", "cpu", "--out", tmp_path,
+    )  # fmt: skip
+    assert "uncached sent/s" in capsys.readouterr().out
+
+
+def test_bench_export_measures_each_engine(trained_run: Path, tmp_path: Path) -> None:
+    run_main(
+        bench_export.main, "--run", trained_run, "--data", prepared_of(trained_run),
+        "--out", tmp_path, "--sentences", 4, "--threads", 1,
+    )  # fmt: skip
+    engines = {row["engine"] for row in figures(tmp_path / "results.json")}
+    assert {"mt PyTorch fp32", "CT2 float32", "CT2 int8"} <= engines
+
+
+def test_bench_precision_trains_and_decodes_in_each_mode(trained_run: Path, tmp_path: Path) -> None:
+    run_main(
+        bench_precision.main,
+        "--prepared",
+        prepared_of(trained_run),
+        "--run",
+        trained_run,
+        "--steps",
+        1,
+        "--rounds",
+        1,
+        "--batch-size",
+        4,
+        "--sentences",
+        3,
+        "--threads",
+        1,
+        "--out",
+        tmp_path,
+    )  # fmt: skip  (4-sentence batches: bf16 on a CPU without bf16 instructions is slow)
+    summary = json.loads((tmp_path / "results.json").read_text())
+    assert summary["training"] and summary["decoding"]
+    assert summary["command"].startswith("python")
+
+
+def test_bench_backtranslate_times_an_engine_against_itself(tmp_path: Path) -> None:
+    out = tmp_path / "backtranslate.json"
+    run_main(
+        bench_backtranslate.main, "--mono", tiny_general() / "un-news.es.tsv.xz", "--lines", 10,
+        "--engine", "cat", "--threads", 1, "--json", out,
+    )  # fmt: skip
+    assert figures(out)["engine"]["command"] == "cat"
+
+
+def test_bench_step_times_the_trainers_steps(trained_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "step.json"
+    run_main(
+        bench_step.main, "--data", prepared_of(trained_run), "--steps", 2, "--warmup", 1,
+        "--change", "batch_size=8", "--json", out,
+    )  # fmt: skip
+    measured = json.loads(out.read_text())
+    assert len(measured["cpu_ms"]) == 2 and measured["changes"]["batch_size"] == 8
+
+
+def test_bench_step_floor_times_the_matrix_products(trained_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "floor.json"
+    run_main(
+        bench_step_floor.main, "--data", prepared_of(trained_run), "--warmup", 1, "--steps", 1,
+        "--tries", 1, "--json", out,
+    )  # fmt: skip
+    assert figures(out)["matrix_floor_ms"] > 0

@@ -1,0 +1,67 @@
+"""benchmarks/text/ on tiny data: each benchmark runs to its end in this process and writes or
+prints its figures (a tiny model misses the stated targets; that the benchmark gets there is what
+counts)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench_support import (
+    exported,
+    figures,
+    prepared_of,
+    run_main,
+    tiny_domains,
+    torch_threads,  # noqa: F401  (a fixture)
+)
+from benchmarks.text import bench_formats, bench_real_typing, bench_standins, bench_text
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def test_bench_text_measures_every_kind_of_input(
+    trained_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_main(
+        bench_text.main, "--run", trained_run, "--data", prepared_of(trained_run),
+        "--limit", 8, "--names", 3, "--trips", 2, "--threads", 1,
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "paragraphs of 4, --no-split" in printed and "co-process round trip" in printed
+
+
+def test_bench_real_typing_scores_real_misspellings(trained_run: Path, tmp_path: Path) -> None:
+    pytest.importorskip("codespell_lib", reason="codespell (mt's dev extra) ships the list")
+    out = tmp_path / "real.json"
+    run_main(
+        bench_real_typing.main, "--run", trained_run, "--data", prepared_of(trained_run),
+        "--limit", 8, "--threads", 1, "--json", out,
+    )  # fmt: skip
+    assert "real typing, --normalize" in figures(out)["rows"]
+
+
+def test_bench_standins_compares_the_three_rules(trained_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "standins.json"
+    run_main(
+        bench_standins.main, "--run", trained_run, "--data", prepared_of(trained_run),
+        "--limit", 8, "--threads", 1, "--json", out,
+    )  # fmt: skip
+    assert {key.split(" / ")[2] for key in figures(out)} == {"none", "old", "fixed"}
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="gettext's msgfmt is not installed")
+def test_bench_formats_translates_documents_with_run_and_export(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "formats.json"
+    run_main(
+        bench_formats.main, "--run", trained_run, "--export", exported(trained_run),
+        "--domains", tiny_domains(), "--limit", 4, "--pages", 2, "--po-files", 2,
+        "--beam-size", 1, "--device", "cpu", "--json", out,
+    )  # fmt: skip
+    benched = figures(out)
+    assert set(benched) == {"run", "export"}
+    assert set(benched["run"]) == {"LibreOffice (HTML)", "tldr (Markdown)", "python-docs-es (.po)"}
