@@ -80,7 +80,7 @@ def mentions() -> list[tuple[str, str]]:
         texts += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md")]
     found = []
     for path in texts:
-        if "shipped" in path.parts:
+        if "shipped" in path.parts or path.name == "test_harness.py":  # its toy module is made up
             continue
         text = path.read_text(encoding="utf-8")
         name = str(path.relative_to(ROOT))

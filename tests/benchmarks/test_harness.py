@@ -91,7 +91,7 @@ def test_every_benchmark_that_prints_a_miss_reports_through_targets(path: Path) 
 
 
 def test_the_shared_options_have_one_spelling_and_a_benchmarks_own_defaults() -> None:
-    parser = harness.parser("benchmarks.group.bench_toy", "A toy benchmark.\n\n    usage line")
+    parser = harness.parser("benchmarks.toy_group.bench_toy", "A toy benchmark.\n\n    usage line")
     harness.add_run(parser)
     harness.add_part(parser, choices=("selection", "test"), default="selection")
     harness.add_limit(parser, 300, flag="--sentences")
@@ -105,7 +105,7 @@ def test_the_shared_options_have_one_spelling_and_a_benchmarks_own_defaults() ->
     )  # fmt: skip
     assert (args.domains, args.out) == (harness.DOMAINS, Path("bench/toy"))
     help_text = parser.format_help()
-    assert help_text.startswith("usage: python -m benchmarks.group.bench_toy ")
+    assert help_text.startswith("usage: python -m benchmarks.toy_group.bench_toy ")
     assert "A toy benchmark.\n\n    usage line" in help_text  # the docstring as written
     with pytest.raises(SystemExit):
         parser.parse_args([])  # --run without a default is required
