@@ -89,8 +89,13 @@ def tiny_domains() -> Path:
 def tiny_general() -> Path:
     """TICO-19, XQuAD and FLORES pairs and a monolingual set of 40 Spanish paragraphs
     (un-news.es.tsv.xz: doc<TAB>paragraph)."""
-    root = _folder("mt-general-") / "general"
-    root.mkdir()
+    return write_general(_folder("mt-general-") / "general")
+
+
+def write_general(root: Path) -> Path:
+    """A tiny copy of ../shared/data/general's layout (the real split and back-translation can
+    read it) with a monolingual set of 40 Spanish paragraphs."""
+    root.mkdir(parents=True)
     tico = [f"Case {i} was reported.\tSe informó el caso {i}.\n" for i in range(100)]
     (root / "tico19.tsv").write_text("".join(tico), encoding="utf-8")
     xquad = []

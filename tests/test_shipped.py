@@ -23,8 +23,8 @@ from serve_support import free_port, wait_healthy
 
 GREEDY = {
     "Where is the train station?": "¿Dónde está la estación de tren?",
-    "I don't like coffee.": "No me gusta café.",
-    "The committee approved the report on Tuesday.": "El comité aprobó el informe del martes.",
+    "I don't like coffee.": "No me gusta el café.",
+    "The committee approved the report on Tuesday.": "El comité aprobó el informe el martes.",
     "Save the document before closing it.": "Guarda el documento antes de cerrarlo.",
     "Tom is reading a book in the garden.": "Tom está leyendo un libro en el jardín.",
 }

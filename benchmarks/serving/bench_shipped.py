@@ -1,6 +1,6 @@
 """`make bench-shipped`: what a person feels of the shipped model, and what its storage costs.
 
-    python -m benchmarks.serving.bench_shipped [--model en-es-general-1] [--run runs/model] \
+    python -m benchmarks.serving.bench_shipped [--model en-es-general-2] [--run runs/model] \
         [--dev DEV.tsv]
 
 1. Start-up, as a person meets it, in a user folder and cache of its own (MT_HOME, MT_CACHE):

@@ -7,7 +7,6 @@ two run the real chain on the invented corpus with a one-second budget."""
 from __future__ import annotations
 
 import json
-import lzma
 import os
 import shlex
 import sys
@@ -21,6 +20,7 @@ from mt.cli.release import app
 from mt.errors import MtError
 from mt.recipes.release import KINDS, ReleaseOptions, kind, release_steps, run_release
 from mt.recipes.steps import Command, Decision, Step, run_command, run_steps
+from tests.bench_support import write_general
 from tests.conftest import write_corpus
 
 ORDER = [
@@ -87,27 +87,6 @@ class Lines:
 
     def done(self, step: Step, seconds: float) -> None:
         self.lines.append(f"{step.name}: done")
-
-
-def write_general(root: Path) -> Path:
-    """A tiny copy of ../shared/data/general's layout (the real split and back-translation can
-    read it) with a monolingual set of 40 Spanish paragraphs."""
-    root.mkdir(parents=True)
-    tico = [f"Case {i} was reported.\tSe informó el caso {i}.\n" for i in range(100)]
-    (root / "tico19.tsv").write_text("".join(tico), encoding="utf-8")
-    xquad = []
-    for c in range(20):
-        xquad.append(f"Paragraph {c} is long.\tEl párrafo {c} es largo.\tcontext\n")
-        xquad += [f"Why {c}.{q}?\t¿Por qué {c}.{q}?\tquestion\n" for q in range(3)]
-    (root / "xquad.tsv").write_text("".join(xquad), encoding="utf-8")
-    flores = "".join(f"Line {i} here.\tLínea {i} aquí.\n" for i in range(10))
-    (root / "flores-dev.tsv").write_text(flores, encoding="utf-8")
-    mono = "".join(
-        f"doc{i}\tEl niño número {i} come pan con su familia en la casa grande del pueblo.\n"
-        for i in range(40)
-    )
-    (root / "un-news.es.tsv.xz").write_bytes(lzma.compress(mono.encode()))
-    return root
 
 
 @pytest.fixture
