@@ -155,14 +155,8 @@ def default_engine(
     """The CTranslate2 model to search a shipped model with when the options leave the engine
     to mt (precision auto, best weights, a CPU): its int8 copy (mt.export.int8_copy), made on
     first use. None: PyTorch (asked for, a run, a GPU, or a home where the copy can't be made)."""
-    if (
-        not info.read_only
-        or precision != "auto"
-        or checkpoint != "best"
-        or compute_type != "default"
-    ):
-        return None
-    if device not in ("auto", "cpu"):
+    asked = (precision, checkpoint, compute_type) != ("auto", "best", "default")
+    if not info.read_only or asked or device not in ("auto", "cpu"):
         return None
     from mt.decode.ct2_engine import export_device
     from mt.export.int8_copy import COPY, int8_copy

@@ -83,24 +83,23 @@ class TorchEngine:
         self.banned = banned  # labels never chosen besides PAD and BOS: the synthetic tag
         # "auto": bf16 where this machine decodes this model's shapes faster with the same labels;
         # a verdict no earlier probe left waits for PROBE_AFTER sentences decoded in fp32
-        self.decoded, self._requested = 0, precision
+        self.decoded, self.probe_pending = 0, False
         self.precision, self.precision_reason = resolve_precision(
             precision, device, probe=self._known_or_later, what="decoding"
         )
-        if self._requested == "probe later":
+        if self.probe_pending:
             self.precision_reason = (
                 f"fp32 (auto: bf16 is probed after {PROBE_AFTER} sentences; no verdict here yet)"
             )
 
     def _known_or_later(self) -> ProbeResult:
+        """An earlier probe's verdict, else fp32 for now with the probe left pending."""
         known = known_decoding(self.model, self.device)
-        if known is None:
-            self._requested = "probe later"
-            return ProbeResult("fp32", 0.0, 0.0, agrees=True, busy="probed later")
-        return known
+        self.probe_pending = known is None
+        return known or ProbeResult("fp32", 0.0, 0.0, agrees=True)
 
     def _probe_now(self) -> None:
-        self._requested = "auto"
+        self.probe_pending = False
         self.precision, self.precision_reason = resolve_precision(
             "auto",
             self.device,
@@ -109,7 +108,7 @@ class TorchEngine:
         )
 
     def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
-        if self._requested == "probe later" and self.decoded >= PROBE_AFTER:
+        if self.probe_pending and self.decoded >= PROBE_AFTER:
             self._probe_now()
         self.decoded += len(sources)
         src = pad(sources).to(self.device)

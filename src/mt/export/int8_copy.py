@@ -48,11 +48,9 @@ def int8_copy(info: ModelInfo) -> Path | None:
         atomic_write_text(tmp / STAMP, json.dumps(stamp, indent=1, sort_keys=True))
         replace_directory(tmp, directory)
     except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
         return None
-    except BaseException:
+    finally:  # whatever stopped it, nothing half-made is left (after the rename, nothing is)
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return directory
 
 

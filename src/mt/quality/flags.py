@@ -35,50 +35,10 @@ LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 """What py3langid chooses among: a wider set misreads short English as Latin or Swahili."""
 NOT_ENGLISH_PROBABILITY = 0.95
 MIN_LETTERS_FOR_LANGUAGE = 12
-ENGLISH_MARKERS = frozenset(
-    (
-        "the",
-        "and",
-        "of",
-        "are",
-        "were",
-        "that",
-        "this",
-        "these",
-        "with",
-        "you",
-        "your",
-        "what",
-        "which",
-        "would",
-        "could",
-        "should",
-        "they",
-        "their",
-        "there",
-        "from",
-        "have",
-        "been",
-        "about",
-        "where",
-        "when",
-        "how",
-        "why",
-        "who",
-        "it",
-        "to",
-        "for",
-        "my",
-        "not",
-        "be",
-        "does",
-        "did",
-        "doesn't",
-        "don't",
-        "i'm",
-        "it's",
-    )
-)
+_ENGLISH_MARKERS = """the and of are were that this these with you your what which would
+    could should they their there from have been about where when how why
+    who it to for my not be does did doesn't don't i'm it's"""
+ENGLISH_MARKERS = frozenset(_ENGLISH_MARKERS.split())
 """Common English words that are not words of LANGUAGES' others ("has" and "me" are Spanish,
 "will" German, "is", "was" and "we" Dutch, "do" Portuguese, "i" Italian)."""
 SURELY_ENGLISH = 0.15

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -76,14 +75,14 @@ def _parameters(translator: Any) -> int | None:
     copy: the server starts without torch), else on a model built on the meta device from the
     config (an export)."""
     run = getattr(translator, "run", None)
-    if "mt.model.rundir" in sys.modules:  # else no LoadedRun was made: torch stays unimported
+    if isinstance(run, ExportedRun):
+        if (run.info.directory / BEST_WEIGHTS).is_file():
+            return _stored_parameters(run.info.directory / BEST_WEIGHTS)
+    else:  # a PyTorch run (torch is loaded already) or a scripted translator
         from mt.model.rundir import LoadedRun
 
         if isinstance(run, LoadedRun):
             return _count(run.model)
-    info = getattr(run, "info", None)
-    if info is not None and (info.directory / BEST_WEIGHTS).is_file():
-        return _stored_parameters(info.directory / BEST_WEIGHTS)
     config = getattr(run, "config", None)
     if not isinstance(config, ModelConfig):
         return None
