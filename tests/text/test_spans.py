@@ -167,6 +167,17 @@ def test_the_epochs_draw_is_a_share_of_the_candidates_and_a_function_of_seed_and
     assert placeheld_pairs(pairs, candidates, P, rate=0.0, seed=1, epoch=3) == {}
 
 
+def test_worker_processes_find_and_draw_what_one_process_does() -> None:
+    pairs = [
+        (f"Room {n} is free, says Ann.", f"La sala {n} está libre, dice Ann.") for n in range(60)
+    ]
+    pairs += [("I eat.", "Como."), ("Tom ran to https://a.example/x.", "Tom corrió.")] * 20
+    candidates = candidate_rows(pairs)
+    assert list(candidate_rows(pairs, workers=2)) == list(candidates)
+    one = placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=3)
+    assert placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=3, workers=2) == one
+
+
 def _held(codec: WordPieceCodec, rows) -> list[int]:
     """The rows holding a placeholder token (with or without the word-start mark)."""
     ids = {i for i in range(codec.vocab_size) if codec.id_to_piece(i).lstrip("▁") == P[0]}

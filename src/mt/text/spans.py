@@ -28,6 +28,7 @@ import numpy as np
 
 from mt.errors import MtError
 from mt.files import listed_lines
+from mt.parallel import map_chunks
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -256,15 +257,28 @@ def placeheld_pairs(
     rate: float,
     seed: int,
     epoch: int,
+    workers: int = 1,
 ) -> dict[int, tuple[str, str]]:
     """Row -> replaced pair for a `rate` share of `candidates` (the rows with shared spans,
-    `candidate_rows`), drawn from (seed, epoch) alone."""
+    `candidate_rows`), drawn from (seed, epoch) alone; over `workers` processes (mt.parallel)."""
     rng = np.random.default_rng([seed, epoch, _STREAM])
-    chosen = candidates[rng.random(len(candidates)) < rate]
-    return {int(row): placeheld(*pairs[row], placeholders) for row in chosen}
+    chosen = [int(row) for row in candidates[rng.random(len(candidates)) < rate]]
+    replace = functools.partial(_placeheld_all, placeholders=tuple(placeholders))
+    replaced = map_chunks(replace, [pairs[row] for row in chosen], workers)
+    return dict(zip(chosen, replaced, strict=True))
 
 
-def candidate_rows(pairs: Iterable[tuple[str, str]]) -> np.ndarray:
+def candidate_rows(pairs: Sequence[tuple[str, str]], workers: int = 1) -> np.ndarray:
     """The rows whose pair has a shared span, the only ones the augmentation can change."""
-    rows = [row for row, (en, es) in enumerate(pairs) if shared_spans(en, es)]
-    return np.asarray(rows, dtype=np.int64)
+    shared = map_chunks(_have_shared_spans, pairs, workers)
+    return np.flatnonzero(np.asarray(shared, dtype=bool)).astype(np.int64)
+
+
+def _have_shared_spans(pairs: Sequence[tuple[str, str]]) -> list[bool]:
+    return [bool(shared_spans(english, spanish)) for english, spanish in pairs]
+
+
+def _placeheld_all(
+    pairs: Sequence[tuple[str, str]], placeholders: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    return [placeheld(english, spanish, placeholders) for english, spanish in pairs]

@@ -18,9 +18,9 @@ import numpy as np
 
 from mt.config import TrainConfig
 from mt.data.feed.noise import noisy_sources
-from mt.data.tokenarrays import TokenColumn
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
 from mt.errors import MtError
+from mt.parallel import workers_for
 from mt.text.spans import candidate_rows, placeheld_pairs
 
 PLACEHOLDER_RATE = 0.5
@@ -74,34 +74,50 @@ def augmentation(
 ) -> Callable[[int], tuple[Rows, Rows]] | None:
     """epoch -> (source, target) columns of the training pairs `pairs` (their texts) with the
     epoch's placeholders and noise (only its language-neutral kinds where the source is not
-    English: mt.data.feed.noise); None when the config asks for neither. Noise, which may
-    touch any row, encodes all sources again, as it always has."""
+    English: mt.data.feed.noise); None when the config asks for neither. Only the rows an epoch
+    changes are encoded again (a text encodes to the ids prepare stored for it), and the Python
+    work is shared among worker processes on a large corpus (mt.parallel)."""
     rate = config.placeholders or 0.0
     if not rate and not config.source_noise:
         return None
     source_codec, target_codec = codecs
-    candidates = functools.cache(lambda: candidate_rows(pairs) if rate else np.zeros(0, np.int64))
+    workers = workers_for(len(pairs))
+    candidates = functools.cache(
+        lambda: candidate_rows(pairs, workers) if rate else np.zeros(0, np.int64)
+    )
 
     def columns(epoch: int) -> tuple[Rows, Rows]:
         changed = placeheld_pairs(
-            pairs, candidates(), PLACEHOLDERS, rate=rate, seed=config.seed, epoch=epoch
+            pairs,
+            candidates(),
+            PLACEHOLDERS,
+            rate=rate,
+            seed=config.seed,
+            epoch=epoch,
+            workers=workers,
         )
         rows = sorted(changed)
         target_ids = target_codec.encode_batch([changed[row][1] for row in rows])
         new_target = PatchedColumn(target, dict(zip(rows, target_ids, strict=True)))
-        if not config.source_noise:
-            source_ids = source_codec.encode_batch([changed[row][0] for row in rows])
-            return PatchedColumn(source, dict(zip(rows, source_ids, strict=True))), new_target
-        texts = [changed[row][0] if row in changed else en for row, (en, _) in enumerate(pairs)]
-        texts = noisy_sources(
-            texts,
-            rate=config.source_noise,
-            seed=config.seed,
-            epoch=epoch,
-            kinds=config.source_noise_kinds,
-            english_source=english_source,
-        )
-        return TokenColumn.from_lists(source_codec.encode_batch(texts)), new_target
+        texts = [changed[row][0] for row in rows]
+        if config.source_noise:
+            originals = [
+                changed[row][0] if row in changed else en for row, (en, _) in enumerate(pairs)
+            ]
+            noisy = noisy_sources(
+                originals,
+                rate=config.source_noise,
+                seed=config.seed,
+                epoch=epoch,
+                kinds=config.source_noise_kinds,
+                english_source=english_source,
+                workers=workers,
+            )
+            # only the rows whose text changed: the others' ids are the prepared ones
+            rows = [row for row, (en, _) in enumerate(pairs) if noisy[row] != en]
+            texts = [noisy[row] for row in rows]
+        source_ids = source_codec.encode_batch(texts)
+        return PatchedColumn(source, dict(zip(rows, source_ids, strict=True))), new_target
 
     return columns
 

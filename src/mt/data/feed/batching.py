@@ -20,6 +20,7 @@ from torch import Tensor
 
 from mt.config import TrainConfig
 from mt.data.feed.augment import augmentation
+from mt.data.feed.prefetch import Prefetched
 from mt.data.tokenarrays import TokenColumn
 from mt.data.tokenization import BOS, EOS, PAD, WordPieceCodec
 
@@ -165,11 +166,14 @@ def with_augmentation(
 ) -> Callable[[int], EncodedPairs] | None:
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
     None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
-    English gets only the language-neutral noise kinds."""
+    English gets only the language-neutral noise kinds. Each epoch's pairs are made while the
+    one before trains (mt.data.feed.prefetch)."""
     columns = augmentation(train.source, train.target, pairs, codecs, config, english_source)
     if columns is None:
         return None
-    return lambda epoch: EncodedPairs(*columns(epoch), train.max_src_len, train.max_tgt_len)
+    return Prefetched(
+        lambda epoch: EncodedPairs(*columns(epoch), train.max_src_len, train.max_tgt_len)
+    )
 
 
 @dataclass(frozen=True)

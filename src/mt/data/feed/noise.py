@@ -26,12 +26,14 @@ only a command line is left alone.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from mt.config import NOISE_KINDS
 from mt.data.tokenization import SYNTHETIC_TAG
+from mt.parallel import map_chunks
 from mt.text.casual import FINAL_PUNCTUATION, TYPO_RATE, CasualStyle, casual_variant
 from mt.text.prose import command_like, is_prose, outside_spans
 
@@ -67,10 +69,11 @@ def noisy_sources(
     epoch: int,
     kinds: str = DEFAULT_KINDS,
     english_source: bool = True,
+    workers: int = 1,
 ) -> list[str]:
     """A `rate` share of `texts` made casual in the `kinds` named (see the module docstring); a
     chosen sentence that none of them change is lowercased (with "lower"), so that `rate` is
-    what changes."""
+    what changes. The chosen sentences are shared among `workers` processes (mt.parallel)."""
     chosen = parse_kinds(kinds)
     if not english_source:
         chosen &= {"lower", "punctuation"}
@@ -85,19 +88,42 @@ def noisy_sources(
         apostrophes=0.5 if "apostrophes" in chosen else 0.0,
         typos=TYPO_RATE if "typos" in chosen else 0.0,
     )
+    rows = np.flatnonzero(draws[:, 0] < rate)
+    jobs = [
+        (texts[row], float(draws[row, 1]), float(draws[row, 2]), int(casual_seeds[row]))
+        for row in rows
+    ]
+    made_casual = functools.partial(
+        _made_casual, kinds=chosen, style=style, english_source=english_source
+    )
     out = list(texts)
-    for index in np.flatnonzero(draws[:, 0] < rate):
-        tag, text = _without_tag(texts[index])
+    for row, noisy in zip(rows, map_chunks(made_casual, jobs, workers), strict=True):
+        out[row] = noisy
+    return out
+
+
+def _made_casual(
+    jobs: Sequence[tuple[str, float, float, int]],
+    *,
+    kinds: frozenset[str],
+    style: CasualStyle,
+    english_source: bool,
+) -> list[str]:
+    """Each (text, lower draw, punctuation draw, casual seed) made casual; run by a worker."""
+    out = []
+    for original, lower_draw, mark, casual_seed in jobs:
+        tag, text = _without_tag(original)
         if not (is_prose(text) if english_source else not command_like(outside_spans(text))):
+            out.append(original)
             continue
         if style.apostrophes or style.typos:
-            text = casual_variant(text, int(casual_seeds[index]), style)
-        lower, mark = "lower" in chosen and draws[index, 1] < 0.5, draws[index, 2]
+            text = casual_variant(text, casual_seed, style)
+        lower = "lower" in kinds and lower_draw < 0.5
         punctuation = "" if mark < 0.5 else _swapped(text[-1:]) if mark < 0.6 else None
-        punctuation = punctuation if "punctuation" in chosen else None
+        punctuation = punctuation if "punctuation" in kinds else None
         noisy = casual(text, lower=lower, punctuation=punctuation)
-        unchanged = noisy == texts[index].removeprefix(tag) and "lower" in chosen
-        out[index] = tag + (casual(noisy, lower=True, punctuation=None) if unchanged else noisy)
+        unchanged = noisy == original.removeprefix(tag) and "lower" in kinds
+        out.append(tag + (casual(noisy, lower=True, punctuation=None) if unchanged else noisy))
     return out
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
-import zstandard
 
 from mt.errors import MtError
 
@@ -33,7 +32,7 @@ BLOCK_BYTES = 2 << 20
 HEAD_BYTES = 1 << 20
 """What `peek_head` sees: the read buffer of a stream from `open_binary`."""
 _ZSTD_INPUT = 1 << 16  # compressed bytes fed at a time, so one feed's output stays small
-_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
+_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)  # zstd's, as OSError: _ZstdReader
 
 
 def plain_suffix(path: Path) -> str:
@@ -114,6 +113,9 @@ class _ZstdReader(io.RawIOBase):
     is an error instead of a silently shorter file."""
 
     def __init__(self, raw: BinaryIO) -> None:
+        import zstandard  # only a .zst corpus needs it: training and translating start without
+
+        self._error = zstandard.ZstdError
         self._raw = raw
         self._context = zstandard.ZstdDecompressor()
         self._frame = self._context.decompressobj()
@@ -137,6 +139,12 @@ class _ZstdReader(io.RawIOBase):
         return size
 
     def _feed(self, data: bytes) -> bytes:
+        try:
+            return self._frames(data)
+        except self._error as error:
+            raise OSError(str(error)) from None
+
+    def _frames(self, data: bytes) -> bytes:
         pieces = []
         while data:
             pieces.append(self._frame.decompress(data))
