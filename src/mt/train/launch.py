@@ -334,7 +334,12 @@ def train_data(
     if config.placeholders or config.source_noise:
         english = direction_of(prepared.info).english_source
         augmented = with_augmentation(
-            train, prepared.read_part("train"), codecs, config, english_source=english
+            train,
+            prepared.read_part("train"),
+            codecs,
+            config,
+            english_source=english,
+            pairs_file=prepared.path("train"),
         )
     selection = prepared.encoded("selection", **limits)
     return TrainData(train=train, selection=selection, augmented=augmented, rehearsal=rehearse)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -19,8 +20,10 @@ import numpy as np
 from mt.config import TrainConfig
 from mt.data.feed.noise import noisy_sources
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
+from mt.derived import derived
 from mt.errors import MtError
 from mt.parallel import workers_for
+from mt.text import lexicon, spans, words
 from mt.text.spans import candidate_rows, placeheld_pairs
 
 PLACEHOLDER_RATE = 0.5
@@ -71,19 +74,22 @@ def augmentation(
     codecs: tuple[WordPieceCodec, WordPieceCodec],
     config: TrainConfig,
     english_source: bool = True,
+    pairs_file: Path | None = None,
 ) -> Callable[[int], tuple[Rows, Rows]] | None:
     """epoch -> (source, target) columns of the training pairs `pairs` (their texts) with the
     epoch's placeholders and noise (only its language-neutral kinds where the source is not
     English: mt.data.feed.noise); None when the config asks for neither. Only the rows an epoch
     changes are encoded again (a text encodes to the ids prepare stored for it), and the Python
-    work is shared among worker processes on a large corpus (mt.parallel)."""
+    work is shared among worker processes on a large corpus (mt.parallel). The rows that can
+    hold placeholders are found once for a `pairs_file` (the prepared train.tsv) and kept in the
+    user's cache (mt.derived): a second run of the same data starts without looking again."""
     rate = config.placeholders or 0.0
     if not rate and not config.source_noise:
         return None
     source_codec, target_codec = codecs
     workers = workers_for(len(pairs))
     candidates = functools.cache(
-        lambda: candidate_rows(pairs, workers) if rate else np.zeros(0, np.int64)
+        lambda: _candidates(pairs, workers, pairs_file) if rate else np.zeros(0, np.int64)
     )
 
     def columns(epoch: int) -> tuple[Rows, Rows]:
@@ -120,6 +126,21 @@ def augmentation(
         return PatchedColumn(source, dict(zip(rows, source_ids, strict=True))), new_target
 
     return columns
+
+
+def _candidates(
+    pairs: Sequence[tuple[str, str]], workers: int, pairs_file: Path | None
+) -> np.ndarray:
+    if pairs_file is None:
+        return candidate_rows(pairs, workers)
+    return derived(
+        pairs_file,
+        kind="span-candidates",
+        code=(spans, lexicon, words),
+        build=lambda: candidate_rows(pairs, workers),
+        encode=lambda rows: rows.tolist(),
+        decode=lambda rows: np.asarray(rows, dtype=np.int64),
+    )
 
 
 class PatchedColumn:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -163,12 +164,16 @@ def with_augmentation(
     config: TrainConfig,
     *,
     english_source: bool = True,
+    pairs_file: Path | None = None,
 ) -> Callable[[int], EncodedPairs] | None:
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
-    None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
+    None when the config asks for neither; `pairs` are the texts of `train` (read from
+    `pairs_file`, when there is one). A source that is not
     English gets only the language-neutral noise kinds. Each epoch's pairs are made while the
     one before trains (mt.data.feed.prefetch)."""
-    columns = augmentation(train.source, train.target, pairs, codecs, config, english_source)
+    columns = augmentation(
+        train.source, train.target, pairs, codecs, config, english_source, pairs_file
+    )
     if columns is None:
         return None
     return Prefetched(
