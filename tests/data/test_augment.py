@@ -1,9 +1,8 @@
-"""mt.data.feed.augment: the rows that can hold placeholders are found once per training file."""
+"""mt.data.feed.augment: an epoch's rows made one at a time are the rows made all at once."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import numpy as np
 import pytest
 
 from conftest import invented_pairs
@@ -12,15 +11,23 @@ from mt.data.feed import augment
 from mt.data.feed.batching import encode_pairs
 from placeholder_support import placeholder_codec
 
+CONFIG = TrainConfig(
+    placeholders=0.5,
+    source_noise=0.4,
+    source_noise_kinds="lower,punctuation,apostrophes,typos",
+    max_src_len=64,
+    max_tgt_len=64,
+)
 
-def test_candidate_rows_are_found_once_for_a_training_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+
+def _setting():
     pairs = invented_pairs() + [
-        (f"Room {n} is free.", f"La sala {n} está libre.") for n in range(9)
+        (
+            f"Room {n} isn't free, see https://a.example/{n}.",
+            f"La sala {n} no está libre, vea https://a.example/{n}.",
+        )
+        for n in range(40)
     ]
-    train_file = tmp_path / "train.tsv"
-    train_file.write_text("".join(f"{en}\t{es}\n" for en, es in pairs), encoding="utf-8")
     source = placeholder_codec([en for en, _ in pairs])
     target = placeholder_codec([es for _, es in pairs])
     data = encode_pairs(
@@ -29,23 +36,60 @@ def test_candidate_rows_are_found_once_for_a_training_file(
         max_src_len=64,
         max_tgt_len=64,
     )
-    config = TrainConfig(placeholders=0.5, max_src_len=64, max_tgt_len=64)
-    looked = []
-    real = augment.candidate_rows
-    monkeypatch.setattr(
-        augment, "candidate_rows", lambda rows, workers: looked.append(1) or real(rows, workers)
+    return pairs, (source, target), data
+
+
+def _rows(made: augment.EpochPairs, count: int) -> list[tuple[list[int], list[int]]]:
+    source, target = made.columns
+    return [(source.row(i).tolist(), target.row(i).tolist()) for i in range(count)]
+
+
+def test_rows_made_when_read_are_the_rows_workers_make_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pairs, codecs, data = _setting()
+    lazy = augment.augmentation(data.source, data.target, pairs, codecs, CONFIG)(2)
+    monkeypatch.setattr(augment, "workers_for", lambda rows: 2)
+    filled = augment.augmentation(data.source, data.target, pairs, codecs, CONFIG)(2)
+    filled.fill()
+    assert _rows(lazy, len(pairs)) == _rows(filled, len(pairs))
+    prepared = [
+        (data.source.row(i).tolist(), data.target.row(i).tolist()) for i in range(len(pairs))
+    ]
+    made = _rows(lazy, len(pairs))
+    both = sum(a[0] != b[0] and a[1] != b[1] for a, b in zip(made, prepared, strict=True))
+    source_only = sum(a[0] != b[0] and a[1] == b[1] for a, b in zip(made, prepared, strict=True))
+    assert both and source_only  # placeholders on both sides, noise on the source alone
+    assert all(
+        made[i][1] == prepared[i][1] or "｟" in codecs[1].decode(made[i][1])
+        for i in range(len(pairs))
     )
 
-    def epoch_sources(epoch: int) -> list[list[int]]:
-        columns = augment.augmentation(
-            data.source, data.target, pairs, (source, target), config, pairs_file=train_file
-        )
-        new_source, _ = columns(epoch)
-        return [list(new_source.row(row)) for row in range(len(pairs))]
 
-    first = epoch_sources(0)
-    assert epoch_sources(0) == first and looked == [1]  # the second run read them back
-    assert any(first[row] != list(data.source.row(row)) for row in range(len(pairs)))
-    train_file.write_text("Room 1 is free.\tLa sala 1 está libre.\n", encoding="utf-8")
-    epoch_sources(0)
-    assert looked == [1, 1]  # another file: looked for again
+def test_an_epoch_is_a_function_of_seed_and_epoch_and_keeps_the_prepared_sizes() -> None:
+    pairs, codecs, data = _setting()
+    epochs = augment.augmentation(data.source, data.target, pairs, codecs, CONFIG)
+    first = _rows(epochs(0), len(pairs))
+    assert _rows(epochs(0), len(pairs)) == first  # a resumed run makes the same rows
+    assert _rows(epochs(1), len(pairs)) != first
+    source, target = epochs(0).columns
+    assert np.array_equal(source.sizes(), data.source.sizes())
+    assert np.array_equal(target.sizes(), data.target.sizes())
+
+
+def test_reading_a_row_makes_that_row_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs, codecs, data = _setting()
+    real = augment._augmented_texts
+    counted = []
+
+    def counting(jobs, **options):
+        counted.append(len(jobs))
+        return real(jobs, **options)
+
+    monkeypatch.setattr(augment, "_augmented_texts", counting)
+    made = augment.augmentation(data.source, data.target, pairs, codecs, CONFIG)(0)
+    source, _ = made.columns
+    for row in range(10):
+        source.row(row)
+        source.row(row)
+    assert sum(counted) <= 10 and all(count == 1 for count in counted)

@@ -1,44 +1,53 @@
-"""mt.data.feed.prefetch: the next epoch made ahead is the epoch that would have been made."""
+"""mt.data.feed.prefetch: the epoch asked for and the next are warmed in the background."""
 
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from mt.data.feed.prefetch import Prefetched
 
 
-class Maker:
-    def __init__(self) -> None:
-        self.asked: list[int] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, epoch: int) -> tuple[str, int]:
-        with self.lock:
-            self.asked.append(epoch)
-        if epoch == 3:
-            raise ValueError("epoch 3 cannot be made")
-        return ("pairs of epoch", epoch)
+class Epoch:
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.warmed = threading.Event()
 
 
-def test_each_epoch_is_made_once_and_the_next_one_ahead() -> None:
-    maker = Maker()
-    epochs = Prefetched(maker)
-    assert epochs(0) == ("pairs of epoch", 0)
-    assert epochs(1) == ("pairs of epoch", 1)  # made ahead while epoch 0 was used
-    epochs._ahead[1].exception()  # let the one ahead finish before counting
-    assert sorted(maker.asked) == [0, 1, 2]
+def _wait(*epochs: Epoch) -> None:
+    for epoch in epochs:
+        assert epoch.warmed.wait(10), f"epoch {epoch.number} was not warmed"
 
 
-def test_a_resume_at_a_later_epoch_makes_that_epoch() -> None:
-    maker = Maker()
-    assert Prefetched(maker)(5) == ("pairs of epoch", 5)
-    assert maker.asked[0] == 5
+def test_the_epoch_asked_for_and_the_next_are_warmed_and_the_next_is_reused() -> None:
+    made: list[int] = []
+
+    def make(number: int) -> Epoch:
+        made.append(number)
+        return Epoch(number)
+
+    epochs = Prefetched(make, warm=lambda epoch: epoch.warmed.set())
+    first = epochs(0)
+    assert first.number == 0
+    second = epochs._next[1]
+    _wait(first, second)
+    assert epochs(1) is second  # the one warmed ahead, not made again
+    assert made == [0, 1, 2]
+    assert epochs(5).number == 5  # a resume at a later epoch makes that epoch
 
 
-def test_a_failure_ahead_is_raised_where_its_epoch_is_asked_for() -> None:
-    epochs = Prefetched(Maker())
-    epochs(2)
-    with pytest.raises(ValueError, match="epoch 3"):
-        epochs(3)
+def test_a_failure_while_warming_is_raised_where_the_next_epoch_is_asked_for() -> None:
+    def warm(epoch: Epoch) -> None:
+        if epoch.number == 1:
+            raise ValueError("epoch 1 cannot be made")
+        epoch.warmed.set()
+
+    epochs = Prefetched(Epoch, warm=warm)
+    epochs(0)
+    deadline = time.monotonic() + 10
+    while epochs._failure is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(ValueError, match="epoch 1"):
+        epochs(1)

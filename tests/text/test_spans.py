@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,15 +9,13 @@ from hypothesis import strategies as st
 from conftest import invented_pairs
 from mt.config import ConfigError, TrainConfig
 from mt.data.feed.augment import PLACEHOLDER_RATE, has_placeholders, placeholder_rate
-from mt.data.feed.batching import encode_parts
+from mt.data.feed.batching import collate, encode_parts
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
 from mt.errors import MtError
 from mt.text.spans import (
     _DETECTOR,
-    candidate_rows,
     find_spans,
     placeheld,
-    placeheld_pairs,
     shared_spans,
 )
 from placeholder_support import legacy_codec, placeholder_codec
@@ -151,33 +148,6 @@ def test_placeheld_leaves_a_pair_without_shared_spans_and_spans_past_the_last_to
     assert held_en == held_es == f"{P[0]} {P[1]} " + " ".join(str(n) for n in range(3, 20))
 
 
-def test_the_epochs_draw_is_a_share_of_the_candidates_and_a_function_of_seed_and_epoch() -> None:
-    pairs = [(f"Room {n} is free.", f"La sala {n} está libre.") for n in range(200)]
-    pairs += [("I eat.", "Como.")] * 50
-    candidates = candidate_rows(pairs)
-    assert list(candidates) == list(range(200))
-    draw = placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=3)
-    assert 70 < len(draw) < 130
-    assert all(
-        draw[row] == (f"Room {P[0]} is free.", f"La sala {P[0]} está libre.") for row in draw
-    )
-    assert placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=3) == draw
-    assert placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=4) != draw
-    assert placeheld_pairs(pairs, candidates, P, rate=0.5, seed=2, epoch=3) != draw
-    assert placeheld_pairs(pairs, candidates, P, rate=0.0, seed=1, epoch=3) == {}
-
-
-def test_worker_processes_find_and_draw_what_one_process_does() -> None:
-    pairs = [
-        (f"Room {n} is free, says Ann.", f"La sala {n} está libre, dice Ann.") for n in range(60)
-    ]
-    pairs += [("I eat.", "Como."), ("Tom ran to https://a.example/x.", "Tom corrió.")] * 20
-    candidates = candidate_rows(pairs)
-    assert list(candidate_rows(pairs, workers=2)) == list(candidates)
-    one = placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=3)
-    assert placeheld_pairs(pairs, candidates, P, rate=0.5, seed=1, epoch=3, workers=2) == one
-
-
 def _held(codec: WordPieceCodec, rows) -> list[int]:
     """The rows holding a placeholder token (with or without the word-start mark)."""
     ids = {i for i in range(codec.vocab_size) if codec.id_to_piece(i).lstrip("▁") == P[0]}
@@ -193,12 +163,13 @@ def test_training_pairs_get_placeholders_on_both_sides_each_epoch() -> None:
     epoch0 = data.epoch_train(0)
     held = _held(source, epoch0.src)
     assert held == _held(target, epoch0.tgt)
-    candidates = set(candidate_rows(pairs).tolist())
+    candidates = {row for row, (en, es) in enumerate(pairs) if shared_spans(en, es)}
     assert set(held) <= candidates and 0.35 < len(held) / len(candidates) < 0.65
     unchanged = [i for i in range(len(pairs)) if i not in held]
     assert all((epoch0.src[i] == data.train.src[i]).all() for i in unchanged)
     assert all((epoch0.tgt[i] == data.train.tgt[i]).all() for i in unchanged)
-    assert list(epoch0.lengths()[0][held]) == [len(epoch0.src[i]) for i in held]
+    batch = collate(epoch0, held[:8])  # a made row's own length, not the prepared one
+    assert batch.src.shape[1] == max(len(epoch0.src[i]) for i in held[:8])
     again = encode_parts(pairs, pairs[:5], source, target, config).epoch_train(0)  # a resume
     assert _held(source, again.src) == held
     assert all((a == b).all() for a, b in zip(again.src, epoch0.src, strict=True))
@@ -216,10 +187,6 @@ def test_the_rate_is_decided_by_the_tokenizers() -> None:
     with pytest.raises(MtError, match="--placeholders 0.3: the tokenizers of d have no"):
         placeholder_rate(TrainConfig(placeholders=0.3), (plain, plain), "d")
     assert placeholder_rate(TrainConfig(placeholders=0.0), (plain, plain), "d") == 0.0
-
-
-def test_candidates_of_no_pairs_are_empty() -> None:
-    assert candidate_rows([]).dtype == np.int64 and len(candidate_rows([])) == 0
 
 
 def test_a_rate_outside_zero_to_one_is_refused() -> None:

@@ -6,8 +6,8 @@ that meets it as a string of rare sub-word pieces mangles it ("www.cisco.com" ca
 mudó"). So before translation each span becomes a placeholder token (PLACEHOLDERS: ｟1｠, ｟2｠ ...)
 and is put back after it (mt.decode.placeholders). A model copies the tokens because it was trained
 on pairs whose shared spans were replaced the same way on both sides: `placeheld` does that for
-one pair, `placeheld_pairs` for a share of the training pairs each epoch, as a pure function of
-(seed, epoch) like the source noise (mt.data.feed.noise), so a resumed run sees the same pairs.
+one pair; mt.data.feed.augment draws which pairs get it each epoch, as a pure function of (seed,
+epoch) like the source noise (mt.data.feed.noise), so a resumed run sees the same pairs.
 
 `find_spans` is the one detector, one regular expression whose alternatives are tried most
 specific first (a URL before the path inside it, an e-mail before the number in it); matches never
@@ -24,11 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from mt.errors import MtError
 from mt.files import listed_lines
-from mt.parallel import map_chunks
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -244,41 +241,3 @@ def _occurrences(text: str, tokens: dict[str, str], names: set[str]) -> list[Spa
             if not any(match.start() < s.end and s.start < match.end() for s in spans):
                 spans.append(Span(match.start(), match.end(), "name", match.group()))
     return sorted(spans, key=lambda span: span.start)
-
-
-_STREAM = 0x706C6863  # keeps these draws apart from the batch order's and the source noise's
-
-
-def placeheld_pairs(
-    pairs: Sequence[tuple[str, str]],
-    candidates: np.ndarray,
-    placeholders: Sequence[str],
-    *,
-    rate: float,
-    seed: int,
-    epoch: int,
-    workers: int = 1,
-) -> dict[int, tuple[str, str]]:
-    """Row -> replaced pair for a `rate` share of `candidates` (the rows with shared spans,
-    `candidate_rows`), drawn from (seed, epoch) alone; over `workers` processes (mt.parallel)."""
-    rng = np.random.default_rng([seed, epoch, _STREAM])
-    chosen = [int(row) for row in candidates[rng.random(len(candidates)) < rate]]
-    replace = functools.partial(_placeheld_all, placeholders=tuple(placeholders))
-    replaced = map_chunks(replace, [pairs[row] for row in chosen], workers)
-    return dict(zip(chosen, replaced, strict=True))
-
-
-def candidate_rows(pairs: Sequence[tuple[str, str]], workers: int = 1) -> np.ndarray:
-    """The rows whose pair has a shared span, the only ones the augmentation can change."""
-    shared = map_chunks(_have_shared_spans, pairs, workers)
-    return np.flatnonzero(np.asarray(shared, dtype=bool)).astype(np.int64)
-
-
-def _have_shared_spans(pairs: Sequence[tuple[str, str]]) -> list[bool]:
-    return [bool(shared_spans(english, spanish)) for english, spanish in pairs]
-
-
-def _placeheld_all(
-    pairs: Sequence[tuple[str, str]], placeholders: tuple[str, ...]
-) -> list[tuple[str, str]]:
-    return [placeheld(english, spanish, placeholders) for english, spanish in pairs]

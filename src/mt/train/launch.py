@@ -271,7 +271,7 @@ def _run(
     train_config = dataclasses.replace(train_config, precision=precision)
     if not dist.is_main:
         reporter = SilentReporter()
-    data = train_data(prepared, train_config, rehearse)
+    data = train_data(prepared, train_config, rehearse, ahead=device.type == "cuda")
     trainer = Trainer(
         model_config=model_config,
         config=train_config,
@@ -321,10 +321,15 @@ def _rehearsed(data: TrainData) -> str:
 
 
 def train_data(
-    prepared: Prepared, config: TrainConfig, rehearse: Rehearsal | None = None
+    prepared: Prepared,
+    config: TrainConfig,
+    rehearse: Rehearsal | None = None,
+    *,
+    ahead: bool = False,
 ) -> TrainData:
     """The prepared token arrays, read from their files; with --placeholders or --source-noise
-    the texts too (both rewrite text, so they need it in memory); with --mix the base pairs."""
+    the texts too (both rewrite text, so they need it in memory); with --mix the base pairs.
+    `ahead`: each epoch's placeholders and noise made in full in the background (a GPU)."""
     limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
     train = prepared.encoded("train", **limits)
     codecs = (prepared.source, prepared.target)
@@ -339,7 +344,7 @@ def train_data(
             codecs,
             config,
             english_source=english,
-            pairs_file=prepared.path("train"),
+            ahead=ahead,
         )
     selection = prepared.encoded("selection", **limits)
     return TrainData(train=train, selection=selection, augmented=augmented, rehearsal=rehearse)

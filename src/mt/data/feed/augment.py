@@ -3,28 +3,30 @@
 With `--placeholders RATE` that share of the pairs whose two sides copy a span (a URL, code, a
 number, a name: mt.text.spans) get those spans replaced by PLACEHOLDERS on both sides, so that the
 model learns to copy the tokens the Translator puts in for protected spans. With `--source-noise`
-sources are made casual (mt.data.feed.noise) after that. Both draws are pure functions of (seed,
-epoch), so a resumed run sees exactly the pairs an uninterrupted one would; only the rows that
-change are encoded again.
+sources are made casual (mt.data.feed.noise) after that. Both draws are made for every row at
+once from (seed, epoch), so a resumed run sees exactly the pairs an uninterrupted one would.
+
+A row is made when a batch first reads it: the first step waits for its own 64 rows, not for an
+epoch's minutes of regular expressions. On a GPU, whose steps outrun that, `fill` makes the rest
+of an epoch ahead in worker processes (mt.parallel, mt.data.feed.prefetch). Batches are planned on
+the prepared lengths, so the plan needs no row made; only the rows an epoch changes are encoded
+again (a text encodes to the ids prepare stored for it).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from mt.config import TrainConfig
-from mt.data.feed.noise import noisy_sources
+from mt.data.feed.noise import NoiseDraws
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
-from mt.derived import derived
 from mt.errors import MtError
-from mt.parallel import workers_for
-from mt.text import lexicon, spans, words
-from mt.text.spans import candidate_rows, placeheld_pairs
+from mt.parallel import map_chunks, workers_for
+from mt.text.spans import placeheld
 
 PLACEHOLDER_RATE = 0.5
 """--placeholders when not given and the tokenizers have the tokens: half the pairs with shared
@@ -74,98 +76,125 @@ def augmentation(
     codecs: tuple[WordPieceCodec, WordPieceCodec],
     config: TrainConfig,
     english_source: bool = True,
-    pairs_file: Path | None = None,
-) -> Callable[[int], tuple[Rows, Rows]] | None:
-    """epoch -> (source, target) columns of the training pairs `pairs` (their texts) with the
-    epoch's placeholders and noise (only its language-neutral kinds where the source is not
-    English: mt.data.feed.noise); None when the config asks for neither. Only the rows an epoch
-    changes are encoded again (a text encodes to the ids prepare stored for it), and the Python
-    work is shared among worker processes on a large corpus (mt.parallel). The rows that can
-    hold placeholders are found once for a `pairs_file` (the prepared train.tsv) and kept in the
-    user's cache (mt.derived): a second run of the same data starts without looking again."""
+) -> Callable[[int], EpochPairs] | None:
+    """epoch -> the training pairs `pairs` (the texts of `source` and `target`) with that epoch's
+    placeholders and noise (only its language-neutral kinds where the source is not English:
+    mt.data.feed.noise); None when the config asks for neither."""
     rate = config.placeholders or 0.0
     if not rate and not config.source_noise:
         return None
-    source_codec, target_codec = codecs
     workers = workers_for(len(pairs))
-    candidates = functools.cache(
-        lambda: _candidates(pairs, workers, pairs_file) if rate else np.zeros(0, np.int64)
-    )
 
-    def columns(epoch: int) -> tuple[Rows, Rows]:
-        changed = placeheld_pairs(
-            pairs,
-            candidates(),
-            PLACEHOLDERS,
-            rate=rate,
-            seed=config.seed,
-            epoch=epoch,
-            workers=workers,
-        )
-        rows = sorted(changed)
-        target_ids = target_codec.encode_batch([changed[row][1] for row in rows])
-        new_target = PatchedColumn(target, dict(zip(rows, target_ids, strict=True)))
-        texts = [changed[row][0] for row in rows]
+    def epoch_pairs(epoch: int) -> EpochPairs:
+        held = np.random.default_rng([config.seed, epoch, _PLACEHOLDER_STREAM]).random(len(pairs))
+        noise = None
         if config.source_noise:
-            originals = [
-                changed[row][0] if row in changed else en for row, (en, _) in enumerate(pairs)
-            ]
-            noisy = noisy_sources(
-                originals,
+            noise = NoiseDraws.of_epoch(
+                len(pairs),
                 rate=config.source_noise,
                 seed=config.seed,
                 epoch=epoch,
                 kinds=config.source_noise_kinds,
                 english_source=english_source,
-                workers=workers,
             )
-            # only the rows whose text changed: the others' ids are the prepared ones
-            rows = [row for row, (en, _) in enumerate(pairs) if noisy[row] != en]
-            texts = [noisy[row] for row in rows]
-        source_ids = source_codec.encode_batch(texts)
-        return PatchedColumn(source, dict(zip(rows, source_ids, strict=True))), new_target
+        return EpochPairs((source, target), pairs, codecs, held < rate, noise, workers)
 
-    return columns
+    return epoch_pairs
 
 
-def _candidates(
-    pairs: Sequence[tuple[str, str]], workers: int, pairs_file: Path | None
-) -> np.ndarray:
-    if pairs_file is None:
-        return candidate_rows(pairs, workers)
-    return derived(
-        pairs_file,
-        kind="span-candidates",
-        code=(spans, lexicon, words),
-        build=lambda: candidate_rows(pairs, workers),
-        encode=lambda rows: rows.tolist(),
-        decode=lambda rows: np.asarray(rows, dtype=np.int64),
-    )
+_PLACEHOLDER_STREAM = 0x706C6863  # apart from the batch order's draws and the source noise's
+# a row's (source ids, target ids) as an epoch made them; None: the side is as prepared
+_Made = tuple[np.ndarray | None, np.ndarray | None]
 
 
-class PatchedColumn:
-    """`base` with some rows replaced by other ids: a view, the other rows are not copied."""
+class EpochPairs:
+    """One epoch's pairs: a row is made when first read (`row`), or with every other row by
+    `fill`; `columns` are the two sides as the batches read them."""
 
-    def __init__(self, base: Rows, rows: dict[int, Sequence[int]]) -> None:
-        self._base = base
-        self._rows = {row: np.asarray(ids, dtype=np.int64) for row, ids in rows.items()}
+    def __init__(
+        self,
+        base: tuple[Rows, Rows],
+        pairs: Sequence[tuple[str, str]],
+        codecs: tuple[WordPieceCodec, WordPieceCodec],
+        held: np.ndarray,
+        noise: NoiseDraws | None,
+        workers: int,
+    ) -> None:
+        self._base, self._pairs, self._codecs = base, pairs, codecs
+        self._held, self._noise, self._workers = held, noise, workers
+        self._casual = None if noise is None else noise.chosen()
+        self._changing = held if self._casual is None else held | self._casual
+        self._made: dict[int, _Made] = {}
+        texts = functools.partial(_augmented_texts, placeholders=tuple(PLACEHOLDERS))
+        self._texts = texts if noise is None else functools.partial(texts, noise=noise.made_casual)
+
+    @property
+    def columns(self) -> tuple[Rows, Rows]:
+        return _EpochColumn(self, 0), _EpochColumn(self, 1)
+
+    def row(self, index: int, side: int) -> np.ndarray:
+        """Row `index` of the source (side 0) or the target (side 1) as this epoch has it."""
+        if not self._changing[index]:
+            return self._base[side].row(index)
+        made = self._made.get(index)
+        if made is None:
+            made = self._made[index] = self._make([index], workers=1)[0]
+        ids = made[side]
+        return self._base[side].row(index) if ids is None else ids
+
+    def fill(self) -> None:
+        """Every row this epoch changes, made at once over worker processes."""
+        rows = [int(row) for row in np.flatnonzero(self._changing) if int(row) not in self._made]
+        self._made.update(zip(rows, self._make(rows, workers=self._workers), strict=True))
+
+    def _make(self, rows: list[int], *, workers: int) -> list[_Made]:
+        jobs = [self._job(row) for row in rows]
+        texts = map_chunks(self._texts, jobs, workers)
+        made: list[list[np.ndarray | None]] = [[None, None] for _ in rows]
+        for side, codec in enumerate(self._codecs):
+            changed = [k for k, pair in enumerate(texts) if pair[side] is not None]
+            encoded = codec.encode_batch([texts[k][side] for k in changed])
+            for k, ids in zip(changed, encoded, strict=True):
+                made[k][side] = np.asarray(ids, dtype=np.int64)
+        return [(source, target) for source, target in made]
+
+    def _job(self, row: int) -> tuple[str, str, bool, tuple[float, float, int] | None]:
+        english, spanish = self._pairs[row]
+        casual = None
+        if self._noise is not None and self._casual is not None and self._casual[row]:
+            casual = self._noise.numbers(row)
+        return english, spanish, bool(self._held[row]), casual
+
+
+def _augmented_texts(
+    jobs: Sequence[tuple[str, str, bool, tuple[float, float, int] | None]],
+    *,
+    placeholders: tuple[str, ...],
+    noise: Callable[[Sequence[tuple[str, float, float, int]]], list[str]] | None = None,
+) -> list[tuple[str | None, str | None]]:
+    """Each (english, spanish, held, casual draws) as this epoch has it: (new english or None,
+    new spanish or None), None where a side is as prepared; run by a worker."""
+    out: list[tuple[str | None, str | None]] = []
+    for english, spanish, held, casual in jobs:
+        source, target = placeheld(english, spanish, placeholders) if held else (english, spanish)
+        if casual is not None and noise is not None:
+            source = noise([(source, *casual)])[0]
+        out.append((None if source == english else source, None if target == spanish else target))
+    return out
+
+
+class _EpochColumn:
+    """One side of an epoch's pairs. Its sizes are the prepared ones, on which batches are
+    planned; a made row may be a few ids longer or shorter, and collate takes its own length."""
+
+    def __init__(self, pairs: EpochPairs, side: int) -> None:
+        self._pairs, self._side = pairs, side
 
     def __len__(self) -> int:
-        return len(self._base)
+        return len(self._pairs._pairs)
 
     def sizes(self) -> np.ndarray:
-        return self._sizes
-
-    @functools.cached_property
-    def _sizes(self) -> np.ndarray:
-        sizes = self._base.sizes()
-        if not self._rows:
-            return sizes
-        sizes = sizes.copy()
-        rows = np.fromiter(self._rows, dtype=np.int64, count=len(self._rows))
-        sizes[rows] = [len(ids) for ids in self._rows.values()]
-        return sizes
+        return self._pairs._base[self._side].sizes()
 
     def row(self, index: int) -> np.ndarray:
-        patched = self._rows.get(index)
-        return self._base.row(index) if patched is None else patched
+        return self._pairs.row(index, self._side)

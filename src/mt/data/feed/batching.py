@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -20,7 +19,7 @@ import torch
 from torch import Tensor
 
 from mt.config import TrainConfig
-from mt.data.feed.augment import augmentation
+from mt.data.feed.augment import EpochPairs, augmentation
 from mt.data.feed.prefetch import Prefetched
 from mt.data.tokenarrays import TokenColumn
 from mt.data.tokenization import BOS, EOS, PAD, WordPieceCodec
@@ -164,21 +163,24 @@ def with_augmentation(
     config: TrainConfig,
     *,
     english_source: bool = True,
-    pairs_file: Path | None = None,
+    ahead: bool = False,
 ) -> Callable[[int], EncodedPairs] | None:
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
-    None when the config asks for neither; `pairs` are the texts of `train` (read from
-    `pairs_file`, when there is one). A source that is not
-    English gets only the language-neutral noise kinds. Each epoch's pairs are made while the
-    one before trains (mt.data.feed.prefetch)."""
-    columns = augmentation(
-        train.source, train.target, pairs, codecs, config, english_source, pairs_file
-    )
-    if columns is None:
+    None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
+    English gets only the language-neutral noise kinds. Rows are made as batches read them; with
+    `ahead` (a GPU, whose steps outrun that) each epoch is made in full in the background, this
+    one and the next (mt.data.feed.prefetch)."""
+    epoch_pairs = augmentation(train.source, train.target, pairs, codecs, config, english_source)
+    if epoch_pairs is None:
         return None
-    return Prefetched(
-        lambda epoch: EncodedPairs(*columns(epoch), train.max_src_len, train.max_tgt_len)
-    )
+
+    def pairs_of(made: EpochPairs) -> EncodedPairs:
+        return EncodedPairs(*made.columns, train.max_src_len, train.max_tgt_len)
+
+    if not ahead:
+        return lambda epoch: pairs_of(epoch_pairs(epoch))
+    epochs = Prefetched(epoch_pairs, warm=EpochPairs.fill)
+    return lambda epoch: pairs_of(epochs(epoch))
 
 
 @dataclass(frozen=True)
@@ -239,13 +241,15 @@ def pad(sequences: Sequence[np.ndarray]) -> Tensor:
 
 
 def _padded(column: Column, indices: np.ndarray, *, start: bool, max_len: int) -> np.ndarray:
-    """Rows `indices` of `column` as (B, longest) int64: [BOS] ids (cut) EOS, then PAD."""
-    keep = np.minimum(column.sizes()[indices], max_len - 1 - start)
+    """Rows `indices` of `column` as (B, longest) int64: [BOS] ids (cut) EOS, then PAD. Each
+    row's own length counts: an epoch's made row may differ from its prepared size."""
+    rows = [column.row(index) for index in indices.tolist()]
+    keep = np.minimum(np.fromiter(map(len, rows), np.int64, len(rows)), max_len - 1 - start)
     out = np.full((len(indices), int(keep.max()) + 1 + start), PAD, dtype=np.int64)
     if start:
         out[:, 0] = BOS
-    for row, (index, size) in enumerate(zip(indices.tolist(), keep.tolist(), strict=True)):
-        out[row, start : start + size] = column.row(index)[:size]
+    for row, (ids, size) in enumerate(zip(rows, keep.tolist(), strict=True)):
+        out[row, start : start + size] = ids[:size]
     out[np.arange(len(indices)), keep + start] = EOS
     return out
 
@@ -371,6 +375,8 @@ class EpochSteps(Sequence[StepBatch]):
             raise IndexError(step)
         group = self._batches[step * self._per_step : (step + 1) * self._per_step]
         mine = group[self._rank * self._grad_accum : (self._rank + 1) * self._grad_accum]
+        # the planned sizes, which every process knows without making the others' rows; a row
+        # an epoch changes (a span made one placeholder) may hold a few labels fewer
         tokens = sum(int(self._tgt_len[indices].sum()) for indices in group)
         return StepBatch(tuple(collate(self._pairs, indices) for indices in mine), tokens)
 

@@ -27,7 +27,8 @@ only a command line is left alone.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,6 +62,49 @@ def casual(text: str, *, lower: bool, punctuation: str | None) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class NoiseDraws:
+    """One epoch's draws of source noise: which rows are made casual and each one's numbers,
+    drawn for every row at once from (seed, epoch), so a row is made alone, in any process, as
+    it would be among all of them."""
+
+    rate: float
+    draws: np.ndarray  # (rows, 3): chosen < rate, lowercased < 0.5, the final mark
+    casual_seeds: np.ndarray  # (rows,): the apostrophes' and typos' own stream
+    made_casual: Callable[[Sequence[tuple[str, float, float, int]]], list[str]]
+
+    @classmethod
+    def of_epoch(
+        cls, rows: int, *, rate: float, seed: int, epoch: int, kinds: str, english_source: bool
+    ) -> NoiseDraws:
+        chosen = parse_kinds(kinds)
+        if not english_source:
+            chosen &= {"lower", "punctuation"}
+        draws = np.random.default_rng([seed, epoch, _STREAM]).random((rows, 3))
+        casual_seeds = np.random.default_rng([seed, epoch, _STREAM, _CASUAL_STREAM]).integers(
+            2**62, size=rows
+        )
+        style = CasualStyle(
+            lower=0.0,
+            punctuation=0.0,
+            apostrophes=0.5 if "apostrophes" in chosen else 0.0,
+            typos=TYPO_RATE if "typos" in chosen else 0.0,
+        )
+        made_casual = functools.partial(
+            _made_casual, kinds=chosen, style=style, english_source=english_source
+        )
+        return cls(rate, draws, casual_seeds, made_casual)
+
+    def chosen(self) -> np.ndarray:
+        """Whether each row is made casual this epoch."""
+        return self.draws[:, 0] < self.rate
+
+    def numbers(self, row: int) -> tuple[float, float, int]:
+        """Row `row`'s draws: what `made_casual` needs beside the text."""
+        draws = self.draws[row]
+        return float(draws[1]), float(draws[2]), int(self.casual_seeds[row])
+
+
 def noisy_sources(
     texts: Sequence[str],
     *,
@@ -74,30 +118,13 @@ def noisy_sources(
     """A `rate` share of `texts` made casual in the `kinds` named (see the module docstring); a
     chosen sentence that none of them change is lowercased (with "lower"), so that `rate` is
     what changes. The chosen sentences are shared among `workers` processes (mt.parallel)."""
-    chosen = parse_kinds(kinds)
-    if not english_source:
-        chosen &= {"lower", "punctuation"}
-    rng = np.random.default_rng([seed, epoch, _STREAM])
-    draws = rng.random((len(texts), 3))
-    casual_seeds = np.random.default_rng([seed, epoch, _STREAM, _CASUAL_STREAM]).integers(
-        2**62, size=len(texts)
+    noise = NoiseDraws.of_epoch(
+        len(texts), rate=rate, seed=seed, epoch=epoch, kinds=kinds, english_source=english_source
     )
-    style = CasualStyle(
-        lower=0.0,
-        punctuation=0.0,
-        apostrophes=0.5 if "apostrophes" in chosen else 0.0,
-        typos=TYPO_RATE if "typos" in chosen else 0.0,
-    )
-    rows = np.flatnonzero(draws[:, 0] < rate)
-    jobs = [
-        (texts[row], float(draws[row, 1]), float(draws[row, 2]), int(casual_seeds[row]))
-        for row in rows
-    ]
-    made_casual = functools.partial(
-        _made_casual, kinds=chosen, style=style, english_source=english_source
-    )
+    rows = np.flatnonzero(noise.chosen())
+    jobs = [(texts[row], *noise.numbers(int(row))) for row in rows]
     out = list(texts)
-    for row, noisy in zip(rows, map_chunks(made_casual, jobs, workers), strict=True):
+    for row, noisy in zip(rows, map_chunks(noise.made_casual, jobs, workers), strict=True):
         out[row] = noisy
     return out
 
