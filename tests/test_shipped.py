@@ -25,7 +25,7 @@ GREEDY = {
     "Where is the train station?": "¿Dónde está la estación de tren?",
     "I don't like coffee.": "No me gusta el café.",
     "The committee approved the report on Tuesday.": "El comité aprobó el informe el martes.",
-    "Save the document before closing it.": "Guarda el documento antes de cerrarlo.",
+    "Save the document before closing it.": "Guarde el documento antes de cerrarlo.",
     "Tom is reading a book in the garden.": "Tom está leyendo un libro en el jardín.",
 }
 """Fixed sentences and the shipped model's greedy output (fp32 on a CPU): a change in the model,

@@ -1,8 +1,8 @@
 """`python -m mt.cli.ship`: a trained run made into a shipped model, and its card, for the people
 who make mt's releases (`make release`); users get the model with the package.
 
-    python -m mt.cli.ship model runs/model --name en-es-general-2
-    python -m mt.cli.ship card en-es-general-2 --run runs/model --data runs/model-data \
+    python -m mt.cli.ship model runs/model --name en-es-general-3
+    python -m mt.cli.ship card en-es-general-3 --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
 """
@@ -109,9 +109,7 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
             "training steps": f"{int(last.get('step', 0)):,}",
             "epochs": f"{last.get('epoch', 0):.2f}",
             "training minutes": f"{last.get('elapsed', 0) / 60:.1f}",
-            "CPU-hours (2 cores)": f"{2 * last.get('elapsed', 0) / 3600:.2f}",
-            "CPU-hours, with the versions it continues": f"{chain_hours(info, last):.2f}",
-            "GPU-minutes": "0",
+            **_compute_figures(info, last, notes.get("gpu")),
             "precision": info.train.precision,
             "best selection loss": f"{best.get('selection_loss', float('nan')):.3f} at step "
             f"{int(best.get('step', 0)):,}",
@@ -125,20 +123,35 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
     }
 
 
-def chain_hours(info, last: dict[str, float]) -> float:
-    """CPU-hours of this version's training plus those of the shipped model it continued from
-    (its train.json lineage, `--init-from NAME`), read from that model's card."""
+def _compute_figures(info, last: dict[str, float], gpu: str | None) -> dict[str, str]:
+    """This link's compute and the chain's: a CPU link counts 2 cores' hours, a GPU link (the
+    notes name its `gpu`) the minutes of that card; both add what the base's card counted."""
+    minutes = last.get("elapsed", 0) / 60
+    hours = 0.0 if gpu else 2 * minutes / 60
+    gpu_minutes = minutes if gpu else 0.0
+    before_hours, before_minutes = chain_before(info)
+    return {
+        "CPU-hours (2 cores)": f"{hours:.2f}",
+        "CPU-hours, with the versions it continues": f"{hours + before_hours:.2f}",
+        "GPU-minutes": f"{gpu_minutes:.1f} ({gpu})" if gpu else "0",
+        "GPU-minutes, with the versions it continues": f"{gpu_minutes + before_minutes:.1f}",
+    }
+
+
+def chain_before(info) -> tuple[float, float]:
+    """(CPU-hours, GPU-minutes) of the shipped model this version continued from (its train.json
+    lineage, `--init-from NAME`) and of the versions before it, read from that model's card."""
     from mt.models import resolve
 
-    hours = 2 * last.get("elapsed", 0) / 3600
     base = info.lineage.get("init_from", {}).get("run")
     if not base:
-        return hours
+        return 0.0, 0.0
     compute = resolve(base).card.get("compute", {})
-    before = compute.get("CPU-hours, with the versions it continues") or compute.get(
+    hours = compute.get("CPU-hours, with the versions it continues") or compute.get(
         "CPU-hours (2 cores)", "0"
     )
-    return hours + float(before)
+    minutes = compute.get("GPU-minutes, with the versions it continues") or "0"
+    return float(hours), float(minutes)
 
 
 def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
