@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
+_IMPORTED = time.monotonic()
 
 
 @functools.cache
@@ -29,3 +31,14 @@ def physical_cores(cpuinfo: Path = CPUINFO) -> int:
             continue
         cores.add((fields.get("physical id"), fields.get("core id", fields["processor"])))
     return len(cores) or (len(allowed) if allowed else os.cpu_count() or 1)
+
+
+def seconds_since_start() -> float:
+    """Seconds since this process started (Linux: /proc/self/stat, so the interpreter's start
+    and every import count), else since mt was first imported."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.monotonic() - _IMPORTED

@@ -23,6 +23,7 @@ from benchmarks.speed import (
     bench_step,
     bench_step_floor,
     bench_train,
+    bench_train_start,
     bench_translate,
 )
 
@@ -107,3 +108,15 @@ def test_bench_step_floor_times_the_matrix_products(trained_run: Path, tmp_path:
         "--tries", 1, "--json", out,
     )  # fmt: skip
     assert figures(out)["matrix_floor_ms"] > 0
+
+
+def test_bench_train_start_times_the_first_step_and_two_epochs(
+    trained_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_main(
+        bench_train_start.main, "--data", prepared_of(trained_run), "--init-from", trained_run,
+        "--repeats", 1, "--pairs", 128, "--threads", 1, "--out", tmp_path,
+    )  # fmt: skip
+    found = json.loads((tmp_path / "results.json").read_text())["figures"]
+    assert found["first_step_median"] > 0 and len(found["epoch_steps_per_second"]) == 2
+    assert "first step" in capsys.readouterr().out

@@ -23,6 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from mt.config import ModelConfig, TrainConfig
+from mt.cpus import seconds_since_start
 from mt.data.feed.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
 from mt.errors import MtError
 from mt.files import LAST_WEIGHTS
@@ -124,6 +125,7 @@ class Trainer:
         self.notes: list[str] = []  # what the user should read at the end (snapshot averaging)
         self.interrupted = False
         self.clock = 0.0  # seconds of the time budget used, as rank 0 last said
+        self.first_step_after = 0.0  # seconds from the process's start to its first step
         self.steps_in_epoch = 1
         self.target_positions = [0, 0]  # real, padded: the padding share of training batches
 
@@ -147,6 +149,11 @@ class Trainer:
                     progress.step += 1
                     progress.batch_in_epoch += 1
                     progress.elapsed = time.monotonic() - started
+                    if not self.first_step_after:
+                        self.first_step_after = seconds_since_start()
+                        self.reporter.message(
+                            f"first step {self.first_step_after:.1f} s after the command started"
+                        )
                     sums.add(loss, correct, step.target_tokens)  # whole-step sums, all ranks
                     last_of_epoch = progress.batch_in_epoch == len(steps)
                     reason = self._stop_after_step()
