@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from conftest import invented_pairs
 from mt.config import ConfigError, TrainConfig
-from mt.data.feed.augment import PLACEHOLDER_RATE, has_placeholders, placeholder_rate
+from mt.data.feed.augment import PLACEHOLDER_RATE, placeholder_rate
 from mt.data.feed.batching import collate, encode_parts
-from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
+from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec, has_placeholders
 from mt.errors import MtError
 from mt.text.spans import (
     _DETECTOR,

@@ -215,3 +215,15 @@ def _surface(piece: str) -> str:
 def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[np.ndarray]:
     """Source ids as the encoder reads them: cut to leave room for [EOS], then [EOS]."""
     return [np.asarray([*ids[: max_src_len - 1], EOS], dtype=np.int64) for ids in src_ids]
+
+
+def has_placeholders(*codecs: WordPieceCodec) -> bool:
+    """Whether every placeholder token is one id of each codec that decodes back to itself: the
+    one test of whether a model can be taught, or was taught, to copy them (kept here, beside
+    the tokens: translating asks it without the training modules)."""
+    for codec in codecs:
+        for token in PLACEHOLDERS:
+            ids = codec.encode(token)
+            if len(ids) != 1 or codec.decode(ids).strip() != token:
+                return False
+    return True

@@ -11,8 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from mt.data.feed.augment import has_placeholders
-from mt.data.tokenization import PLACEHOLDERS
+from mt.data.tokenization import PLACEHOLDERS, has_placeholders
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.glossary import NAME_STAND_INS
 from mt.decode.run_tables import lexicon_for, normalizer_for

@@ -23,7 +23,7 @@ import numpy as np
 
 from mt.config import TrainConfig
 from mt.data.feed.noise import NoiseDraws
-from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
+from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec, has_placeholders
 from mt.errors import MtError
 from mt.parallel import map_chunks, workers_for
 from mt.text.spans import placeheld
@@ -39,17 +39,6 @@ class Rows(Protocol):
     def sizes(self) -> np.ndarray: ...
 
     def row(self, index: int) -> np.ndarray: ...
-
-
-def has_placeholders(*codecs: WordPieceCodec) -> bool:
-    """Whether every placeholder token is one id of each codec that decodes back to itself: the
-    one test of whether a model can be taught, or was taught, to copy them."""
-    for codec in codecs:
-        for token in PLACEHOLDERS:
-            ids = codec.encode(token)
-            if len(ids) != 1 or codec.decode(ids).strip() != token:
-                return False
-    return True
 
 
 def placeholder_rate(
