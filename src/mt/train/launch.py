@@ -329,7 +329,7 @@ def train_data(
 ) -> TrainData:
     """The prepared token arrays, read from their files; with --placeholders or --source-noise
     the texts too (both rewrite text, so they need it in memory); with --mix the base pairs.
-    `ahead`: each epoch's placeholders and noise made in full in the background (a GPU)."""
+    `ahead`: each epoch's placeholders and noise made in full before its steps (a GPU)."""
     limits = {"max_src_len": config.max_src_len, "max_tgt_len": config.max_tgt_len}
     train = prepared.encoded("train", **limits)
     codecs = (prepared.source, prepared.target)

@@ -7,10 +7,10 @@ sources are made casual (mt.data.feed.noise) after that. Both draws are made for
 once from (seed, epoch), so a resumed run sees exactly the pairs an uninterrupted one would.
 
 A row is made when a batch first reads it: the first step waits for its own 64 rows, not for an
-epoch's minutes of regular expressions. On a GPU, whose steps outrun that, `fill` makes the rest
-of an epoch ahead in worker processes (mt.parallel, mt.data.feed.prefetch). Batches are planned on
-the prepared lengths, so the plan needs no row made; only the rows an epoch changes are encoded
-again (a text encodes to the ids prepare stored for it).
+epoch's minutes of regular expressions. On a GPU, whose steps outrun that, `fill` makes a whole
+epoch at once over worker processes (mt.parallel), before its steps (mt.data.feed.prefetch).
+Batches are planned on the prepared lengths, so the plan needs no row made; only the rows an epoch
+changes are encoded again (a text encodes to the ids prepare stored for it).
 """
 
 from __future__ import annotations
@@ -142,7 +142,12 @@ class EpochPairs:
         made: list[list[np.ndarray | None]] = [[None, None] for _ in rows]
         for side, codec in enumerate(self._codecs):
             changed = [k for k, pair in enumerate(texts) if pair[side] is not None]
-            encoded = codec.encode_batch([texts[k][side] for k in changed])
+            sentences = [texts[k][side] for k in changed]
+            # one row alone in this thread: a batch call would queue behind a fill's in the
+            # tokenizers' shared thread pool
+            encoded = (
+                codec.encode_batch(sentences) if len(rows) > 1 else map(codec.encode, sentences)
+            )
             for k, ids in zip(changed, encoded, strict=True):
                 made[k][side] = np.asarray(ids, dtype=np.int64)
         return [(source, target) for source, target in made]

@@ -168,8 +168,8 @@ def with_augmentation(
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
     None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
     English gets only the language-neutral noise kinds. Rows are made as batches read them; with
-    `ahead` (a GPU, whose steps outrun that) each epoch is made in full in the background, this
-    one and the next (mt.data.feed.prefetch)."""
+    `ahead` (a GPU, whose steps outrun that) each epoch is made in full before its steps, the
+    next one while it trains (mt.data.feed.prefetch)."""
     epoch_pairs = augmentation(train.source, train.target, pairs, codecs, config, english_source)
     if epoch_pairs is None:
         return None
