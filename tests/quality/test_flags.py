@@ -17,6 +17,7 @@ from mt.quality.flags import (
     not_english,
     repeats,
     surely_english,
+    surely_spanish,
 )
 
 
@@ -145,6 +146,23 @@ def test_copy_thresholds_move_the_flag() -> None:
 )
 def test_two_distinct_english_markers_make_a_line_surely_english(source: str, english: bool):
     assert surely_english(source) is english
+
+
+@pytest.mark.parametrize(
+    ("text", "spanish"),
+    [
+        ("Los países y las organizaciones dijeron que hay más ayuda.", True),
+        ("El secretario general dijo que la situación es muy grave.", True),
+        ("La reunión fue el martes.", False),  # one marker: py3langid asks
+        ("Os países e as organizações também foram ouvidos.", False),  # Portuguese
+        ("Els països i les organitzacions també han parlat.", False),  # Catalan
+        ("I paesi e le organizzazioni sono anche qui, per il bene del mondo.", False),  # Italian
+        ("Les pays et les organisations ont aussi parlé.", False),  # French
+        ("The countries and the organisations said there is more help.", False),
+    ],
+)
+def test_two_distinct_spanish_markers_make_a_line_surely_spanish(text: str, spanish: bool):
+    assert surely_spanish(text) is spanish
 
 
 def test_a_line_that_is_surely_english_is_never_flagged_without_asking_the_classifier(

@@ -4,9 +4,10 @@
 The sentences: every paragraph of every input (mt.data.readers.monolingual) split into
 sentences (mt.text.sentences, Spanish rules), cleaned as prepare cleans (mt.text.cleaning),
 kept when it has `min_words` to `max_words` words, py3langid calls it Spanish
-(mt.quality.flags.language_of), and it was not seen before (an 8-byte hash a sentence, the only
-memory that grows). The same inputs and filters always give the same sentences in the same
-order: that is what resuming relies on.
+(mt.quality.flags.language_of; a line that is surely Spanish by its common words is not asked),
+and it was not seen before (an 8-byte hash a sentence, the only memory that grows). The same
+inputs and filters always give the same sentences in the same order: that is what resuming
+relies on.
 
 Resuming (fairseq-interactive's buffered output, Marian's batches): the pairs are written in
 input order, a chunk at a time, flushed and fsynced; the file's complete lines are the sentences
@@ -34,7 +35,7 @@ from mt.data.readers.streams import iter_blocks, open_binary
 from mt.decode.line_engines import LineEngine
 from mt.errors import MtError
 from mt.files import read_json, write_json
-from mt.quality.flags import language_of
+from mt.quality.flags import language_of, surely_spanish
 from mt.text.cleaning import clean_text
 from mt.text.sentences import sentence_spans
 
@@ -115,7 +116,8 @@ def _unfit(sentence: str, filters: SentenceFilters, seen: set[int]) -> str | Non
     if key in seen:
         return "duplicate"
     seen.add(key)
-    if filters.language_check and language_of(sentence)[0] != LANGUAGE:
+    unsure = filters.language_check and not surely_spanish(sentence)
+    if unsure and language_of(sentence)[0] != LANGUAGE:
         return "not_spanish"
     return None
 
