@@ -58,19 +58,24 @@ def ship_card(
 
         info = resolve(name)
         folder = info.directory
-        for part, path in (("dev", dev), ("test", test)):
-            shutil.copyfile(path, folder / SCORES[part])
-        shutil.copyfile(speed, folder / SPEED)
-        card = build_card(info, run=run, data=data, notes=read_json(notes))
+        files = {SCORES["dev"]: dev, SCORES["test"]: test, SPEED: speed}
+        # every figure is read before anything is written: a card that can't be made leaves the
+        # folder as it was, its checksums true
+        card = build_card(info, run=run, data=data, notes=read_json(notes), files=files)
+        for target, path in files.items():
+            shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
         say(f"card of {name}: {folder / 'README.md'}")
 
     run_or_exit(action)
 
 
-def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[str, Any]:
-    """card.json: the figures from the files the benchmarks and training wrote, the words from
-    `notes` (written by the person who ships it)."""
+def build_card(
+    info, *, run: Path, data: Path, notes: dict[str, Any], files: dict[str, Path]
+) -> dict[str, Any]:
+    """card.json: the figures from the files the benchmarks and training wrote (`files`: the
+    folder's name for each benchmark file -> where it is now), the words from `notes` (written
+    by the person who ships it)."""
     import torch
 
     from mt.cards import SCORES, SPEED, scores_from, speed_from
@@ -116,8 +121,8 @@ def build_card(info, *, run: Path, data: Path, notes: dict[str, Any]) -> dict[st
             "lineage": notes["lineage"],
         },
         "recipe": notes["recipe"],
-        "scores": {part: scores_from(read_json(folder / SCORES[part])) for part in SCORES},
-        "speed": speed_from(read_json(folder / SCORES["test"]), read_json(folder / SPEED)),
+        "scores": {part: scores_from(read_json(files[SCORES[part]])) for part in SCORES},
+        "speed": speed_from(read_json(files[SCORES["test"]]), read_json(files[SPEED])),
         "weaknesses": notes["weaknesses"],
         "reproduce": notes["reproduce"],
     }
