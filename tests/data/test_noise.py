@@ -73,14 +73,6 @@ def test_training_pairs_get_noisy_sources_each_epoch_and_keep_their_targets() ->
     assert encode_parts(pairs, [], source, target, TrainConfig()).augmented is None
 
 
-def test_worker_processes_make_the_sentences_one_process_makes() -> None:
-    texts = [f"{text} It's {n} o'clock, isn't it?" for n, text in enumerate(SOURCES * 4)]
-    kinds = "lower,punctuation,apostrophes,typos"
-    one = noisy_sources(texts, rate=0.6, seed=3, epoch=2, kinds=kinds)
-    assert noisy_sources(texts, rate=0.6, seed=3, epoch=2, kinds=kinds, workers=2) == one
-    assert one != texts
-
-
 def test_a_rate_outside_zero_to_one_is_refused() -> None:
     with pytest.raises(ConfigError, match="--source-noise"):
         TrainConfig(source_noise=1.5)

@@ -111,8 +111,7 @@ class EpochPairs:
     ) -> None:
         self._base, self._pairs, self._codecs = base, pairs, codecs
         self._held, self._noise, self._workers = held, noise, workers
-        self._casual = None if noise is None else noise.chosen()
-        self._changing = held if self._casual is None else held | self._casual
+        self._changing = held if noise is None else held | noise.chosen()
         self._made: dict[int, _Made] = {}
         texts = functools.partial(_augmented_texts, placeholders=tuple(PLACEHOLDERS))
         self._texts = texts if noise is None else functools.partial(texts, noise=noise.made_casual)
@@ -120,6 +119,13 @@ class EpochPairs:
     @property
     def columns(self) -> tuple[Rows, Rows]:
         return _EpochColumn(self, 0), _EpochColumn(self, 1)
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def sizes(self, side: int) -> np.ndarray:
+        """The prepared sizes of the source (side 0) or the target (side 1)."""
+        return self._base[side].sizes()
 
     def row(self, index: int, side: int) -> np.ndarray:
         """Row `index` of the source (side 0) or the target (side 1) as this epoch has it."""
@@ -155,7 +161,7 @@ class EpochPairs:
     def _job(self, row: int) -> tuple[str, str, bool, tuple[float, float, int] | None]:
         english, spanish = self._pairs[row]
         casual = None
-        if self._noise is not None and self._casual is not None and self._casual[row]:
+        if self._noise is not None and self._noise.chosen_row(row):
             casual = self._noise.numbers(row)
         return english, spanish, bool(self._held[row]), casual
 
@@ -185,10 +191,10 @@ class _EpochColumn:
         self._pairs, self._side = pairs, side
 
     def __len__(self) -> int:
-        return len(self._pairs._pairs)
+        return len(self._pairs)
 
     def sizes(self) -> np.ndarray:
-        return self._pairs._base[self._side].sizes()
+        return self._pairs.sizes(self._side)
 
     def row(self, index: int) -> np.ndarray:
         return self._pairs.row(index, self._side)

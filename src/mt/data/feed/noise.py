@@ -34,7 +34,6 @@ import numpy as np
 
 from mt.config import NOISE_KINDS
 from mt.data.tokenization import SYNTHETIC_TAG
-from mt.parallel import map_chunks
 from mt.text.casual import FINAL_PUNCTUATION, TYPO_RATE, CasualStyle, casual_variant
 from mt.text.prose import command_like, is_prose, outside_spans
 
@@ -99,6 +98,9 @@ class NoiseDraws:
         """Whether each row is made casual this epoch."""
         return self.draws[:, 0] < self.rate
 
+    def chosen_row(self, row: int) -> bool:
+        return bool(self.draws[row, 0] < self.rate)
+
     def numbers(self, row: int) -> tuple[float, float, int]:
         """Row `row`'s draws: what `made_casual` needs beside the text."""
         draws = self.draws[row]
@@ -113,19 +115,18 @@ def noisy_sources(
     epoch: int,
     kinds: str = DEFAULT_KINDS,
     english_source: bool = True,
-    workers: int = 1,
 ) -> list[str]:
     """A `rate` share of `texts` made casual in the `kinds` named (see the module docstring); a
     chosen sentence that none of them change is lowercased (with "lower"), so that `rate` is
-    what changes. The chosen sentences are shared among `workers` processes (mt.parallel)."""
+    what changes. Training makes the same row by row (mt.data.feed.augment)."""
     noise = NoiseDraws.of_epoch(
         len(texts), rate=rate, seed=seed, epoch=epoch, kinds=kinds, english_source=english_source
     )
     rows = np.flatnonzero(noise.chosen())
-    jobs = [(texts[row], *noise.numbers(int(row))) for row in rows]
+    noisy = noise.made_casual([(texts[row], *noise.numbers(int(row))) for row in rows])
     out = list(texts)
-    for row, noisy in zip(rows, map_chunks(noise.made_casual, jobs, workers), strict=True):
-        out[row] = noisy
+    for row, text in zip(rows, noisy, strict=True):
+        out[row] = text
     return out
 
 
