@@ -5,15 +5,14 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
-import io
 import socket
 import threading
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from archive_support import zip_bytes
 from conftest import cli_output, invented_pairs
 from mt.data.readers.corpus import read_corpus
 
@@ -26,14 +25,6 @@ THREE_COLUMNS = "".join(
 
 def invoke(*args: str | Path, code: int = 0) -> str:
     return cli_output("download", *args, code=code)
-
-
-def make_zip(members: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, text in members.items():
-            archive.writestr(name, text)
-    return buffer.getvalue()
 
 
 @pytest.fixture
@@ -56,7 +47,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def test_download_zip_from_a_local_server(server: str, tmp_path: Path) -> None:
-    archive = make_zip({"spa-eng/_about.txt": "about\tthis\n", "spa-eng/spa.txt": THREE_COLUMNS})
+    archive = zip_bytes({"spa-eng/_about.txt": "about\tthis\n", "spa-eng/spa.txt": THREE_COLUMNS})
     (tmp_path / "www" / "spa-eng.zip").write_bytes(archive)
     out = tmp_path / "data" / "nested" / "spa-eng.tsv"
     output = invoke("--source", f"{server}/spa-eng.zip", "--out", out)
@@ -73,7 +64,7 @@ def test_download_zip_from_a_local_server(server: str, tmp_path: Path) -> None:
         THREE_COLUMNS.encode(),
         b"\xef\xbb\xbf" + THREE_COLUMNS.replace("\n", "\r\n").encode(),
         gzip.compress(TWO_COLUMNS.encode()),
-        make_zip({"readme.md": "x", "pairs.tsv": TWO_COLUMNS}),
+        zip_bytes({"readme.md": "x", "pairs.tsv": TWO_COLUMNS}),
     ],
     ids=["tsv", "three-columns", "bom-crlf", "gzip", "zip-tsv-member"],
 )
@@ -117,7 +108,7 @@ def test_http_error_is_reported(server: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (make_zip({"spa-eng/_about.txt": "a\tb\n", "notes.md": "x"}), "no .txt or .tsv member"),
+        (zip_bytes({"spa-eng/_about.txt": "a\tb\n", "notes.md": "x"}), "no .txt or .tsv member"),
         (b"PK\x03\x04 not really a zip", "broken zip archive"),
         (b"\x1f\x8bnot gzip", "broken gzip file"),
         ("Coffee.\tCafé.\n".encode("latin-1"), "line 1: not valid UTF-8"),

@@ -5,16 +5,14 @@ beside the shell pipeline the READMEs give, and the registry's own consistency."
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import shutil
 import subprocess
-import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
 
+from archive_support import tar_bytes, zip_bytes
 from mt.data.sources.corpora import tatoeba, xquad
 from mt.data.sources.digests import tree_digest
 from mt.data.sources.domains import NEWS_SETS, news, news_files, python_docs, tldr
@@ -28,11 +26,7 @@ HELD_OUT_PO = next(f"library/m{i}.po" for i in range(100) if held_out(f"library/
 
 
 def tar_gz(path: Path, top: str, files: dict[str, bytes]) -> Path:
-    with tarfile.open(path, "w:gz") as archive:
-        for name, data in files.items():
-            info = tarfile.TarInfo(f"{top}/{name}" if top else name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
+    path.write_bytes(tar_bytes(top, files))
     return path
 
 
@@ -103,9 +97,9 @@ def test_news_concatenates_the_five_sets_verbatim_in_order(tmp_path: Path) -> No
 
 def test_the_corpus_is_the_zip_member_byte_for_byte(tmp_path: Path) -> None:
     text = "Go.\tVe.\nNo\u200b way.\tNi\u00a0hablar.\n"
-    with zipfile.ZipFile(tmp_path / "spa-eng.zip", "w") as archive:
-        archive.writestr("spa-eng/_about.txt", "about\n")
-        archive.writestr("spa-eng/spa.txt", text)
+    (tmp_path / "spa-eng.zip").write_bytes(
+        zip_bytes({"spa-eng/_about.txt": "about\n", "spa-eng/spa.txt": text})
+    )
     tatoeba([tmp_path / "spa-eng.zip"], tmp_path / "r")
     assert (tmp_path / "r/spa-eng.tsv").read_bytes() == text.encode()
 
@@ -203,17 +197,8 @@ def html(segments: list[str]) -> bytes:
 
 
 def deb(path: Path, language: str, pages: dict[str, bytes]) -> Path:
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:xz") as archive:
-        for key, page in pages.items():
-            info = tarfile.TarInfo(f"./usr/share/libreoffice/help/{language}/{key}")
-            info.size = len(page)
-            archive.addfile(info, io.BytesIO(page))
-    members = [
-        ("debian-binary", b"2.0\n"),
-        ("control.tar.xz", b""),
-        ("data.tar.xz", data.getvalue()),
-    ]
+    data = tar_bytes(f"./usr/share/libreoffice/help/{language}", pages, "xz")
+    members = [("debian-binary", b"2.0\n"), ("control.tar.xz", b""), ("data.tar.xz", data)]
     ar = b"!<arch>\n"
     for name, content in members:
         ar += f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(content):<10}`\n".encode()

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import io
 import json
 import re
 import socket
-import tarfile
 import threading
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 
+from archive_support import tar_bytes, zip_bytes
 from conftest import cli_output
 from mt.data.sources import registry
 from mt.data.sources.corpora import tatoeba, xquad
@@ -83,24 +81,6 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def zipped(members: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, text in members.items():
-            archive.writestr(name, text)
-    return buffer.getvalue()
-
-
-def tarball(top: str, files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, data in files.items():
-            info = tarfile.TarInfo(f"{top}/{name}")
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
 def xquad_json(context: str, question: str) -> bytes:
     paragraph = {"context": context, "qas": [{"id": "q1", "question": question, "answers": []}]}
     return json.dumps({"data": [{"title": "Panthers", "paragraphs": [paragraph]}]}).encode()
@@ -116,12 +96,12 @@ def tree_digest(files: dict[str, bytes]) -> str:
 def sources(server: tuple[str, Served], monkeypatch: pytest.MonkeyPatch) -> tuple[Source, ...]:
     """Three sources as the registry has them, served locally, and one not reproducible."""
     base, served = server
-    archive = zipped({"spa-eng/_about.txt": "about\n", "spa-eng/spa.txt": SPA_TXT})
+    archive = zip_bytes({"spa-eng/_about.txt": "about\n", "spa-eng/spa.txt": SPA_TXT})
     pages = {"pages/common/tar.md": EN_PAGE, "pages.es/common/tar.md": ES_PAGE}
     english = xquad_json("The  Panthers\ndefense.", "Who led?")
     spanish = xquad_json("\ufeffLa defensa de los Panthers.", "¿Quién dirigió?")
     served.files.update({
-        "/spa-eng.zip": archive, "/tldr.tar.gz": tarball("tldr-abc", pages),
+        "/spa-eng.zip": archive, "/tldr.tar.gz": tar_bytes("tldr-abc", pages),
         "/xquad.en.json": english, "/xquad.es.json": spanish,
     })  # fmt: skip
     made = tree_digest({"tldr/en/common/tar.md": EN_PAGE, "tldr/es/common/tar.md": ES_PAGE})
@@ -215,7 +195,7 @@ def test_a_wrong_download_digest_is_one_line_and_leaves_no_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     root, (_, served) = tmp_path / "data", server
-    served.files["/spa-eng.zip"] = zipped({"spa-eng/spa.txt": "Hi.\tHola.\n"})
+    served.files["/spa-eng.zip"] = zip_bytes({"spa-eng/spa.txt": "Hi.\tHola.\n"})
     output = recipe(root, code=1)
     found = sha256(served.files["/spa-eng.zip"])
     line = next(line for line in output.splitlines() if "mismatch" in line)
