@@ -191,16 +191,19 @@ def surely_english(source: str) -> bool:
     without asking py3langid, which agrees on every such dev line (docs/performance.md,
     "Start-up of a translation")."""
     found = [word.lower().replace("’", "'") for word in WORD.findall(outside_spans(source))]
-    markers = [word for word in found if word in ENGLISH_MARKERS]
-    return len(set(markers)) >= 2 and len(markers) >= SURELY_ENGLISH * len(found)
+    return _marked(found, ENGLISH_MARKERS, SURELY_ENGLISH)
 
 
 def surely_spanish(text: str) -> bool:
     """Two or more distinct SPANISH_MARKERS making up SURELY_SPANISH of the words: Spanish,
     without asking py3langid (`mt backtranslate`'s language check, docs/performance.md)."""
-    found = [word.lower() for word in WORD.findall(text)]
-    markers = [word for word in found if word in SPANISH_MARKERS]
-    return len(set(markers)) >= 2 and len(markers) >= SURELY_SPANISH * len(found)
+    return _marked([word.lower() for word in WORD.findall(text)], SPANISH_MARKERS, SURELY_SPANISH)
+
+
+def _marked(words: list[str], markers: frozenset[str], share: float) -> bool:
+    """Two or more distinct `markers` among `words`, making up `share` of them."""
+    found = [word for word in words if word in markers]
+    return len(set(found)) >= 2 and len(found) >= share * len(words)
 
 
 def language_of(text: str) -> tuple[str, float]:

@@ -125,7 +125,6 @@ class Trainer:
         self.notes: list[str] = []  # what the user should read at the end (snapshot averaging)
         self.interrupted = False
         self.clock = 0.0  # seconds of the time budget used, as rank 0 last said
-        self.first_step_after = 0.0  # seconds from the process's start to its first step
         self.steps_in_epoch = 1
         self.target_positions = [0, 0]  # real, padded: the padding share of training batches
 
@@ -136,6 +135,7 @@ class Trainer:
         progress = self.progress
         started = time.monotonic() - progress.elapsed
         self.clock = progress.elapsed  # seconds of the budget used, the same on every rank
+        first_step = True  # this process's: the message says how soon training started
         with self._ctrl_c_sets_a_flag():
             while progress.epoch < self.config.max_epochs:
                 steps = self._epoch_steps()
@@ -149,10 +149,10 @@ class Trainer:
                     progress.step += 1
                     progress.batch_in_epoch += 1
                     progress.elapsed = time.monotonic() - started
-                    if not self.first_step_after:
-                        self.first_step_after = seconds_since_start()
+                    if first_step:
+                        first_step = False
                         self.reporter.message(
-                            f"first step {self.first_step_after:.1f} s after the command started"
+                            f"first step {seconds_since_start():.1f} s after the command started"
                         )
                     sums.add(loss, correct, step.target_tokens)  # whole-step sums, all ranks
                     last_of_epoch = progress.batch_in_epoch == len(steps)
