@@ -11,6 +11,7 @@ import pytest
 
 from conftest import legacy_copy, upgraded_legacy_copy
 from mt.decode.run_tables import word_stats_for
+from mt.data.prepare.synthetic import tagged
 from mt.errors import MtError
 from mt.model.upgrade import upgrade_directory
 from mt.text.normalize import STEPS, Normalizer
@@ -96,6 +97,37 @@ def test_real_misspellings_a_letter_too_many_a_misplaced_apostrophe_several_slip
     assert normalizer("tom could'nt come") == "tom couldn't come"
     assert normalizer("tthe dog wqs big") == "the dog was big"  # prose once put right
     assert normalizer("wnet home tom") == "wnet home tom"  # still a program's name first
+
+
+def test_a_slip_is_read_as_the_likeliest_edit_weighed_by_how_often_each_word_is_used() -> None:
+    training = [*TRAINING, *(["I know it.", "It is bigger than that."] * 30)]
+    training += ["Tell me of that."] * 1100 + ["That is that.", "Foo is a name."] * 50
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    assert normalizer("the end ofo it") == "the end of it"  # "foo" is a swap, but rare
+    assert normalizer("it is bigger tham that") == "it is bigger than that"  # the key beside
+    assert normalizer("i nkwo it") == "i know it"  # two letters swapped twice
+    assert normalizer("i tath it") == "i that it"  # rather two swaps than a changed letter
+
+
+def test_two_slips_never_make_a_word_two_letters_shorter() -> None:
+    training = [*TRAINING, *(["No, it is not.", "I know."] * 60)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    assert normalizer("i nkow it") == "i know it"
+    assert normalizer("i kxwo it") == "i kxwo it"  # "no" is two letters too many away
+
+
+def test_each_sentence_of_a_line_starts_with_a_capital_and_the_last_decides_its_mark() -> None:
+    assert ALL("its late. where is tom") == "It's late. Where is Tom?"
+    assert ALL("where is tom. i dont know") == "Where is Tom. I don't know."
+    assert ALL("i know tom etc. and mary") == "I know Tom etc. and Mary."  # no sentence end
+    assert ALL("tom is ill. where is he") == "Tom is ill. Where is he?"
+
+
+def test_an_acronym_capitalises_a_word_only_where_lower_case_is_rare() -> None:
+    training = [*TRAINING, *(["Tell us.", "Help us now."] * 4), *(["The US is big."] * 6)]
+    training += ["It is OK now."] * 12 + ["It is ok."]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["case"]))
+    assert normalizer("tell us it is ok") == "Tell us it is OK"
 
 
 def test_a_longer_slip_of_a_word_the_training_lacks_is_put_right_from_the_dictionary() -> None:
@@ -211,6 +243,22 @@ def test_words_tsv_written_before_the_pairs_is_upgraded_to_an_empty_table(tmp_pa
     assert done.backup and (done.backup / "words.tsv").read_text() == unpaired
 
 
+def test_a_part_is_counted_once_a_sentence_and_without_its_back_translations(
+    tmp_path: Path,
+) -> None:
+    part = tmp_path / "train.tsv"
+    lines = ["Tell us.\tDinos.", "Tell us.\tDínoslo.", f"{tagged('The US is big.')}\tEE. UU."]
+    part.write_text("".join(f"{line}\n" for line in lines * 3), encoding="utf-8")
+    stats = word_stats_of_part(part)
+    assert stats == build_word_stats(["Tell us."])
+    assert "US" not in stats.spellings
+
+
+def test_no_word_is_read_inside_a_word_with_other_letters_or_digits() -> None:
+    stats = build_word_stats(["François met the 5th man in Málaga."] * 2)
+    assert set(stats.spellings) == {"met", "the", "man", "in"}
+
+
 def test_an_old_run_is_sent_to_mt_upgrade(tmp_path: Path) -> None:
     run = legacy_copy(tmp_path, prepared=LEGACY / "data")
     with pytest.raises(MtError, match=rf"no words\.tsv .*; run `mt upgrade {run}`$"):
@@ -220,7 +268,9 @@ def test_an_old_run_is_sent_to_mt_upgrade(tmp_path: Path) -> None:
 def test_an_upgraded_old_run_has_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
     stats = word_stats_for(upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data"))
     assert stats == word_stats_of_part(LEGACY / "data" / "train.tsv")
-    assert stats.sentences == 231 and "Ilse" in stats.spellings
+    lines = (LEGACY / "data" / "train.tsv").read_text(encoding="utf-8").splitlines()
+    assert stats.sentences == len({line.split("\t")[0] for line in lines}) == 202 < len(lines)
+    assert "Ilse" in stats.spellings
     gone = upgraded_legacy_copy(tmp_path / "b", prepared=tmp_path / "gone")
     assert word_stats_for(gone) == NO_WORD_STATS
     assert Normalizer.from_stats(NO_WORD_STATS)("i dont know") == "I dont know."

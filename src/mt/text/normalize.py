@@ -75,6 +75,17 @@ SHORT_WORD = 3
 SHORT_TYPO_TARGET = 50
 """Many words lie one edit from a three-letter one: only a word the training uses this often,
 one keyboard slip away (`_slips_of`), is taken for what was meant ("teh" -> "the")."""
+EDIT_WEIGHTS = {
+    "slip": 1.0,  # two letters swapped, a letter dropped or doubled
+    "key beside": 0.5,  # the key next to the one meant
+    "letter too many": 0.05,
+    "other letter": 0.01,
+    "two slips": 0.002,
+}
+"""How likely each kind of edit is, against the uses of the word it reaches (chosen on the
+real-typing selection set, benchmarks/text/bench_real_typing.py): a word used 20 times as often
+as a swap's ("of" against "foo" for "ofo") is taken for a letter too many, and a keyboard slip
+beats a word 100 times as common a changed letter away ("than" against "that" for "tham")."""
 DICTIONARY_TARGET = 1000
 """pyspellchecker's frequency a dictionary word needs to be taken for what a slip meant when
 the training English has no such word (its rare words: "gaveyard" -> "graveyard"); "lumpy"
@@ -82,10 +93,15 @@ the training English has no such word (its rare words: "gaveyard" -> "graveyard"
 CAPITALISED = 0.5
 MIN_CASED = 3
 """Share of a word's later (not first) training uses that must be capitalised to capitalise it."""
+ACRONYM_LOWER = 0.1
+"""An all-capitals spelling is taken only for a word that is rarely written in lower case:
+"nasa" -> "NASA" and "ok" -> "OK" (7% "ok"), but "us" stays (42% of its uses, the rest "US")."""
 QUESTION = 0.5
 MIN_START = 3
 """Training sentences a start needs before its share of questions is trusted."""
 
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+(?=\S)")
+_ABBREVIATIONS = frozenset(("mr", "mrs", "ms", "dr", "st", "vs", "etc", "prof", "no", "approx"))
 _ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
 _CLOSERS = "\"'”’»)]"
 
@@ -123,7 +139,8 @@ class Normalizer:
             best = max(spellings, key=lambda w: (spellings[w], w))
             total = sum(spellings.values())
             if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
-                cased[lower] = best
+                if not best.isupper() or spellings.get(lower, 0) < ACRONYM_LOWER * total:
+                    cased[lower] = best
         contracted = {}
         for word, count in uses.items():
             plain = word.replace("'", "")
@@ -203,7 +220,7 @@ class Normalizer:
             end = match.end()
         text = "".join(pieces) + masked[end:]
         if "case" in self.steps:
-            text = _capitalise_first(text)
+            text = _capitalise_starts(text)
         if "punctuation" in self.steps:
             text = self._punctuated(text)
         for i, span in enumerate(spans):
@@ -310,16 +327,24 @@ class Normalizer:
         return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
 
     def _corrected(self, word: str) -> str:
-        """The most used training word one edit from `word` (a contraction typed without its
-        apostrophe counts as its contraction; a short word's keyboard slips first, then a letter
-        too many: "tmo" is "tom", not "to"); else, for a longer word, the dictionary's most
-        frequent word one keyboard slip away, if it is common; `word` when there is none."""
+        """What `word` most likely meant: of the training words an edit or two away (a
+        contraction typed without its apostrophe counts as its contraction), the one whose
+        uses times the edit's weight (EDIT_WEIGHTS) are highest, among those used TYPO_TARGET
+        times (a short word: SHORT_TYPO_TARGET, and only keyboard slips or a letter too many);
+        failing that, for a longer word, the dictionary's most frequent word one keyboard slip
+        away, if it is common; `word` when there is none. So "ofo" is "of", not "foo", yet
+        "tmo" is "tom", not "to"; and "tham" is "than", not "that"."""
         short = len(word) <= SHORT_WORD
-        best = word
-        for candidates in (_slips_of(word), _deletes(word)) if short else (_one_edit(word),):
-            best = self._most_used(word, candidates, SHORT_TYPO_TARGET if short else TYPO_TARGET)
-            if best != word:
-                break
+        least = SHORT_TYPO_TARGET if short else TYPO_TARGET
+        best, best_score, best_weight = word, 0.0, 0.0
+        for edits in (_weighted_edits(word, short=short), {} if short else _two_slips(word)):
+            for candidate, weight in sorted(edits.items()):
+                spelled = self.contracted.get(candidate, candidate)
+                uses = self.known.get(spelled, 0)
+                if uses >= least and uses * weight > best_score:
+                    best, best_score, best_weight = spelled, uses * weight, weight
+            if best_weight >= EDIT_WEIGHTS["letter too many"]:
+                break  # a slip explains it: two are not looked for (thousands of words)
         if best != word or short or not self.known:
             return best  # without training statistics the dictionary alone decides nothing
         frequency = _english_dictionary().word_frequency
@@ -329,22 +354,11 @@ class Normalizer:
                 best, best_frequency = candidate, frequency[candidate]
         return best
 
-    def _most_used(self, word: str, candidates: set[str], least: int) -> str:
-        """The candidate (as its contraction, if it is one typed without the apostrophe) the
-        training uses most, `least` times at the fewest; `word` when there is none."""
-        best, best_uses = word, least - 1
-        for candidate in sorted(candidates):
-            spelled = self.contracted.get(candidate, candidate)
-            uses = self.known.get(spelled, 0)
-            if uses > best_uses:
-                best, best_uses = spelled, uses
-        return best
-
     def _punctuated(self, text: str) -> str:
         stripped = text.rstrip()
         if not stripped or not stripped[-1].isalnum():
             return text
-        keys = start_keys(words_of(stripped))
+        keys = start_keys(words_of(stripped[_last_sentence_start(stripped) :]))
         question = next((self.questions[k] for k in reversed(keys) if k in self.questions), False)
         return stripped + ("?" if question else ".") + text[len(stripped) :]
 
@@ -397,6 +411,15 @@ def _careless(text: str) -> bool:
     return not any(c.isupper() for c in text) and not (stripped and stripped[-1] in ".!?:;")
 
 
+def _capitalise_starts(text: str) -> str:
+    """The first letter of the line and of each sentence after it ("i'll keep it a secret.
+    don't worry" -> "... Don't worry")."""
+    starts = [0] + [end.end() for end in _SENTENCE_END.finditer(text) if _ends_sentence(end)]
+    for start in starts:
+        text = text[:start] + _capitalise_first(text[start:])
+    return text
+
+
 def _capitalise_first(text: str) -> str:
     match = WORD.search(text)
     if match is None or not match.group()[0].islower():
@@ -406,12 +429,48 @@ def _capitalise_first(text: str) -> str:
     return text[: match.start()] + text[match.start()].upper() + text[match.start() + 1 :]
 
 
-def _one_edit(word: str) -> set[str]:
-    """Every word one edit from `word`: its keyboard slips, any letter dropped or changed."""
-    letters = string.ascii_lowercase
+def _ends_sentence(end: re.Match[str]) -> bool:
+    """A full stop, question or exclamation mark that ends a sentence, not an abbreviation's
+    ("e.g. this", "mr. smith", "etc. and") nor an initial's ("j. smith")."""
+    before = end.string[: end.start()].rsplit(maxsplit=1)
+    word = before[-1].lower().rstrip(".") if before else ""
+    initial = len(word) == 1 and word.isalpha() and word not in "ai"
+    return end.group()[0] != "." or not ("." in word or word in _ABBREVIATIONS or initial)
+
+
+def _last_sentence_start(text: str) -> int:
+    """Where the last sentence of `text` starts: what decides its final mark."""
+    starts = [end.end() for end in _SENTENCE_END.finditer(text) if _ends_sentence(end)]
+    return starts[-1] if starts else 0
+
+
+def _weighted_edits(word: str, *, short: bool) -> dict[str, float]:
+    """The words `word` may be a slip of, each with its edit's weight (EDIT_WEIGHTS, the
+    likeliest kind when one word is reached two ways). A short word's only keyboard slips and
+    a letter too many: too many words lie a changed letter from a three-letter one ("lol")."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    changes = {a + c + b[1:] for a, b in splits if b for c in letters}
-    return (_slips_of(word) | _deletes(word) | changes) - {word}
+    kinds = {
+        "letter too many": _deletes(word),
+        "key beside": {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")},
+        "slip": _slips_of(word, keys=False),
+    }
+    if not short:
+        letters = string.ascii_lowercase
+        kinds["other letter"] = {a + c + b[1:] for a, b in splits if b for c in letters}
+    weights: dict[str, float] = {}
+    for kind, candidates in kinds.items():
+        for candidate in candidates - {word}:
+            weights[candidate] = max(weights.get(candidate, 0.0), EDIT_WEIGHTS[kind])
+    return weights
+
+
+def _two_slips(word: str) -> dict[str, float]:
+    """The words two keyboard slips or letters too many from `word` ("nkwo" for "know"), with
+    their weight; none two letters shorter ("nkwo" is not "no", nor "bothe" "the")."""
+    once = _slips_of(word) | _deletes(word)
+    twice = {w for first in once for w in _slips_of(first) | _deletes(first)}
+    weight = EDIT_WEIGHTS["two slips"]
+    return {w: weight for w in twice - once - {word} if len(w) >= len(word) - 1}
 
 
 def _deletes(word: str) -> set[str]:
@@ -420,16 +479,16 @@ def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))} - {word}
 
 
-def _slips_of(word: str) -> set[str]:
+def _slips_of(word: str, *, keys: bool = True) -> set[str]:
     """The words `word` is one keyboard slip of (mt.text.casual makes the same four): a key
     next to the one meant, a letter dropped, a letter doubled, two letters swapped. Narrower
-    than `_one_edit`, for guesses that have less to go on ("seq" is no slip of "see")."""
+    than `_weighted_edits`, for guesses that have less to go on ("seq" is no slip of "see")."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     undoubled = {a + b[1:] for a, b in splits if b and a[-1:] == b[:1]}
     swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    keys = {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")}
+    beside = {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")}
     dropped = {a + c + b for a, b in splits for c in string.ascii_lowercase}
-    return (undoubled | swaps | keys | dropped) - {word}
+    return (undoubled | swaps | (beside if keys else set()) | dropped) - {word}
 
 
 def normalizer_to_json(normalizer: Normalizer) -> dict[str, object]:

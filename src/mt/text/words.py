@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import re
 
-WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
-"""An English word as typed: ASCII letters, with apostrophes inside ("don't", "Tom’s")."""
+WORD = re.compile(r"(?<![^\W_])[A-Za-z]+(?:['’][A-Za-z]+)*(?![^\W_])")
+"""An English word as typed: ASCII letters, with apostrophes inside ("don't", "Tom’s"), and no
+letter or digit glued to either end: "François", "naïve", "5th" and "mp3" hold no English word
+(read as one, "François" gave the statistics an "ois" that the typo step then took for a word)."""
 LETTERS = re.compile(r"[A-Za-z]+")
 """A run of ASCII letters: an English word's letters, split at its apostrophes."""
 ANY_WORD = re.compile(r"\w+")

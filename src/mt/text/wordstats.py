@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -137,8 +137,29 @@ def real_word_pairs(words: list[str]) -> list[str]:
 def word_stats_of_part(
     path: Path, *, advance: Callable[[int], None] = lambda pairs: None
 ) -> WordStats:
-    """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed."""
-    return count_part(path, lambda pairs: build_word_stats(e for e, _ in pairs), advance)
+    """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed: of its
+    English written by people, each distinct sentence once. A back-translation's English is a
+    machine's (Apertium's writes "the World Food Programme" so often that "food" was
+    capitalised, and keeps words it cannot translate), so tagged pairs are left out; and a part
+    repeats a small source's lines (TICO-19's 18 times) and Tatoeba's English once per
+    translation, which made TICO-19's "the US" outweigh Tatoeba's "us"."""
+    from mt.data.prepare.synthetic import is_synthetic  # prepare's module: not on translate's path
+
+    return count_part(
+        path,
+        lambda pairs: build_word_stats(_distinct(e for e, _ in pairs if not is_synthetic(e))),
+        advance,
+    )
+
+
+def _distinct(sentences: Iterable[str]) -> Iterator[str]:
+    """Each sentence the first time it comes; those seen are kept as hashes (about 70 bytes
+    each, 0.7 GB for ten million)."""
+    seen: set[int] = set()
+    for sentence in sentences:
+        if (key := hash(sentence)) not in seen:
+            seen.add(key)
+            yield sentence
 
 
 def write_word_stats(path: Path, stats: WordStats) -> None:

@@ -35,6 +35,11 @@ def tagged(source: str) -> str:
     return f"{SYNTHETIC_TAG} {source}"
 
 
+def is_synthetic(source: str) -> bool:
+    """A source made by a machine (tagged at prepare), not written by a person."""
+    return source.startswith(f"{SYNTHETIC_TAG} ")
+
+
 def untagged(source: str) -> str:
     return source.removeprefix(f"{SYNTHETIC_TAG} ")
 
