@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import legacy_copy, upgraded_legacy_copy
-from mt.decode.run_tables import word_stats_for
 from mt.data.prepare.synthetic import tagged
+from mt.decode.run_tables import word_stats_for
 from mt.errors import MtError
 from mt.model.upgrade import upgrade_directory
 from mt.text.normalize import STEPS, Normalizer

@@ -138,9 +138,9 @@ class Normalizer:
         for lower, spellings in later.items():
             best = max(spellings, key=lambda w: (spellings[w], w))
             total = sum(spellings.values())
+            acronym = best.isupper() and spellings.get(lower, 0) >= ACRONYM_LOWER * total
             if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
-                if not best.isupper() or spellings.get(lower, 0) < ACRONYM_LOWER * total:
-                    cased[lower] = best
+                cased.update({} if acronym else {lower: best})
         contracted = {}
         for word, count in uses.items():
             plain = word.replace("'", "")
