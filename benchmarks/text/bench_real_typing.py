@@ -2,7 +2,7 @@
 really made (benchmarks/text/real_typing.py: codespell's list, not our own noise model).
 
     python -m benchmarks.text.bench_real_typing --run runs/demo --data runs/demo-data \\
-        [--part selection|test] [--limit 2000] [--beam 1] [--json FILE]
+        [--part selection|test] [--limit 2000] [--head] [--beam 1] [--json FILE]
 
 On a seeded sample (seed 0) of --limit pairs of the Tatoeba --part (selection: the development
 part, with the list's development half; test: scored once, with the other half), greedy as
@@ -43,9 +43,13 @@ GAP_TARGET = 1.0
 HALVES = {"selection": DEVELOPMENT, "test": TEST}
 
 
-def sample(data: Path, part: str, limit: int) -> list[tuple[str, str]]:
-    """--limit pairs of the part, chosen with seed 0 as bench_text chooses them."""
+def sample(data: Path, part: str, limit: int, *, head: bool = False) -> list[tuple[str, str]]:
+    """--limit pairs of the part, chosen with seed 0 as bench_text chooses them, or its first
+    --limit (--head: runs/model-parts, whose first 1,000 pairs are the Tatoeba pairs held out of
+    the shipped model's training; most of runs/tatoeba-split's parts are in that training)."""
     pairs = read_pairs(data / f"{part}.tsv")
+    if head:
+        return pairs[:limit]
     order = np.random.default_rng(0).permutation(len(pairs))[:limit]
     return [pairs[i] for i in sorted(order)]
 
@@ -70,7 +74,7 @@ def misspelt_words(typed: list[str], lowered: list[str]) -> tuple[int, int, int]
 
 def measure(args: argparse.Namespace) -> dict:
     """Every row's scores, the variant's statistics, and the normaliser's repairs."""
-    pairs = sample(args.data, args.part, args.limit)
+    pairs = sample(args.data, args.part, args.limit, head=args.head)
     clean, refs = [en for en, _ in pairs], [es for _, es in pairs]
     lowered = [without_final_punctuation(text.lower()) for text in clean]
     typed = real_variants(clean, args.seed, HALVES[args.part])
@@ -95,6 +99,8 @@ def measure(args: argparse.Namespace) -> dict:
     return {
         "part": args.part,
         "pairs": len(pairs),
+        "data": str(args.data),
+        "chosen": "first" if args.head else "sample, seed 0",
         "beam": args.beam,
         "seed": args.seed,
         "rate": RATE,
@@ -114,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     harness.add_limit(parser, 2000, help="pairs sampled (seed 0)")
     harness.add_beam(parser, 1)
     parser.add_argument("--seed", type=int, default=0, help="seed of the misspellings")
+    parser.add_argument(
+        "--head", action="store_true", help="the part's first --limit pairs, not a sample"
+    )
     harness.add_threads(parser)
     harness.add_out(parser, None, flag="--json", help="default bench/text/real-PART.json")
     args = parser.parse_args(argv)
