@@ -15,6 +15,9 @@ from mt.text.spans import find_spans
 # A possible sentence end: final punctuation (and closing quotes/brackets) before a space and more
 # text. A line without one is one sentence, and the splitter is not asked (it is the slow part).
 _MAYBE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s+\S")
+_PLAIN_END = re.compile(r"(?<=[a-záéíóúñü]{2}[.!?])\s+(?=[¿¡]?[A-ZÁÉÍÓÚÑ])")
+_MARK = re.compile(r"[.!?…]")
+_NOT_PLAIN = re.compile(r"[\"“”«»‘()\[\]:;]|(?<![A-Za-z])['’]|['’](?![A-Za-z])")
 
 
 @functools.cache
@@ -33,6 +36,10 @@ def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
         return []
     if not _MAYBE_END.search(line, first):
         return [(first, last)]
+    plain = _plain_ends(line[:last], first, language)
+    if plain is not None:
+        starts, ends = [first, *(end.end() for end in plain)], [end.start() for end in plain]
+        return _joined_across_spans(line, list(zip(starts, [*ends, last], strict=True)))
     spans: list[tuple[int, int]] = []
     position = first
     for sentence in _segmenter(language).segment(line[first:last]):
@@ -57,6 +64,37 @@ def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
     if position < last:  # text the splitter left out still belongs to the last sentence
         spans[-1] = (spans[-1][0], last)
     return _joined_across_spans(line, spans)
+
+
+def _plain_ends(line: str, first: int, language: str) -> list[re.Match[str]] | None:
+    """The gaps between the sentences of `line[first:]` when every full stop, question and
+    exclamation mark in it (but a last one) plainly ends a sentence: after a lower-case word
+    that is no abbreviation of pysbd's list, before a space and a capital, with no quote,
+    bracket, colon or semicolon anywhere (an apostrophe inside a word is no quote). pysbd cuts
+    such a line there too (no difference on any of UN News' 203,184 paragraphs, ELTeC's first
+    30,000, Tatoeba, the WMT news dev set, FLORES dev or LibreOffice help), many times slower:
+    splitting UN News took 60 s instead of 87. None for any other line, which pysbd decides."""
+    if _NOT_PLAIN.search(line, first):
+        return None
+    gaps = list(_PLAIN_END.finditer(line, first))
+    marks = [mark.start() for mark in _MARK.finditer(line, first, len(line) - 1)]
+    if [gap.start() - 1 for gap in gaps] != marks:
+        return None
+    abbreviations = _abbreviations(language)
+    for gap in gaps:
+        word = line[line.rfind(" ", first, gap.start()) + 1 : gap.start() - 1].lower()
+        if not word.isalpha() or word in abbreviations:
+            return None
+    return gaps
+
+
+@functools.cache
+def _abbreviations(language: str) -> frozenset[str]:
+    from pysbd.languages import Language
+
+    return frozenset(
+        a.lower() for a in Language.get_language_code(language).Abbreviation.ABBREVIATIONS
+    )
 
 
 def _joined_across_spans(line: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:

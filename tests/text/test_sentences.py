@@ -1,0 +1,47 @@
+"""mt.text.sentences: a line whose every mark plainly ends a sentence is cut without pysbd, where
+pysbd would cut it; any other line is pysbd's to decide."""
+
+from __future__ import annotations
+
+import pytest
+
+from mt.text import sentences
+from mt.text.sentences import sentence_spans
+
+PLAIN = [
+    ("en", "I don't know. Tom does! Where is he?"),
+    ("en", "  The cat sat.  The dog ran.  "),
+    ("es", "El informe se publicó ayer. ¿Quién lo leyó? ¡Nadie lo sabe!"),
+]
+NOT_PLAIN = [
+    ("en", "Mr. Smith arrived. He sat."),  # an abbreviation
+    ("en", 'He said "Go home." Then he left.'),  # a quote
+    ("en", "It costs 3.50 dollars. Pay now."),  # a mark inside a number
+    ("es", "Lo dijo el Sr. López. Luego se fue."),
+    ("es", "-¿Quién había de ser?, dijo ella. Nadie."),  # a mark before a comma
+    ("en", "Visit www.example.com today. It is free."),
+]
+
+
+def pysbd_spans(line: str, language: str, monkeypatch: pytest.MonkeyPatch) -> list:
+    with monkeypatch.context() as patch:
+        patch.setattr(sentences, "_plain_ends", lambda *args: None)
+        return sentence_spans(line, language=language)
+
+
+@pytest.mark.parametrize(("language", "line"), PLAIN)
+def test_a_plain_line_is_cut_without_pysbd_where_pysbd_cuts_it(
+    language: str, line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stripped = line.rstrip()
+    assert sentences._plain_ends(stripped, len(line) - len(line.lstrip()), language) is not None
+    assert sentence_spans(line, language=language) == pysbd_spans(line, language, monkeypatch)
+    assert len(sentence_spans(line, language=language)) >= 2
+
+
+@pytest.mark.parametrize(("language", "line"), NOT_PLAIN)
+def test_any_other_line_is_left_to_pysbd(
+    language: str, line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert sentences._plain_ends(line, 0, language) is None
+    assert sentence_spans(line, language=language) == pysbd_spans(line, language, monkeypatch)
