@@ -20,7 +20,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
+.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -89,13 +89,23 @@ model: corpus sources  ## the release recipe: splits, back-translation, prepare,
 # make model's prepared data for GPU_BUDGET, in batches of 256, bf16 where the card has it. On an
 # H200 450 s made 13,343 steps (6.2 epochs): selection loss 2.205 -> 1.801. Then `make release
 # RELEASE_RUN=$(GPU_RUN)` decides on the dev part whether it ships.
-GPU_BASE ?= en-es-general-3
+GPU_BASE ?= en-es-general-4
 GPU_RUN ?= runs/gpu
 GPU_BUDGET ?= 450s
 GPU_SEED ?= 3
 model-gpu: $(STAMP)  ## continue the shipped model on a GPU for GPU_BUDGET on make model's data
 	$(BIN)/mt train $(RELEASE_DATA) --init-from $(GPU_BASE) --device cuda --batch-size 256 \
 		--seed $(GPU_SEED) --time-budget $(GPU_BUDGET) --eval-every 1000 --out $(GPU_RUN)
+
+# A larger teacher on a GPU (issue 51; docs/release.md): TEACHER_SHAPE trained from scratch on
+# make model's prepared data for TEACHER_BUDGET, for sequence-level distillation into the shipping
+# size (the teacher translates the real training English; the student trains on that on a CPU).
+TEACHER_SHAPE ?= --d-model 512 --ff 2048 --heads 8 --layers 6
+TEACHER_RUN ?= runs/teacher
+TEACHER_BUDGET ?= 270s
+model-gpu-teacher: $(STAMP)  ## a larger model on a GPU, the teacher of the next shipped one
+	$(BIN)/mt train $(RELEASE_DATA) $(TEACHER_SHAPE) --device cuda --batch-size 256 --seed 4 \
+		--time-budget $(TEACHER_BUDGET) --eval-every 1000 --out $(TEACHER_RUN)
 
 # The recipe's data from its public sources when ../shared/data is not there: resumable, each file
 # checked against the digest its README records; what is there and right is skipped.
@@ -108,7 +118,7 @@ sources: $(STAMP)  ## the recipe's data: ../shared/data, else mt download --reci
 # decision to ship is made) and the test part (for the record), and its card written from those
 # files and bench_shipped's start-up figures. A benchmark exits 1 on a missed target: the card
 # still records the figures.
-RELEASE_NAME ?= en-es-general-4
+RELEASE_NAME ?= en-es-general-5
 RELEASE_RUN ?= runs/model
 RELEASE_DATA ?= runs/model-data
 release: corpus  ## runs/model into the package as the shipped model, scored, with its card
@@ -144,6 +154,15 @@ bench-general: corpus  ## a model beside Apertium on general text, Tatoeba and t
 	@command -v apertium >/dev/null || { echo "bench-general needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
 	$(BIN)/python -m benchmarks.quality.bench_general --run $(GENERAL_RUN) --tatoeba runs/tatoeba-split --part $(GENERAL_PART)
+
+# Everyday sentences (issue 51): the held-out Tatoeba pairs of make model and those of them with
+# no near-duplicate in its training English, for EVERYDAY_RUNS (the version not to lose to first,
+# the shipped one last) beside Apertium; EVERYDAY_PART selection (choices) or test (the record).
+EVERYDAY_RUNS ?= en-es-general-4
+EVERYDAY_PART ?= selection
+bench-everyday: $(STAMP)  ## everyday sentences with no near-duplicate in training, beside Apertium
+	@command -v apertium >/dev/null || { echo "bench-everyday needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
+	$(BIN)/python -m benchmarks.quality.bench_everyday --runs $(EVERYDAY_RUNS) --part $(EVERYDAY_PART)
 
 # Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.

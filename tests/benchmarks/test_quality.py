@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench_support import (
     figures,
     prepared_of,
@@ -14,7 +16,7 @@ from bench_support import (
     tiny_general,
     torch_threads,  # noqa: F401  (a fixture)
 )
-from benchmarks.quality import bench, bench_arch, bench_domain, bench_general
+from benchmarks.quality import bench, bench_arch, bench_domain, bench_everyday, bench_general
 
 
 def test_bench_prepares_trains_and_scores_a_recipe(tmp_path: Path, corpus_file: Path) -> None:
@@ -56,3 +58,17 @@ def test_bench_general_scores_beside_a_peer(tmp_path: Path, trained_run: Path) -
     sets = figures(tmp_path / "test.json")["sets"]
     assert {"flores", "news", "tico", "xquad", "tatoeba", "news-500"} <= set(sets)
     assert all(row["pairs"] <= 3 for row in sets.values())
+
+
+def test_bench_everyday_scores_the_held_out_pairs_and_those_without_a_near_duplicate(
+    tmp_path: Path, trained_run: Path
+) -> None:
+    prepared = prepared_of(trained_run)
+    common = ("--runs", trained_run, "--parts", prepared, "--training", prepared / "train.tsv",
+              "--beam", 1, "--apertium", "cat", "--threads", 1, "--out", tmp_path)  # fmt: skip
+    run_main(bench_everyday.main, *common, "--near", 1.01)  # nothing is near enough: all kept
+    sets = figures(tmp_path / "selection.json")["sets"]
+    assert sets["no near-duplicate"]["pairs"] == sets["held out"]["pairs"] > 0
+    assert set(sets["held out"]) == {"pairs", str(trained_run), "Apertium"}
+    with pytest.raises(SystemExit, match="near-duplicate"):
+        bench_everyday.main([str(arg) for arg in (*common, "--near", 0.0)])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import legacy_copy, upgraded_legacy_copy
-from mt.data.prepare.synthetic import tagged
+from mt.data.prepare.synthetic import is_synthetic, tagged
 from mt.decode.run_tables import word_stats_for
 from mt.errors import MtError
 from mt.model.upgrade import upgrade_directory
@@ -249,7 +249,7 @@ def test_a_part_is_counted_once_a_sentence_and_without_its_back_translations(
     part = tmp_path / "train.tsv"
     lines = ["Tell us.\tDinos.", "Tell us.\tDínoslo.", f"{tagged('The US is big.')}\tEE. UU."]
     part.write_text("".join(f"{line}\n" for line in lines * 3), encoding="utf-8")
-    stats = word_stats_of_part(part)
+    stats = word_stats_of_part(part, machine_made=is_synthetic)
     assert stats == build_word_stats(["Tell us."])
     assert "US" not in stats.spellings
 

@@ -38,6 +38,7 @@ from mt.atomic import (
 )
 from mt.checksums import verify_checksums, write_checksums
 from mt.config import ModelConfig, TrainConfig
+from mt.data.prepare.synthetic import is_synthetic
 from mt.data.prepared_dir import PART_FILES
 from mt.errors import MtError
 from mt.files import (
@@ -164,7 +165,8 @@ def _table_steps(directory: Path, recorded: object) -> list[_Step]:
     words = directory / WORD_STATS
     if not words.is_file():
         empty = (NO_WORD_STATS, gone)
-        steps.append(_table(WORD_STATS, prepared, word_stats_of_part, write_word_stats, empty))
+        count = functools.partial(word_stats_of_part, machine_made=is_synthetic)
+        steps.append(_table(WORD_STATS, prepared, count, write_word_stats, empty))
     elif not _has_pairs(words.read_text(encoding="utf-8")):
         note = f"{WORD_STATS}: an empty table of word pairs added, as it was read"
         steps.append(_Step(WORD_STATS, note, functools.partial(_copy_table, words)))

@@ -135,19 +135,21 @@ def real_word_pairs(words: list[str]) -> list[str]:
 
 
 def word_stats_of_part(
-    path: Path, *, advance: Callable[[int], None] = lambda pairs: None
+    path: Path,
+    *,
+    advance: Callable[[int], None] = lambda pairs: None,
+    machine_made: Callable[[str], bool] = lambda english: False,
 ) -> WordStats:
     """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed: of its
     English written by people, each distinct sentence once. A back-translation's English is a
     machine's (Apertium's writes "the World Food Programme" so often that "food" was
-    capitalised, and keeps words it cannot translate), so tagged pairs are left out; and a part
-    repeats a small source's lines (TICO-19's 18 times) and Tatoeba's English once per
-    translation, which made TICO-19's "the US" outweigh Tatoeba's "us"."""
-    from mt.data.prepare.synthetic import is_synthetic  # prepare's module: not on translate's path
-
+    capitalised, and keeps words it cannot translate), so the pairs `machine_made` tells
+    (mt.data.prepare.synthetic.is_synthetic) are left out; and a part repeats a small source's
+    lines (TICO-19's 18 times) and Tatoeba's English once per translation, which made TICO-19's
+    "the US" outweigh Tatoeba's "us"."""
     return count_part(
         path,
-        lambda pairs: build_word_stats(_distinct(e for e, _ in pairs if not is_synthetic(e))),
+        lambda pairs: build_word_stats(_distinct(e for e, _ in pairs if not machine_made(e))),
         advance,
     )
 

@@ -56,7 +56,7 @@ from mt.data.prepare.partition import (
     tokenizer_sample_mask,
 )
 from mt.data.prepare.stages import NoStages, Stages
-from mt.data.prepare.synthetic import split_parts, tagged, untagged, with_tag
+from mt.data.prepare.synthetic import is_synthetic, split_parts, tagged, untagged, with_tag
 from mt.data.prepare.vocabularies import choose_tokenizers, vocabulary_info
 from mt.data.prepared_dir import PART_FILES
 from mt.data.readers.corpus import (
@@ -416,7 +416,9 @@ def _write_tables(tmp: Path, *, english_source: bool, stages: Stages, pairs: int
         return
     stages.start("lexicon", pairs)
     write_lexicon(tmp / LEXICON, lexicon_of_part(tmp / PART_FILES["train"], advance=stages.advance))
-    write_word_stats(tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"]))
+    write_word_stats(
+        tmp / WORD_STATS, word_stats_of_part(tmp / PART_FILES["train"], machine_made=is_synthetic)
+    )
 
 
 def _write_pairs(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
