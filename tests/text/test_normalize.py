@@ -123,6 +123,28 @@ def test_each_sentence_of_a_line_starts_with_a_capital_and_the_last_decides_its_
     assert ALL("tom is ill. where is he") == "Tom is ill. Where is he?"
 
 
+def test_a_sentence_gets_an_exclamation_mark_where_training_sentences_starting_so_do() -> None:
+    training = [*TRAINING, "What a day!", "What a mess!", "What a view!", "What a pity."]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("what a nice day") == "What a nice day!"
+    assert normalizer("where is tom") == "Where is Tom?"
+    assert normalizer("tom went home yesterday") == "Tom went home yesterday."
+
+
+def test_a_lone_word_that_starts_training_sentences_is_casual_english_and_a_name_is_not() -> None:
+    training = [*TRAINING, "Help!", "Help me!", "Help us!", "Help yourself."]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("help") == "Help!"
+    assert normalizer("alacritty") == "alacritty"
+
+
+def test_a_slip_may_come_first_when_what_it_meant_starts_training_sentences() -> None:
+    training = [*TRAINING, *(["Stop moving.", "Stop it now.", "Stop here."] * 20)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    assert normalizer("stpo moving") == "Stop moving."
+    assert normalizer("wnet home tom") == "wnet home tom"  # "went" starts no sentence
+
+
 def test_an_acronym_capitalises_a_word_only_where_lower_case_is_rare() -> None:
     training = [*TRAINING, *(["Tell us.", "Help us now."] * 4), *(["The US is big."] * 6)]
     training += ["It is OK now."] * 12 + ["It is ok."]
@@ -241,6 +263,21 @@ def test_words_tsv_written_before_the_pairs_is_upgraded_to_an_empty_table(tmp_pa
     assert done.changes == ("words.tsv: an empty table of word pairs added, as it was read",)
     assert word_stats_for(run) == dataclasses.replace(STATS, pairs={})
     assert done.backup and (done.backup / "words.tsv").read_text() == unpaired
+
+
+def test_words_tsv_written_before_the_exclamations_is_read_with_none(tmp_path: Path) -> None:
+    stats = build_word_stats([*TRAINING, "What a day!", "What a mess!"])
+    write_word_stats(tmp_path / "words.tsv", stats)
+    lines = (tmp_path / "words.tsv").read_text(encoding="utf-8").split("\n")
+    start = lines.index("start\tsentences\tquestions\texclamations")
+    pairs = lines.index("pair\tcount")
+    old = [
+        line.rsplit("\t", 1)[0] if start <= i < pairs - 1 else line for i, line in enumerate(lines)
+    ]
+    (tmp_path / "words.tsv").write_text("\n".join(old), encoding="utf-8")
+    read = read_word_stats(tmp_path / "words.tsv")
+    assert read.starts["what a"] == dataclasses.replace(stats.starts["what a"], exclamations=0)
+    assert stats.starts["what a"].exclamations == 2
 
 
 def test_a_part_is_counted_once_a_sentence_and_without_its_back_translations(

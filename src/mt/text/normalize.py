@@ -24,7 +24,8 @@ written with care:
 - case: an all-lower-case word the training English writes capitalised in most of its uses after
   the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
 - punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
-  start like it (first two words, else the first) mostly end in one, else ".".
+  start like it (first two words, else the first) mostly end in one, "!" when they mostly end
+  in that ("what a", "wake up"), else ".".
 
 A line with a capital and final punctuation (`careful`) comes out byte for byte as it went in,
 and elsewhere words the writer capitalised or gave an apostrophe are never touched (docs/text.md
@@ -49,6 +50,7 @@ from mt.text.words import WORD
 from mt.text.wordstats import (
     REAL_WORDS,
     SENTENCE_START,
+    Start,
     WordStats,
     start_keys,
     words_of,
@@ -99,6 +101,9 @@ ACRONYM_LOWER = 0.1
 QUESTION = 0.5
 MIN_START = 3
 """Training sentences a start needs before its share of questions is trusted."""
+EXCLAMATION = 0.5
+"""Share of a start's training sentences that must end in "!" for a casual one to get it
+("what a", "how lovely", "wake up"), when they are not mostly questions."""
 
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+(?=\S)")
 _ABBREVIATIONS = frozenset(("mr", "mrs", "ms", "dr", "st", "vs", "etc", "prof", "no", "approx"))
@@ -114,7 +119,7 @@ class Normalizer:
     cased: Mapping[str, str]  # lower-case word -> its usual capitalised spelling
     contracted: Mapping[str, str]  # lower-case word without apostrophe -> with it
     known: Mapping[str, int]  # lower-case word -> training uses
-    questions: Mapping[str, bool]  # start -> whether such sentences are mostly questions
+    marks: Mapping[str, str]  # start -> the final mark of most such sentences: "?", "!" or "."
     steps: frozenset[str] = DEFAULT_STEPS
     lower_starts: frozenset[str] = frozenset()
     """Words the training English starts sentences with in lower case (tldr's "git", "docker"):
@@ -134,13 +139,7 @@ class Normalizer:
         for word, spelling in stats.spellings.items():
             uses[word.lower()] += spelling.first + spelling.later
             later[word.lower()][word] = spelling.later
-        cased = {}
-        for lower, spellings in later.items():
-            best = max(spellings, key=lambda w: (spellings[w], w))
-            total = sum(spellings.values())
-            acronym = best.isupper() and spellings.get(lower, 0) >= ACRONYM_LOWER * total
-            if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
-                cased.update({} if acronym else {lower: best})
+        cased = _usual_capitals(later)
         contracted = {}
         for word, count in uses.items():
             plain = word.replace("'", "")
@@ -159,8 +158,8 @@ class Normalizer:
             and count >= MIN_CONTRACTED
             and count >= CONTRACTED * (count + firsts.get(plain, 0))
         }
-        questions = {
-            start: counts.questions >= QUESTION * counts.sentences
+        marks = {
+            start: _usual_mark(counts)
             for start, counts in stats.starts.items()
             if counts.sentences >= MIN_START
         }
@@ -180,7 +179,7 @@ class Normalizer:
             cased,
             contracted,
             dict(uses),
-            questions,
+            marks,
             frozenset(steps),
             lower_starts,
             contracted_first,
@@ -231,7 +230,8 @@ class Normalizer:
         """Prose (mt.text.prose), or casual typing without a function word ("tom failed",
         "thats easy") whose words the training English all uses (or are slips the typo step
         puts right) and whose first word it does not start sentences with in lower case; not a
-        command line ("git status", "git mktree") nor a lone word ("alacritty", "str")."""
+        command line ("git status", "git mktree") nor a lone word no training sentence starts
+        with ("alacritty", "str")."""
         if is_prose(sentence):
             return True
         rest = outside_spans(sentence)
@@ -239,23 +239,28 @@ class Normalizer:
         if matches and matches[0].group() in self.lower_starts:
             return False
         words = [match.group().lower().replace("’", "'") for match in matches]
+        careless = _careless(rest)
         known = [w in self.known or w in self.contracted for w in words]
         # One slip the typo step would put right may stand among them ("check tgis out"), but
-        # not first: a command starts with its program's name ("aws iam list-groups"). Once
-        # the slips are put right, a line with a function word is prose: then there may be more
-        # of them, the first word too ("tthe room wqs empty", "aare oyu studying").
-        careless = _careless(rest)
+        # not first, unless what it meant starts training sentences ("stpo moving"): a command
+        # starts with its program's name ("aws iam list-groups", "wnet home"). Once the slips
+        # are put right, a line with a function word is prose: then there may be more of them,
+        # the first word too ("tthe room wqs empty", "aare oyu studying").
         slips = [
             careless and not k and _between_spaces(match) and self._slip(w)
             for match, w, k in zip(matches, words, known, strict=True)
         ]
         meant = [self._corrected(w) if s else w for w, s in zip(words, slips, strict=True)]
         prose_once_right = any(w.replace("'", "") in FUNCTION_WORDS for w in meant)
+        # A lone word is casual English when training sentences start with it ("help", "fire",
+        # "hello"), and no command: those start theirs in lower case (`lower_starts`, above).
+        lone = len(words) == 1 and words[0] in self.marks
+        first_word = bool(words) and (known[0] or (slips[0] and meant[0].lower() in self.marks))
         return (
             not command_like(rest)
-            and len(words) >= 2
+            and (len(words) >= 2 or lone)
             and all(k or slip for k, slip in zip(known, slips, strict=True))
-            and (prose_once_right or (known[0] and sum(slips) <= 1))
+            and (prose_once_right or (first_word and sum(slips) <= 1))
         )
 
     def _word(
@@ -359,8 +364,28 @@ class Normalizer:
         if not stripped or not stripped[-1].isalnum():
             return text
         keys = start_keys(words_of(stripped[_last_sentence_start(stripped) :]))
-        question = next((self.questions[k] for k in reversed(keys) if k in self.questions), False)
-        return stripped + ("?" if question else ".") + text[len(stripped) :]
+        mark = next((self.marks[k] for k in reversed(keys) if k in self.marks), ".")
+        return stripped + mark + text[len(stripped) :]
+
+
+def _usual_capitals(later: Mapping[str, Mapping[str, int]]) -> dict[str, str]:
+    """A lower-case word -> the capitalised spelling most of its later uses have (an
+    all-capitals one only where lower case is rare: ACRONYM_LOWER)."""
+    cased = {}
+    for lower, spellings in later.items():
+        best = max(spellings, key=lambda w: (spellings[w], w))
+        total = sum(spellings.values())
+        acronym = best.isupper() and spellings.get(lower, 0) >= ACRONYM_LOWER * total
+        if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
+            cased.update({} if acronym else {lower: best})
+    return cased
+
+
+def _usual_mark(counts: Start) -> str:
+    """The final mark of most training sentences with this start: "?", "!" or "."."""
+    if counts.questions >= QUESTION * counts.sentences:
+        return "?"
+    return "!" if counts.exclamations >= EXCLAMATION * counts.sentences else "."
 
 
 def _real_contractions(uses: Mapping[str, int]) -> dict[str, str]:

@@ -12,8 +12,8 @@ words.tsv, two tables a person can read:
     Tom     3010    1500
     tom     0       0
     <blank line>
-    start   sentences   questions
-    where is    120     118
+    start   sentences   questions   exclamations
+    where is    120     118     0
     <blank line>
     pair    count
     <s> it's    310
@@ -22,6 +22,7 @@ words.tsv, two tables a person can read:
 
 `first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
 MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
+A file written before the exclamations (three columns of starts) is read with none.
 `pair` counts two neighbouring words in lower case (`<s>` is a sentence's start), for the words
 that are words both with and without an apostrophe (REAL_WORDS: "its"/"it's", "were"/"we're"):
 which one a casual "its" meant is told by its neighbours. A file written before the pairs is
@@ -45,9 +46,11 @@ MIN_COUNT = 2
 """Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
-_START_HEADER = "start\tsentences\tquestions"
+_START_HEADER = "start\tsentences\tquestions\texclamations"
+_OLD_START_HEADER = "start\tsentences\tquestions"  # before the exclamations: still read
 PAIR_HEADER = "pair\tcount"
-_ROW = "text<TAB>count<TAB>count"  # the shape of the first two tables' rows, for the error
+_ROW = "text<TAB>count<TAB>count"  # the shape of the spellings' rows, for the error
+_START_ROW = "text<TAB>count<TAB>count<TAB>count"
 _PAIR_ROW = "text<TAB>count"
 SENTENCE_START = "<s>"
 REAL_WORDS = frozenset(("its", "were", "well", "ill", "id", "hell", "shell", "wed", "shed", "ones"))
@@ -65,6 +68,7 @@ class Spelling:
 class Start:
     sentences: int
     questions: int  # of those, ending in "?"
+    exclamations: int = 0  # of those, ending in "!" (0 in a words.tsv written before they were)
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
     later: Counter[str] = Counter()
     starts: Counter[str] = Counter()
     questions: Counter[str] = Counter()
+    exclamations: Counter[str] = Counter()
     pairs: Counter[str] = Counter()
     total = 0
     for sentence in sentences:
@@ -114,10 +119,16 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
         starts.update(keys)
         if sentence.rstrip().endswith("?"):
             questions.update(keys)
+        elif sentence.rstrip().endswith("!"):
+            exclamations.update(keys)
     kept = {w for w in first.keys() | later.keys() if first[w] + later[w] >= MIN_COUNT}
     return WordStats(
         spellings={w: Spelling(first[w], later[w]) for w in sorted(kept)},
-        starts={s: Start(n, questions[s]) for s, n in sorted(starts.items()) if n >= MIN_COUNT},
+        starts={
+            s: Start(n, questions[s], exclamations[s])
+            for s, n in sorted(starts.items())
+            if n >= MIN_COUNT
+        },
         sentences=total,
         pairs={p: n for p, n in sorted(pairs.items()) if n >= MIN_COUNT},
     )
@@ -181,7 +192,8 @@ def read_word_stats(path: Path) -> WordStats:
     if len(lines) < 2 or not lines[0].startswith(_SENTENCES) or lines[1] != _WORD_HEADER:
         raise MtError(f"{path}: not word statistics written by `mt prepare`; run it again")
     blank = lines.index("", 2) if "" in lines[2:] else len(lines)
-    if lines[blank + 1 : blank + 2] != [_START_HEADER]:
+    start_header = lines[blank + 1] if blank + 1 < len(lines) else ""
+    if start_header not in (_START_HEADER, _OLD_START_HEADER):
         raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
     if PAIR_HEADER not in lines[blank:]:
         raise MtError(
@@ -190,7 +202,8 @@ def read_word_stats(path: Path) -> WordStats:
         )
     paired = lines.index(PAIR_HEADER, blank)
     spellings = dict(counted_rows(path, lines, 2, blank, shape=_ROW))
-    starts = dict(counted_rows(path, lines, blank + 2, paired, shape=_ROW))
+    shape = _START_ROW if start_header == _START_HEADER else _ROW
+    starts = dict(counted_rows(path, lines, blank + 2, paired, shape=shape))
     pairs = dict(counted_rows(path, lines, paired + 1, len(lines), shape=_PAIR_ROW))
     return WordStats(
         spellings={word: Spelling(*counts) for word, counts in spellings.items()},
