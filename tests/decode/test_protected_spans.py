@@ -142,7 +142,9 @@ def test_a_model_trained_with_placeholders_copies_unseen_numbers_and_names(
     protected = [t.text for t in translations]
     assert all(span in text for span, text in zip(spans, protected, strict=True)), protected
     assert total(translations).lost_spans == 0
-    # the same model without them mangles what it never saw
+    # the same model without them mangles what it never saw: a four-digit number and a name
+    # (a time it may put together from the hours and minutes the corpus has: "10:45" did, once)
     without = translator.with_options(dataclasses.replace(translator.options, placeholders=False))
     plain = [t.text for t in without.translate(lines)]
-    assert not any(span in text for span, text in zip(spans, plain, strict=True)), plain
+    unseen = [(span, text) for span, text in zip(spans, plain, strict=True) if span != "10:45"]
+    assert not any(span in text for span, text in unseen), plain
