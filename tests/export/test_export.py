@@ -215,7 +215,7 @@ def test_a_glossary_reaches_the_output_through_an_export(
         "translate", "--model", float32_export, *sentences, *glossary, "--threads", "1"
     )
     assert from_export.stdout == from_run
-    lines = from_run.splitlines()
+    lines = from_run.lower().splitlines()  # a term that starts the sentence gets its capital
     assert "pinacoteca" in lines[0] and "baguette" in lines[1]
 
 
