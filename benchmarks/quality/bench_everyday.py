@@ -40,9 +40,7 @@ def training_english(path: Path) -> list[str]:
     """The English written by people of a prepared training part (no back-translations)."""
     from mt.data.prepare.synthetic import is_synthetic
 
-    with path.open(encoding="utf-8") as file:
-        english = (line.split("\t", 1)[0] for line in file)
-        return [sentence for sentence in english if not is_synthetic(sentence)]
+    return [english for english, _ in read_pairs(path) if not is_synthetic(english)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -439,8 +439,7 @@ def _careless(text: str) -> bool:
 def _capitalise_starts(text: str) -> str:
     """The first letter of the line and of each sentence after it ("i'll keep it a secret.
     don't worry" -> "... Don't worry")."""
-    starts = [0] + [end.end() for end in _SENTENCE_END.finditer(text) if _ends_sentence(end)]
-    for start in starts:
+    for start in [0, *_sentence_starts(text)]:
         text = text[:start] + _capitalise_first(text[start:])
     return text
 
@@ -463,23 +462,27 @@ def _ends_sentence(end: re.Match[str]) -> bool:
     return end.group()[0] != "." or not ("." in word or word in _ABBREVIATIONS or initial)
 
 
+def _sentence_starts(text: str) -> list[int]:
+    """Where each sentence of `text` after its first starts."""
+    return [end.end() for end in _SENTENCE_END.finditer(text) if _ends_sentence(end)]
+
+
 def _last_sentence_start(text: str) -> int:
     """Where the last sentence of `text` starts: what decides its final mark."""
-    starts = [end.end() for end in _SENTENCE_END.finditer(text) if _ends_sentence(end)]
-    return starts[-1] if starts else 0
+    return [0, *_sentence_starts(text)][-1]
 
 
 def _weighted_edits(word: str, *, short: bool) -> dict[str, float]:
     """The words `word` may be a slip of, each with its edit's weight (EDIT_WEIGHTS, the
     likeliest kind when one word is reached two ways). A short word's only keyboard slips and
     a letter too many: too many words lie a changed letter from a three-letter one ("lol")."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     kinds = {
         "letter too many": _deletes(word),
-        "key beside": {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")},
-        "slip": _slips_of(word, keys=False),
+        "key beside": _keys_beside(word),
+        "slip": _moved(word),
     }
     if not short:
+        splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
         letters = string.ascii_lowercase
         kinds["other letter"] = {a + c + b[1:] for a, b in splits if b for c in letters}
     weights: dict[str, float] = {}
@@ -504,16 +507,26 @@ def _deletes(word: str) -> set[str]:
     return {word[:i] + word[i + 1 :] for i in range(len(word))} - {word}
 
 
-def _slips_of(word: str, *, keys: bool = True) -> set[str]:
+def _slips_of(word: str) -> set[str]:
     """The words `word` is one keyboard slip of (mt.text.casual makes the same four): a key
     next to the one meant, a letter dropped, a letter doubled, two letters swapped. Narrower
     than `_weighted_edits`, for guesses that have less to go on ("seq" is no slip of "see")."""
+    return _moved(word) | _keys_beside(word)
+
+
+def _keys_beside(word: str) -> set[str]:
+    """`word` with one letter typed for the key beside it put back."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")} - {word}
+
+
+def _moved(word: str) -> set[str]:
+    """`word` with a dropped letter, a doubled one or two swapped ones put right."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     undoubled = {a + b[1:] for a, b in splits if b and a[-1:] == b[:1]}
     swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    beside = {a + c + b[1:] for a, b in splits if b for c in NEIGHBOURS.get(b[0], "")}
     dropped = {a + c + b for a, b in splits for c in string.ascii_lowercase}
-    return (undoubled | swaps | (beside if keys else set()) | dropped) - {word}
+    return (undoubled | swaps | dropped) - {word}
 
 
 def normalizer_to_json(normalizer: Normalizer) -> dict[str, object]:
