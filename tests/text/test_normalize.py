@@ -322,3 +322,14 @@ def test_a_damaged_statistics_file_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "words.tsv").write_text("word\tfirst\tlater\n")
     with pytest.raises(MtError, match="not word statistics"):
         word_stats_for(tmp_path)
+
+
+def test_a_line_of_dictionary_words_is_casual_english_though_training_lacks_one() -> None:
+    # "swore" is in no training sentence: before, "tom swore" passed for a name or a command.
+    assert DEFAULT("tom swore") == "Tom swore."
+    assert DEFAULT("tom uses numpy") == "tom uses numpy"  # "uses" and "numpy" are unknown here
+
+
+def test_a_number_that_ends_the_line_still_gets_the_final_mark() -> None:
+    assert DEFAULT("where is tom 2") == "Where is Tom 2?"
+    assert DEFAULT("it's 3:10") == "It's 3:10."

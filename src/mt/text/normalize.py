@@ -39,7 +39,7 @@ import functools
 import re
 import string
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -221,7 +221,9 @@ class Normalizer:
         if "case" in self.steps:
             text = _capitalise_starts(text)
         if "punctuation" in self.steps:
-            text = self._punctuated(text)
+            # A number at the end is the sentence's last word ("are you 18" -> "Are you 18?").
+            numbers = {chr(_ASIDE + i) for i, span in enumerate(spans) if span.kind == "number"}
+            text = self._punctuated(text, numbers)
         for i, span in enumerate(spans):
             text = text.replace(chr(_ASIDE + i), span.text)
         return text
@@ -256,11 +258,24 @@ class Normalizer:
         # "hello"), and no command: those start theirs in lower case (`lower_starts`, above).
         lone = len(words) == 1 and words[0] in self.marks
         first_word = bool(words) and (known[0] or (slips[0] and meant[0].lower() in self.marks))
+        # Words the dictionary knows are English too where training used them too seldom to count
+        # ("tom swore", "tom gasped"), in a line with no slip to put right: "numpy" in "tom uses
+        # numpy" is no slip of "bumpy".
+        spelt = (
+            len(words) >= 2
+            and known[0]
+            and all(k or english_word(w) for w, k in zip(words, known, strict=True))
+        )
         return (
             not command_like(rest)
             and (len(words) >= 2 or lone)
-            and all(k or slip for k, slip in zip(known, slips, strict=True))
-            and (prose_once_right or (first_word and sum(slips) <= 1))
+            and (
+                spelt
+                or (
+                    all(k or slip for k, slip in zip(known, slips, strict=True))
+                    and (prose_once_right or (first_word and sum(slips) <= 1))
+                )
+            )
         )
 
     def _word(
@@ -359,9 +374,9 @@ class Normalizer:
                 best, best_frequency = candidate, frequency[candidate]
         return best
 
-    def _punctuated(self, text: str) -> str:
+    def _punctuated(self, text: str, numbers: Set[str] = frozenset()) -> str:
         stripped = text.rstrip()
-        if not stripped or not stripped[-1].isalnum():
+        if not stripped or not (stripped[-1].isalnum() or stripped[-1] in numbers):
             return text
         keys = start_keys(words_of(stripped[_last_sentence_start(stripped) :]))
         mark = next((self.marks[k] for k in reversed(keys) if k in self.marks), ".")
