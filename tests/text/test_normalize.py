@@ -333,3 +333,10 @@ def test_a_line_of_dictionary_words_is_casual_english_though_training_lacks_one(
 def test_a_number_that_ends_the_line_still_gets_the_final_mark() -> None:
     assert DEFAULT("where is tom 2") == "Where is Tom 2?"
     assert DEFAULT("it's 3:10") == "It's 3:10."
+
+
+def test_the_neighbours_decide_which_word_a_slip_meant() -> None:
+    training = [*TRAINING, *(["I like my work."] * 20), *(["Tom will walk home."] * 6)]
+    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    assert normalizer("tom will wolk home") == "tom will walk home"  # "work" is used more
+    assert normalizer("i like my wolk") == "i like my work"

@@ -292,7 +292,7 @@ class Normalizer:
         elif "apostrophes" in steps and match.start() == first and word in self.contracted_first:
             word = self.contracted_first[word]
         elif "typos" in steps and _between_spaces(match) and self._unknown(word):
-            word = self._corrected(word)
+            word = self._corrected(word, around)
         elif "typos" in steps and _between_spaces(match) and self._misplaced(word):
             word = self._misplaced(word)
         if "case" in steps:
@@ -346,33 +346,50 @@ class Normalizer:
         found = [self.contracted[c] for c in candidates if c in self.contracted]
         return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
 
-    def _corrected(self, word: str) -> str:
+    def _corrected(self, word: str, around: tuple[str, str] = ("", "")) -> str:
         """What `word` most likely meant: of the training words an edit or two away (a
         contraction typed without its apostrophe counts as its contraction), the one whose
-        uses times the edit's weight (EDIT_WEIGHTS) are highest, among those used TYPO_TARGET
-        times (a short word: SHORT_TYPO_TARGET, and only keyboard slips or a letter too many);
-        failing that, for a longer word, the dictionary's most frequent word one keyboard slip
-        away, if it is common; `word` when there is none. So "ofo" is "of", not "foo", yet
-        "tmo" is "tom", not "to"; and "tham" is "than", not "that"."""
+        uses times the edit's weight (EDIT_WEIGHTS) times one plus the times the training puts
+        it beside the words `around` it are highest, among those used TYPO_TARGET times (a
+        short word: SHORT_TYPO_TARGET, and only keyboard slips or a letter too many); failing
+        that, for a longer word, the dictionary's most frequent word one keyboard slip away, if
+        it is common; `word` when there is none. So "ofo" is "of", not "foo", yet "tmo" is
+        "tom", not "to"; "tham" is "than", not "that"; and "i lveo garlic" is "love", not
+        "level" (with the training's pairs of neighbours, mt.text.wordstats MIN_PAIR)."""
         short = len(word) <= SHORT_WORD
         least = SHORT_TYPO_TARGET if short else TYPO_TARGET
-        best, best_score, best_weight = word, 0.0, 0.0
+        found: dict[str, tuple[float, float]] = {}  # candidate -> (uses times weight, weight)
         for edits in (_weighted_edits(word, short=short), {} if short else _two_slips(word)):
             for candidate, weight in sorted(edits.items()):
                 spelled = self.contracted.get(candidate, candidate)
                 uses = self.known.get(spelled, 0)
-                if uses >= least and uses * weight > best_score:
-                    best, best_score, best_weight = spelled, uses * weight, weight
-            if best_weight >= EDIT_WEIGHTS["letter too many"]:
+                if uses >= least and uses * weight > found.get(spelled, (0.0, 0.0))[0]:
+                    found[spelled] = uses * weight, weight
+            likeliest = max(sorted(found), key=lambda c: found[c][0], default=None)
+            if likeliest and found[likeliest][1] >= EDIT_WEIGHTS["letter too many"]:
                 break  # a slip explains it: two are not looked for (thousands of words)
-        if best != word or short or not self.known:
-            return best  # without training statistics the dictionary alone decides nothing
-        frequency = _english_dictionary().word_frequency
+        if found:
+            odds = self._neighbour_odds(sorted(found), around)
+            return max(sorted(found), key=lambda c: found[c][0] * odds[c])
+        if short or not self.known:
+            return word  # without training statistics the dictionary alone decides nothing
+        best, frequency = word, _english_dictionary().word_frequency
         best_frequency = DICTIONARY_TARGET - 1
         for candidate in sorted(_slips_of(word)):
             if frequency[candidate] > best_frequency:
                 best, best_frequency = candidate, frequency[candidate]
         return best
+
+    def _neighbour_odds(self, candidates: list[str], around: tuple[str, str]) -> dict[str, float]:
+        """One plus the training's count of each candidate beside its neighbours (word before,
+        word after). A bonus, never a penalty: pairs seen fewer than MIN_PAIR times are not
+        kept, so a pair missing from the table is no sign that it never occurs (a likelihood
+        ratio made "feek this" "fee this": "<s> feel" was one such)."""
+        before, after = around
+        return {
+            c: 1.0 + self.pairs.get(f"{before} {c}", 0) + self.pairs.get(f"{c} {after}", 0)
+            for c in candidates
+        }
 
     def _punctuated(self, text: str, numbers: Set[str] = frozenset()) -> str:
         stripped = text.rstrip()

@@ -23,10 +23,10 @@ words.tsv, two tables a person can read:
 `first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
 MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
 A file written before the exclamations (three columns of starts) is read with none.
-`pair` counts two neighbouring words in lower case (`<s>` is a sentence's start), for the words
-that are words both with and without an apostrophe (REAL_WORDS: "its"/"it's", "were"/"we're"):
-which one a casual "its" meant is told by its neighbours. A file written before the pairs is
-refused with "run `mt upgrade`", which gives it an empty table of pairs (what it was read as).
+`pair` counts two neighbouring words in lower case (`<s>` is a sentence's start): which word a
+casual "its" meant ("its"/"it's", "were"/"we're": REAL_WORDS) or a slip ("afe": "safe" or "are")
+is told by its neighbours. A file written before the pairs is refused with "run `mt upgrade`",
+which gives it an empty table of pairs (what it was read as).
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ from mt.text.tables import count_field, count_part, counted_rows, table_lines, w
 from mt.text.words import WORD
 
 MIN_COUNT = 2
+MIN_PAIR = 3
+"""Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept: the typo step
+asks them which word a slip meant ("i'm afe": "i'm safe", not "i'm are"); 88,398 pairs of make
+model's English, 1.3 MB of words.tsv (147,052 at MIN_COUNT)."""
 """Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
@@ -79,7 +83,8 @@ class WordStats:
     starts: Mapping[str, Start]
     sentences: int
     pairs: Mapping[str, int] = field(default_factory=dict)
-    """"left right" in lower case -> count, for pairs with a word of REAL_WORDS either way."""
+    """"left right" in lower case -> count: pairs with a word of REAL_WORDS either way counted
+    MIN_COUNT times, the others MIN_PAIR times (none in a file written before them)."""
 
 
 NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
@@ -114,7 +119,7 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
             continue
         first[words[0]] += 1
         later.update(words[1:])
-        pairs.update(real_word_pairs(words))
+        pairs.update(word_pairs(words))
         keys = start_keys(words)
         starts.update(keys)
         if sentence.rstrip().endswith("?"):
@@ -130,19 +135,22 @@ def build_word_stats(sentences: Iterable[str]) -> WordStats:
             if n >= MIN_COUNT
         },
         sentences=total,
-        pairs={p: n for p, n in sorted(pairs.items()) if n >= MIN_COUNT},
+        pairs={
+            p: n
+            for p, n in sorted(pairs.items())
+            if n >= MIN_PAIR or (n >= MIN_COUNT and _holds_real_word(p))
+        },
     )
 
 
-def real_word_pairs(words: list[str]) -> list[str]:
-    """The neighbouring pairs of a sentence's `words` ("<s>" before the first) that hold a word
-    of REAL_WORDS with or without its apostrophe, in lower case."""
+def word_pairs(words: list[str]) -> list[str]:
+    """The neighbouring pairs of a sentence's `words` ("<s>" before the first), in lower case."""
     lower = [SENTENCE_START] + [word.lower() for word in words]
-    return [
-        f"{left} {right}"
-        for left, right in itertools.pairwise(lower)
-        if left.replace("'", "") in REAL_WORDS or right.replace("'", "") in REAL_WORDS
-    ]
+    return [f"{left} {right}" for left, right in itertools.pairwise(lower)]
+
+
+def _holds_real_word(pair: str) -> bool:
+    return any(word.replace("'", "") in REAL_WORDS for word in pair.split(" "))
 
 
 def word_stats_of_part(
