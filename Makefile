@@ -102,9 +102,9 @@ model-gpu: $(STAMP)  ## continue the shipped model on a GPU for GPU_BUDGET on ma
 # size (the teacher translates the real training English; the student trains on that on a CPU).
 TEACHER_SHAPE ?= --d-model 512 --ff 2048 --heads 8 --layers 6
 TEACHER_RUN ?= runs/teacher
-TEACHER_BUDGET ?= 270s
+TEACHER_BUDGET ?= 280s
 model-gpu-teacher: $(STAMP)  ## a larger model on a GPU, the teacher of the next shipped one
-	$(BIN)/mt train $(RELEASE_DATA) $(TEACHER_SHAPE) --device cuda --batch-size 256 --seed 4 \
+	$(BIN)/mt train $(RELEASE_DATA) $(TEACHER_SHAPE) --device cuda --batch-size 512 --lr 0.04 --seed 4 \
 		--time-budget $(TEACHER_BUDGET) --eval-every 1000 --out $(TEACHER_RUN)
 
 # The recipe's data from its public sources when ../shared/data is not there: resumable, each file
