@@ -4,9 +4,11 @@ figures (a tiny model misses the stated targets; that the benchmark gets there i
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 from bench_support import (
     figures,
@@ -16,7 +18,15 @@ from bench_support import (
     tiny_general,
     torch_threads,  # noqa: F401  (a fixture)
 )
-from benchmarks.quality import bench, bench_arch, bench_domain, bench_everyday, bench_general
+from benchmarks.quality import (
+    average_runs,
+    bench,
+    bench_arch,
+    bench_domain,
+    bench_everyday,
+    bench_general,
+)
+from mt.model.checkpoint import load_tensors, save_tensors
 
 
 def test_bench_prepares_trains_and_scores_a_recipe(tmp_path: Path, corpus_file: Path) -> None:
@@ -72,3 +82,18 @@ def test_bench_everyday_scores_the_held_out_pairs_and_those_without_a_near_dupli
     assert set(sets["held out"]) == {"pairs", str(trained_run), "Apertium"}
     with pytest.raises(SystemExit, match="near-duplicate"):
         bench_everyday.main([str(arg) for arg in (*common, "--near", 0.0)])
+
+
+def test_average_runs_writes_the_mean_of_two_runs_weights(
+    tmp_path: Path, trained_run: Path
+) -> None:
+    half = tmp_path / "half"
+    shutil.copytree(trained_run, half)
+    weights, metadata = load_tensors(half / "best.safetensors")
+    save_tensors(half / "best.safetensors", {k: v * 0 for k, v in weights.items()}, metadata)
+    run_main(average_runs.main, trained_run, half, tmp_path / "soup", "--share", "0.25")
+    soup, _ = load_tensors(tmp_path / "soup" / "best.safetensors")
+    assert all(torch.allclose(soup[k], 0.75 * weights[k]) for k in weights)
+    assert (tmp_path / "soup" / "model.json").read_text() == (
+        trained_run / "model.json"
+    ).read_text()
