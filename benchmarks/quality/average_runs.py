@@ -8,17 +8,17 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from pathlib import Path
 
+from benchmarks import harness
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.models import resolve
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=__spec__.name, description=__doc__)
+    parser = harness.parser(__spec__.name, __doc__)
     parser.add_argument("first", help="run directory or shipped model name: files, weights")
     parser.add_argument("second", help="run directory or shipped model name: weights")
     parser.add_argument("out", type=Path)
