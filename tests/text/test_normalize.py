@@ -5,6 +5,7 @@ by `mt upgrade`."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from mt.data.prepare.synthetic import is_synthetic, tagged
 from mt.decode.run_tables import word_stats_for
 from mt.errors import MtError
 from mt.model.upgrade import upgrade_directory
-from mt.text.normalize import STEPS, Normalizer
+from mt.text.normalize import DEFAULT_STEPS, STEPS, Normalizer
 from mt.text.wordstats import (
     NO_WORD_STATS,
     build_word_stats,
@@ -34,6 +35,11 @@ TRAINING = [
 STATS = build_word_stats(TRAINING)
 ALL = Normalizer.from_stats(STATS, frozenset(STEPS))
 DEFAULT = Normalizer.from_stats(STATS)
+
+
+def trained_on(training: list[str], steps: Iterable[str] = DEFAULT_STEPS) -> Normalizer:
+    """The normaliser of these training sentences' statistics, with `steps`."""
+    return Normalizer.from_stats(build_word_stats(training), frozenset(steps))
 
 
 def only(step: str) -> Normalizer:
@@ -72,14 +78,14 @@ def test_a_typo_of_a_frequent_word_is_corrected_and_an_unknown_word_kept() -> No
 def test_a_real_english_word_the_training_never_uses_is_not_taken_for_a_slip() -> None:
     # "heed" and "wire" are one edit from "need"/"where"-like training words, but are words.
     training = [*TRAINING, *(["I need it.", "I need you."] * 6), *(["We were there."] * 6)]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    normalizer = trained_on(training, STEPS)
     assert normalizer("tom must heed it") == "Tom must heed it."
     assert normalizer("tom must neeed it") == "Tom must need it."
 
 
 def test_a_three_letter_slip_is_put_right_only_as_a_keyboard_slip_of_a_frequent_word() -> None:
     training = [*TRAINING, *(["The dog is here.", "I see the cat."] * 30)]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    normalizer = trained_on(training, ["typos"])
     assert normalizer("where is teh dog") == "where is the dog"  # two letters swapped
     assert normalizer("where is yhe dog") == "where is the dog"  # a key next to "t"
     assert normalizer("where is seq") == "where is seq"  # "q" is not next to "e": no slip of see
@@ -90,7 +96,7 @@ def test_real_misspellings_a_letter_too_many_a_misplaced_apostrophe_several_slip
     # Real typing (benchmarks/text/real_typing.py) has more than our four keyboard slips.
     training = [*TRAINING, *(["The dog is here.", "I see the cat.", "Tom couldn't come."] * 30)]
     training += ["It was here."] * 50
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    normalizer = trained_on(training, ["typos"])
     assert normalizer("where ois the dog") == "where is the dog"  # a letter too many
     assert normalizer("tmo is here") == "tom is here"  # a slip of "tom" before "to" less one
     assert normalizer("i dont't know") == "i don't know"  # an apostrophe and a letter too many
@@ -102,7 +108,7 @@ def test_real_misspellings_a_letter_too_many_a_misplaced_apostrophe_several_slip
 def test_a_slip_is_read_as_the_likeliest_edit_weighed_by_how_often_each_word_is_used() -> None:
     training = [*TRAINING, *(["I know it.", "It is bigger than that."] * 30)]
     training += ["Tell me of that."] * 1100 + ["That is that.", "Foo is a name."] * 50
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    normalizer = trained_on(training, ["typos"])
     assert normalizer("the end ofo it") == "the end of it"  # "foo" is a swap, but rare
     assert normalizer("it is bigger tham that") == "it is bigger than that"  # the key beside
     assert normalizer("i nkwo it") == "i know it"  # two letters swapped twice
@@ -111,7 +117,7 @@ def test_a_slip_is_read_as_the_likeliest_edit_weighed_by_how_often_each_word_is_
 
 def test_two_slips_never_make_a_word_two_letters_shorter() -> None:
     training = [*TRAINING, *(["No, it is not.", "I know."] * 60)]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    normalizer = trained_on(training, ["typos"])
     assert normalizer("i nkow it") == "i know it"
     assert normalizer("i kxwo it") == "i kxwo it"  # "no" is two letters too many away
 
@@ -125,7 +131,7 @@ def test_each_sentence_of_a_line_starts_with_a_capital_and_the_last_decides_its_
 
 def test_a_sentence_gets_an_exclamation_mark_where_training_sentences_starting_so_do() -> None:
     training = [*TRAINING, "What a day!", "What a mess!", "What a view!", "What a pity."]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    normalizer = trained_on(training, STEPS)
     assert normalizer("what a nice day") == "What a nice day!"
     assert normalizer("where is tom") == "Where is Tom?"
     assert normalizer("tom went home yesterday") == "Tom went home yesterday."
@@ -133,14 +139,14 @@ def test_a_sentence_gets_an_exclamation_mark_where_training_sentences_starting_s
 
 def test_a_lone_word_that_starts_training_sentences_is_casual_english_and_a_name_is_not() -> None:
     training = [*TRAINING, "Help!", "Help me!", "Help us!", "Help yourself."]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    normalizer = trained_on(training, STEPS)
     assert normalizer("help") == "Help!"
     assert normalizer("alacritty") == "alacritty"
 
 
 def test_a_slip_may_come_first_when_what_it_meant_starts_training_sentences() -> None:
     training = [*TRAINING, *(["Stop moving.", "Stop it now.", "Stop here."] * 20)]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    normalizer = trained_on(training, STEPS)
     assert normalizer("stpo moving") == "Stop moving."
     assert normalizer("wnet home tom") == "wnet home tom"  # "went" starts no sentence
 
@@ -148,7 +154,7 @@ def test_a_slip_may_come_first_when_what_it_meant_starts_training_sentences() ->
 def test_an_acronym_capitalises_a_word_only_where_lower_case_is_rare() -> None:
     training = [*TRAINING, *(["Tell us.", "Help us now."] * 4), *(["The US is big."] * 6)]
     training += ["It is OK now."] * 12 + ["It is ok."]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["case"]))
+    normalizer = trained_on(training, ["case"])
     assert normalizer("tell us it is ok") == "Tell us it is OK"
 
 
@@ -171,7 +177,7 @@ def test_slips_are_put_right_only_in_lines_typed_without_care_and_only_in_free_w
 
 def test_a_real_word_that_starts_a_sentence_gets_the_apostrophe_training_always_gives_it() -> None:
     training = [*TRAINING, *(["I'll go.", "I'll help you."] * 5)]
-    normalizer = Normalizer.from_stats(build_word_stats(training))
+    normalizer = trained_on(training)
     assert normalizer("ill help you") == "I'll help you."  # "Ill" never starts a sentence
     assert normalizer("tom is ill") == "Tom is ill."  # not first: the word "ill"
     assert normalizer("its color is red") == "Its color is red."  # "Its" starts half of them
@@ -180,7 +186,7 @@ def test_a_real_word_that_starts_a_sentence_gets_the_apostrophe_training_always_
 def test_a_real_word_gets_its_apostrophe_where_its_neighbours_say_it_is_a_contraction() -> None:
     training = [*TRAINING, *(["I think it's late.", "I know it's true.", "We're here."] * 6)]
     training += ["The dog wagged its tail.", "The bird lost its way.", "We were here."] * 6
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["apostrophes"]))
+    normalizer = trained_on(training, ["apostrophes"])
     assert normalizer("i think its true") == "i think it's true"
     assert normalizer("the dog lost its tail") == "the dog lost its tail"
     assert normalizer("were here") == "we're here"
@@ -193,7 +199,7 @@ def test_a_real_word_gets_its_apostrophe_where_its_neighbours_say_it_is_a_contra
 
 def test_a_line_with_one_slip_is_still_casual_english_but_not_a_command() -> None:
     training = [*TRAINING, *(["git status", "git commit", "Tom went home."] * 6)]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    normalizer = trained_on(training, STEPS)
     assert normalizer("tom wnet home") == "Tom went home."
     assert normalizer("wnet home tom") == "wnet home tom"  # a first unknown word: a program
 
@@ -233,7 +239,7 @@ def test_a_line_with_capitals_and_final_punctuation_comes_out_byte_for_byte() ->
     # a careful line keeps the verb "lets" and the noun "cant".
     training = [*TRAINING, *(["Let's go.", "Let's eat.", "I can't swim.", "Tom can't come."] * 60)]
     training += ["She lets him go.", "The cant of the hill."]
-    lets = Normalizer.from_stats(build_word_stats(training), frozenset(STEPS))
+    lets = trained_on(training, STEPS)
     assert lets("lets go") == "Let's go."
     assert lets("i cant swim") == "I can't swim."
     careful = ["This lets you choose the file.", "The cant of the hill.", "Tom is ill!"]
@@ -337,6 +343,6 @@ def test_a_number_that_ends_the_line_still_gets_the_final_mark() -> None:
 
 def test_the_neighbours_decide_which_word_a_slip_meant() -> None:
     training = [*TRAINING, *(["I like my work."] * 20), *(["Tom will walk home."] * 6)]
-    normalizer = Normalizer.from_stats(build_word_stats(training), frozenset(["typos"]))
+    normalizer = trained_on(training, ["typos"])
     assert normalizer("tom will wolk home") == "tom will walk home"  # "work" is used more
     assert normalizer("i like my wolk") == "i like my work"

@@ -43,11 +43,11 @@ from mt.text.tables import count_field, count_part, counted_rows, table_lines, w
 from mt.text.words import WORD
 
 MIN_COUNT = 2
+"""Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
 MIN_PAIR = 3
 """Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept: the typo step
-asks them which word a slip meant ("i'm afe": "i'm safe", not "i'm are"); 88,398 pairs of make
-model's English, 1.3 MB of words.tsv (147,052 at MIN_COUNT)."""
-"""Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
+asks them which word a slip meant ("i lveo garlic": "love", not "level"); 89,103 pairs of make
+model's English with those of REAL_WORDS, 1.3 MB of words.tsv (147,052 at MIN_COUNT)."""
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions\texclamations"
