@@ -38,9 +38,12 @@ def test_bench_real_typing_scores_real_misspellings(trained_run: Path, tmp_path:
     out = tmp_path / "real.json"
     run_main(
         bench_real_typing.main, "--run", trained_run, "--data", prepared_of(trained_run),
-        "--limit", 8, "--threads", 1, "--json", out,
+        "--limit", 8, "--threads", 1, "--more-seeds", 1, "--json", out,
     )  # fmt: skip
-    assert "real typing, --normalize" in figures(out)["rows"]
+    scored = figures(out)
+    assert "real typing, --normalize" in scored["rows"]
+    assert [seed["seed"] for seed in scored["seeds"]] == [0, 1]
+    assert scored["mean_gap"] == pytest.approx(sum(s["gap"] for s in scored["seeds"]) / 2)
 
 
 def test_bench_standins_compares_the_three_rules(trained_run: Path, tmp_path: Path) -> None:

@@ -346,3 +346,22 @@ def test_the_neighbours_decide_which_word_a_slip_meant() -> None:
     normalizer = trained_on(training, ["typos"])
     assert normalizer("tom will wolk home") == "tom will walk home"  # "work" is used more
     assert normalizer("i like my wolk") == "i like my work"
+
+
+def test_a_first_word_slip_is_read_beside_the_word_after_it() -> None:
+    # Alone, "dake" is likelier "cake" (a key beside); beside "care" it is "take", which starts
+    # training sentences, so the line is casual English.
+    training = [*TRAINING, *(["Take care."] * 30), *(["I like cake."] * 5)]
+    assert trained_on(training)("dake care") == "Take care."
+
+
+def test_a_line_of_slips_a_typist_makes_is_casual_english_but_not_of_changed_letters() -> None:
+    training = [*TRAINING, *(["Thanks a lot."] * 10), *(["Try again."] * 10)]
+    normalizer = trained_on(training)
+    assert normalizer("tthanks agani") == "Thanks again."  # a letter doubled, two swapped
+    assert normalizer("thonks agein") == "thonks agein"  # a changed letter in each: not sure
+
+
+def test_a_lone_slip_of_a_word_that_starts_training_sentences_is_casual_english() -> None:
+    training = [*TRAINING, *(["Stop moving.", "Stop it now.", "Stop here."] * 20)]
+    assert trained_on(training)("stpo") == "Stop."

@@ -252,11 +252,23 @@ class Normalizer:
             careless and not k and _between_spaces(match) and self._slip(w)
             for match, w, k in zip(matches, words, known, strict=True)
         ]
-        meant = [self._corrected(w) if s else w for w, s in zip(words, slips, strict=True)]
+        # Each slip is read as the typo step reads it, beside the words typed around it ("dake
+        # care": "take", which starts sentences, not "cake").
+        neighbours = [SENTENCE_START, *words, ""]
+        readings = [
+            self._slip_meant(w, (neighbours[i], neighbours[i + 2])) if slip else (w, 1.0)
+            for i, (w, slip) in enumerate(zip(words, slips, strict=True))
+        ]
+        meant = [word for word, _ in readings]
         prose_once_right = any(w.replace("'", "") in FUNCTION_WORDS for w in meant)
         # A lone word is casual English when training sentences start with it ("help", "fire",
-        # "hello"), and no command: those start theirs in lower case (`lower_starts`, above).
-        lone = len(words) == 1 and words[0] in self.marks
+        # "hello"), or it is a slip of one ("listenn"), and no command: those start theirs in
+        # lower case (`lower_starts`, above).
+        lone = len(words) == 1 and (words[0] in self.marks or (slips[0] and meant[0] in self.marks))
+        # More than one slip without a function word ("tthanks agani", "brin bakcup") only when
+        # each is a slip a typist makes (EDIT_WEIGHTS from a letter too many up), not a changed
+        # letter: "hola amigo" is no "hold amino".
+        sure = all(weight >= EDIT_WEIGHTS["letter too many"] for _, weight in readings)
         first_word = bool(words) and (known[0] or (slips[0] and meant[0].lower() in self.marks))
         # Words the dictionary knows are English too where training used them too seldom to count
         # ("tom swore", "tom gasped"), in a line with no slip to put right: "numpy" in "tom uses
@@ -273,7 +285,7 @@ class Normalizer:
                 spelt
                 or (
                     all(k or slip for k, slip in zip(known, slips, strict=True))
-                    and (prose_once_right or (first_word and sum(slips) <= 1))
+                    and (prose_once_right or (first_word and (sum(slips) <= 1 or sure)))
                 )
             )
         )
@@ -317,6 +329,11 @@ class Normalizer:
                 odds *= ((counts[0] + 0.5) / uses[0]) / ((counts[1] + 0.5) / uses[1])
         return contracted if odds >= CONTEXT_ODDS else word
 
+    def _slip_meant(self, word: str, around: tuple[str, str]) -> tuple[str, float]:
+        """What a slip meant, and its edit's weight (1 for a misplaced apostrophe)."""
+        misplaced = self._misplaced(word)
+        return (misplaced, 1.0) if misplaced else self._correction(word, around)
+
     def _slip(self, word: str) -> bool:
         """A typo the typo step would put right ("tgis" in "check tgis out", "could'nt")."""
         if "typos" not in self.steps:
@@ -347,7 +364,11 @@ class Normalizer:
         return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
 
     def _corrected(self, word: str, around: tuple[str, str] = ("", "")) -> str:
-        """What `word` most likely meant: of the training words an edit or two away (a
+        return self._correction(word, around)[0]
+
+    def _correction(self, word: str, around: tuple[str, str] = ("", "")) -> tuple[str, float]:
+        """What `word` most likely meant, and the weight of the edit that reaches it (0 for the
+        dictionary's guess, or none): of the training words an edit or two away (a
         contraction typed without its apostrophe counts as its contraction), the one whose
         uses times the edit's weight (EDIT_WEIGHTS) times one plus the times the training puts
         it beside the words `around` it are highest, among those used TYPO_TARGET times (a
@@ -370,15 +391,16 @@ class Normalizer:
                 break  # a slip explains it: two are not looked for (thousands of words)
         if found:
             odds = self._neighbour_odds(sorted(found), around)
-            return max(sorted(found), key=lambda c: found[c][0] * odds[c])
+            best = max(sorted(found), key=lambda c: found[c][0] * odds[c])
+            return best, found[best][1]
         if short or not self.known:
-            return word  # without training statistics the dictionary alone decides nothing
+            return word, 0.0  # without training statistics the dictionary alone decides nothing
         best, frequency = word, _english_dictionary().word_frequency
         best_frequency = DICTIONARY_TARGET - 1
         for candidate in sorted(_slips_of(word)):
             if frequency[candidate] > best_frequency:
                 best, best_frequency = candidate, frequency[candidate]
-        return best
+        return best, 0.0
 
     def _neighbour_odds(self, candidates: list[str], around: tuple[str, str]) -> dict[str, float]:
         """One plus the training's count of each candidate beside its neighbours (word before,
