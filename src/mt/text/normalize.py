@@ -35,7 +35,6 @@ nor lines that are not prose (mt.text.prose: "git cola --prompt" stays as typed)
 
 from __future__ import annotations
 
-import functools
 import re
 import string
 from collections import defaultdict
@@ -44,6 +43,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from mt.text.casual import NEIGHBOURS
+from mt.text.dictionary import COMMON, english_word, english_words
 from mt.text.prose import FUNCTION_WORDS, command_like, is_prose, outside_spans
 from mt.text.spans import find_spans, replace_spans
 from mt.text.words import WORD
@@ -88,7 +88,7 @@ EDIT_WEIGHTS = {
 real-typing selection set, benchmarks/text/bench_real_typing.py): a word used 20 times as often
 as a swap's ("of" against "foo" for "ofo") is taken for a letter too many, and a keyboard slip
 beats a word 100 times as common a changed letter away ("than" against "that" for "tham")."""
-DICTIONARY_TARGET = 1000
+DICTIONARY_TARGET = COMMON
 """pyspellchecker's frequency a dictionary word needs to be taken for what a slip meant when
 the training English has no such word (its rare words: "gaveyard" -> "graveyard"); "lumpy"
 (768) is not common enough to be what "numpy" meant."""
@@ -395,11 +395,11 @@ class Normalizer:
             return best, found[best][1]
         if short or not self.known:
             return word, 0.0  # without training statistics the dictionary alone decides nothing
-        best, frequency = word, _english_dictionary().word_frequency
+        best, frequency = word, english_words().frequency
         best_frequency = DICTIONARY_TARGET - 1
         for candidate in sorted(_slips_of(word)):
-            if frequency[candidate] > best_frequency:
-                best, best_frequency = candidate, frequency[candidate]
+            if frequency(candidate) > best_frequency:
+                best, best_frequency = candidate, frequency(candidate)
         return best, 0.0
 
     def _neighbour_odds(self, candidates: list[str], around: tuple[str, str]) -> dict[str, float]:
@@ -450,21 +450,6 @@ def _real_contractions(uses: Mapping[str, int]) -> dict[str, str]:
         if plain != word and plain in REAL_WORDS and count > uses.get(contractions.get(plain), 0):
             contractions[plain] = word
     return contractions
-
-
-@functools.cache
-def _english_dictionary():
-    """pyspellchecker's English word list (160,000 words with their frequencies, shipped in
-    its wheel), loaded once (about 0.2 s) when the typo step first needs it."""
-    from spellchecker import SpellChecker
-
-    return SpellChecker(language="en", distance=1)
-
-
-def english_word(word: str) -> bool:
-    """A real English word, though the training English may never use it ("heed", "dozing",
-    "surfer"): the typo step leaves it alone."""
-    return word in _english_dictionary()
 
 
 def _between_spaces(match: re.Match[str]) -> bool:
