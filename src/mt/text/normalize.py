@@ -248,18 +248,17 @@ class Normalizer:
         # starts with its program's name ("aws iam list-groups", "wnet home"). Once the slips
         # are put right, a line with a function word is prose: then there may be more of them,
         # the first word too ("tthe room wqs empty", "aare oyu studying").
-        slips = [
-            careless and not k and _between_spaces(match) and self._slip(w)
-            for match, w, k in zip(matches, words, known, strict=True)
-        ]
         # Each slip is read as the typo step reads it, beside the words typed around it ("dake
         # care": "take", which starts sentences, not "cake").
         neighbours = [SENTENCE_START, *words, ""]
         readings = [
-            self._slip_meant(w, (neighbours[i], neighbours[i + 2])) if slip else (w, 1.0)
-            for i, (w, slip) in enumerate(zip(words, slips, strict=True))
+            self._slip_reading(w, (neighbours[i], neighbours[i + 2]))
+            if careless and not k and _between_spaces(match)
+            else None
+            for i, (match, w, k) in enumerate(zip(matches, words, known, strict=True))
         ]
-        meant = [word for word, _ in readings]
+        slips = [reading is not None for reading in readings]
+        meant = [reading[0] if reading else w for reading, w in zip(readings, words, strict=True)]
         prose_once_right = any(w.replace("'", "") in FUNCTION_WORDS for w in meant)
         # A lone word is casual English when training sentences start with it ("help", "fire",
         # "hello"), or it is a slip of one ("listenn"), and no command: those start theirs in
@@ -268,7 +267,7 @@ class Normalizer:
         # More than one slip without a function word ("tthanks agani", "brin bakcup") only when
         # each is a slip a typist makes (EDIT_WEIGHTS from a letter too many up), not a changed
         # letter: "hola amigo" is no "hold amino".
-        sure = all(weight >= EDIT_WEIGHTS["letter too many"] for _, weight in readings)
+        sure = all(r[1] >= EDIT_WEIGHTS["letter too many"] for r in readings if r is not None)
         first_word = bool(words) and (known[0] or (slips[0] and meant[0].lower() in self.marks))
         # Words the dictionary knows are English too where training used them too seldom to count
         # ("tom swore", "tom gasped"), in a line with no slip to put right: "numpy" in "tom uses
@@ -304,7 +303,7 @@ class Normalizer:
         elif "apostrophes" in steps and match.start() == first and word in self.contracted_first:
             word = self.contracted_first[word]
         elif "typos" in steps and _between_spaces(match) and self._unknown(word):
-            word = self._corrected(word, around)
+            word = self._correction(word, around)[0]
         elif "typos" in steps and _between_spaces(match) and self._misplaced(word):
             word = self._misplaced(word)
         if "case" in steps:
@@ -329,18 +328,18 @@ class Normalizer:
                 odds *= ((counts[0] + 0.5) / uses[0]) / ((counts[1] + 0.5) / uses[1])
         return contracted if odds >= CONTEXT_ODDS else word
 
-    def _slip_meant(self, word: str, around: tuple[str, str]) -> tuple[str, float]:
-        """What a slip meant, and its edit's weight (1 for a misplaced apostrophe)."""
-        misplaced = self._misplaced(word)
-        return (misplaced, 1.0) if misplaced else self._correction(word, around)
-
-    def _slip(self, word: str) -> bool:
-        """A typo the typo step would put right ("tgis" in "check tgis out", "could'nt")."""
+    def _slip_reading(self, word: str, around: tuple[str, str]) -> tuple[str, float] | None:
+        """What a typo the typo step would put right meant ("tgis" in "check tgis out",
+        "could'nt"), and its edit's weight (1 for a misplaced apostrophe); None for any other
+        word. Whether there is such a reading does not depend on the neighbours, only which."""
         if "typos" not in self.steps:
-            return False
-        return self._misplaced(word) is not None or (
-            self._unknown(word) and self._corrected(word) != word
-        )
+            return None
+        if misplaced := self._misplaced(word):
+            return misplaced, 1.0
+        if not self._unknown(word):
+            return None
+        meant, weight = self._correction(word, around)
+        return (meant, weight) if meant != word else None
 
     def _unknown(self, word: str) -> bool:
         return (
@@ -363,10 +362,7 @@ class Normalizer:
         found = [self.contracted[c] for c in candidates if c in self.contracted]
         return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
 
-    def _corrected(self, word: str, around: tuple[str, str] = ("", "")) -> str:
-        return self._correction(word, around)[0]
-
-    def _correction(self, word: str, around: tuple[str, str] = ("", "")) -> tuple[str, float]:
+    def _correction(self, word: str, around: tuple[str, str]) -> tuple[str, float]:
         """What `word` most likely meant, and the weight of the edit that reaches it (0 for the
         dictionary's guess, or none): of the training words an edit or two away (a
         contraction typed without its apostrophe counts as its contraction), the one whose
