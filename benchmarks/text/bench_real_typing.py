@@ -24,6 +24,7 @@ import argparse
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -83,11 +84,6 @@ def measure(args: argparse.Namespace) -> dict:
     typed = real_variants(clean, args.seed, HALVES[args.part])
     words, misspelt, sentences = misspelt_words(typed, lowered)
     normalise = normalizer_for(args.run)
-    repaired = sum(
-        normalise(real) == normalise(plain)
-        for real, plain in zip(typed, lowered, strict=True)
-        if real != plain
-    )
     options = TranslateOptions(decode=DecodeConfig(beam_size=args.beam))
     translator = open_translator(args.run, options, device="cpu")
     rows = {}
@@ -99,7 +95,8 @@ def measure(args: argparse.Namespace) -> dict:
             rows[row] = scored(variant, sources, refs)
             print(f"{row:<45} BLEU {rows[row]['bleu']:6.2f}  chrF {rows[row]['chrf']:6.2f}",
                   flush=True)  # fmt: skip
-    seeds = [_seed_figures(args.seed, typed, lowered, normalise, rows)]
+    real_typing = rows["real typing, --normalize"]
+    seeds = [_seed_figures(args.seed, typed, lowered, normalise, rows, real_typing)]
     normalised = translator.with_options(replace(options, normalize=True))
     for seed in range(args.seed + 1, args.seed + 1 + args.more_seeds):
         variants = real_variants(clean, seed, HALVES[args.part])
@@ -120,7 +117,7 @@ def measure(args: argparse.Namespace) -> dict:
         "words": words,
         "misspelt_words": misspelt,
         "sentences_with_a_misspelling": sentences,
-        "misspelt_sentences_the_normaliser_repairs": repaired,
+        "misspelt_sentences_the_normaliser_repairs": seeds[0]["repaired"],
         "rows": rows,
     }
 
@@ -129,12 +126,11 @@ def _seed_figures(
     seed: int,
     typed: list[str],
     lowered: list[str],
-    normalise,
+    normalise: Callable[[str], str],
     rows: dict[str, dict[str, float]],
-    scores: dict[str, float] | None = None,
+    scores: dict[str, float],
 ) -> dict:
-    """A seed's gap to clean input and repairs (`scores`: the real-typing row's by default)."""
-    scores = scores or rows["real typing, --normalize"]
+    """A seed's gap to clean input (`scores`: its real typing's, normalised) and repairs."""
     misspelt = [(real, plain) for real, plain in zip(typed, lowered, strict=True) if real != plain]
     return {
         "seed": seed,
@@ -168,13 +164,12 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{path} is missing (make demo trains runs/demo)")
     print(harness.machine_line(args.threads))
     figures = measure(args)
-    rows = figures["rows"]
     print(
         f"{figures['misspelt_words']} of {figures['words']} words misspelt, in "
         f"{figures['sentences_with_a_misspelling']} of {figures['pairs']} sentences; the "
         f"normaliser repairs {figures['misspelt_sentences_the_normaliser_repairs']} of them"
     )
-    gap = rows["clean, --normalize"]["bleu"] - rows["real typing, --normalize"]["bleu"]
+    gap = figures["seeds"][0]["gap"]
     if args.more_seeds:
         print(f"mean gap over seeds {args.seed}-{args.seed + args.more_seeds}: "
               f"{figures['mean_gap']:.2f}")  # fmt: skip
