@@ -20,6 +20,7 @@ from mt.text.wordstats import (
     NO_WORD_STATS,
     build_word_stats,
     read_word_stats,
+    start_keys,
     word_stats_of_part,
     write_word_stats,
 )
@@ -135,6 +136,24 @@ def test_a_sentence_gets_an_exclamation_mark_where_training_sentences_starting_s
     assert normalizer("what a nice day") == "What a nice day!"
     assert normalizer("where is tom") == "Where is Tom?"
     assert normalizer("tom went home yesterday") == "Tom went home yesterday."
+
+
+def test_a_short_sentence_gets_the_mark_that_short_sentences_starting_so_get() -> None:
+    # "how" starts questions, but two-word "how" sentences are exclamations: "how lovely",
+    # a start no training sentence has, gets theirs; a longer one and "how come" keep "?".
+    exclaimed = ["How nice!", "How cute!", "How sweet!", "How kind!", "How come?", "How come?"]
+    asked = ["How are you?", "How old is he?", "How did it go?", "How come you're here?"]
+    normalizer = trained_on([*TRAINING, *exclaimed, *asked, *asked], STEPS)
+    assert normalizer("how lovely") == "How lovely!"
+    assert normalizer("how lovely is it") == "How lovely is it?"
+    assert normalizer("how come") == "How come?"
+
+
+def test_start_keys_count_a_short_sentence_under_its_length_too() -> None:
+    assert start_keys(["How", "lovely"]) == ["how", "how #2", "how lovely"]
+    assert start_keys(["Help"]) == ["help", "help #1"]
+    assert start_keys(["How", "are", "you", "today"]) == ["how", "how are"]
+    assert start_keys([]) == []
 
 
 def test_a_lone_word_that_starts_training_sentences_is_casual_english_and_a_name_is_not() -> None:

@@ -21,7 +21,8 @@ words.tsv, two tables a person can read:
     wagged its  2
 
 `first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
-MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case.
+MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case,
+or, for a short sentence, its first word and its length ("how #2").
 A file written before the exclamations (three columns of starts) is read with none.
 `pair` counts two neighbouring words in lower case (`<s>` is a sentence's start): which word a
 casual "its" meant ("its"/"it's", "were"/"we're": REAL_WORDS) or a slip ("afe": "safe" or "are")
@@ -44,6 +45,10 @@ from mt.text.words import WORD
 
 MIN_COUNT = 2
 """Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
+SHORT_SENTENCE = 3
+"""Words a sentence may have to be counted under its length too (start_keys): in so few, a
+first word tells the mark apart from a longer sentence's ("how #2" ends in "!" 14 times of 15
+in make model's English, "how" in "?")."""
 MIN_PAIR = 3
 """Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept: the typo step
 asks them which word a slip meant ("i lveo garlic": "love", not "level"); 89,103 pairs of make
@@ -98,9 +103,12 @@ def words_of(text: str) -> list[str]:
 
 
 def start_keys(words: list[str]) -> list[str]:
-    """The starts a sentence of `words` is counted under: its first word, its first two."""
+    """The starts a sentence of `words` is counted under, the most telling last: its first
+    word; the same in a sentence of that length, for a short one ("how #2": "How lovely!",
+    "How weird!", where "how" starts questions); its first two."""
     lower = [word.lower() for word in words[:2]]
-    return [" ".join(lower[:n]) for n in range(1, len(lower) + 1)]
+    length = [f"{lower[0]} #{len(words)}"] if 0 < len(words) <= SHORT_SENTENCE else []
+    return lower[:1] + length + ([" ".join(lower)] if len(lower) == 2 else [])
 
 
 def build_word_stats(sentences: Iterable[str]) -> WordStats:
