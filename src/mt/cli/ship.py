@@ -1,8 +1,8 @@
 """`python -m mt.cli.ship`: a trained run made into a shipped model, and its card, for the people
 who make mt's releases (`make release`); users get the model with the package.
 
-    python -m mt.cli.ship model runs/model --name en-es-general-5
-    python -m mt.cli.ship card en-es-general-5 --run runs/model --data runs/model-data \
+    python -m mt.cli.ship model runs/model --name en-es-general-6
+    python -m mt.cli.ship card en-es-general-6 --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
 """
