@@ -17,12 +17,15 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 from tokenizers import Encoding, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from mt.atomic import atomic_write_text
 from mt.errors import MtError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
@@ -212,9 +215,17 @@ def _surface(piece: str) -> str:
     return piece.replace(SPACE, " ")
 
 
+def source_ids(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[list[int]]:
+    """Source ids as the encoder reads them: cut to leave room for [EOS], then [EOS]. Plain
+    lists: a translation through CTranslate2 then never imports numpy (0.15 s of a cold call)."""
+    return [[*ids[: max_src_len - 1], EOS] for ids in src_ids]
+
+
 def encode_sources(src_ids: Sequence[Sequence[int]], max_src_len: int) -> list[np.ndarray]:
-    """Source ids as the encoder reads them: cut to leave room for [EOS], then [EOS]."""
-    return [np.asarray([*ids[: max_src_len - 1], EOS], dtype=np.int64) for ids in src_ids]
+    """`source_ids` as int64 arrays, for the PyTorch paths."""
+    import numpy as np
+
+    return [np.asarray(ids, dtype=np.int64) for ids in source_ids(src_ids, max_src_len)]
 
 
 def has_placeholders(*codecs: WordPieceCodec) -> bool:

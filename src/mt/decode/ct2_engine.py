@@ -48,8 +48,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
 from mt.cpus import physical_cores
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
@@ -58,7 +56,9 @@ from mt.errors import MtError
 from mt.files import CT2_MODEL
 from mt.models import ModelInfo, ModelRef, OpenedModel, resolve
 
-if TYPE_CHECKING:  # torch is not imported to translate with an export
+if TYPE_CHECKING:  # neither torch nor numpy is imported to translate with an export
+    import numpy as np
+
     from mt.data.feed.batching import EncodedPairs
 
 _PAD, _, _BOS, _EOS = SPECIAL_TOKENS
@@ -109,7 +109,9 @@ class Ct2Engine:
         self.target_pieces = target
         self.target_ids = {piece: i for i, piece in enumerate(target)}
 
-    def search(self, sources: list[np.ndarray], config: DecodeConfig) -> list[list[Hypothesis]]:
+    def search(
+        self, sources: Sequence[Sequence[int]], config: DecodeConfig
+    ) -> list[list[Hypothesis]]:
         limits = [self._limit(len(ids), config) for ids in sources]
         single = config.beam_size == 1 or (config.length_penalty == 0 and config.n_best == 1)
         if single and min(limits) > 0:
@@ -125,7 +127,7 @@ class Ct2Engine:
         return found
 
     def _search_batch(
-        self, sources: list[np.ndarray], limits: list[int], config: DecodeConfig
+        self, sources: Sequence[Sequence[int]], limits: list[int], config: DecodeConfig
     ) -> list[list[Hypothesis]]:
         """One best hypothesis each, in one call with the batch's largest limit. A result within
         its sentence's own limit is what a search to that limit finds (up to there the searches
@@ -149,8 +151,8 @@ class Ct2Engine:
         """mt.decode.search.max_lengths for one sentence: labels it may emit before [EOS]."""
         return length_limit(source_length, config.max_len_a, config.max_len_b, self.max_positions)
 
-    def _source_tokens(self, ids: np.ndarray) -> list[str]:
-        return [self.source_pieces[i] for i in ids.tolist()]
+    def _source_tokens(self, ids: Sequence[int]) -> list[str]:
+        return [self.source_pieces[i] for i in _ints(ids)]
 
     def _search_group(
         self, sources: list[list[str]], limit: int, config: DecodeConfig
@@ -273,6 +275,8 @@ class Ct2Engine:
             return_attention=True,
             return_end_token=True,
         )
+        import numpy as np
+
         return [
             np.asarray(result.attention[0], dtype=np.float32)[: len(target) + 1, : len(source)]
             for result, source, target in zip(results, sources, targets, strict=True)
@@ -363,3 +367,9 @@ def open_exported(
     pieces = ([codec.id_to_piece(i) for i in range(codec.vocab_size)] for codec in (source, target))
     engine = Ct2Engine(translator, config, *pieces)
     return ExportedRun(info, source, target, engine)
+
+
+def _ints(ids: Sequence[int]) -> list[int]:
+    """A row of ids as Python ints: the search's lists as they are, a training batch's array
+    row through tolist (one call, not one conversion per id)."""
+    return ids.tolist() if hasattr(ids, "tolist") else list(ids)

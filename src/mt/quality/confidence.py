@@ -20,11 +20,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from mt.errors import MtError
 from mt.files import CALIBRATION_JSON, check_format, read_json, write_json
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CALIBRATION_FORMAT = 1
 FEATURES = (
@@ -118,8 +120,9 @@ class Calibration:
     def confidence(self, evidence: Evidence | None) -> float:
         if evidence is None:
             return 0.0
-        z = (np.asarray(evidence.features()) - self.mean) / self.scale
-        return _sigmoid(float(z @ np.asarray(self.weights)) + self.bias)
+        # Five products in plain Python: a translation need not import numpy for them.
+        values = zip(evidence.features(), self.mean, self.scale, self.weights, strict=True)
+        return _sigmoid(sum((x - m) / s * w for x, m, s, w in values) + self.bias)
 
     def to_dict(self) -> dict:
         return {
@@ -158,6 +161,8 @@ def fit_calibration(
 ) -> Calibration:
     """Logistic regression of `good` (in [0, 1], (N,): 0/1 labels, or a soft target such as
     chrF / 100) on `features` (N, len(FEATURES)): fit_logistic with the MONOTONE weight >= 0."""
+    import numpy as np
+
     x = np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != len(FEATURES) or len(good) != len(x) or len(x) < 2:
         raise MtError(f"calibration needs (N, {len(FEATURES)}) features for N >= 2 lines")
@@ -173,6 +178,8 @@ def fit_logistic(
     """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on the columns of
     x, standardised, by projected gradient descent that keeps weight `monotone` >= 0 (also
     what experiments/bench_confidence_features.py fits other feature sets with)."""
+    import numpy as np
+
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     mean = x.mean(0)

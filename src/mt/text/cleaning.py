@@ -7,11 +7,14 @@ step changed for prepare's report). No torch or pandas here.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 _NO_BREAK = re.compile("[\u00a0\u202f\u2007]")
@@ -76,14 +79,16 @@ _UNCLEAN_RANGES = (
 )
 
 
+@functools.cache
 def _unclean_table() -> np.ndarray:
+    """UTF-16 code unit -> may clean_text change it (made on first use: translating a line
+    never needs it, nor numpy)."""
+    import numpy as np
+
     table = np.zeros(1 << 16, dtype=bool)
     for low, high in _UNCLEAN_RANGES:
         table[low : high + 1] = True
     return table
-
-
-_UNCLEAN = _unclean_table()  # UTF-16 code unit -> may clean_text change it
 
 
 def clean_texts(texts: Sequence[str]) -> tuple[list[str], dict[str, set[int]]]:
@@ -110,13 +115,15 @@ def _suspects(texts: list[str]) -> list[int]:
     joined = "\x00".join(texts)
     if joined.count("\x00") != len(texts) - 1:  # a text holds NUL itself: no scan can place it
         return list(range(len(texts)))
+    import numpy as np
+
     codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
     nul, space = codes == 0, codes == 32
     beside = np.concatenate(([True], nul | space, [True]))  # a text's edge or a space
     flags = space & (beside[:-2] | beside[2:])
     flags |= (codes - np.uint16(1)) < 0x1F  # ASCII controls but NUL
     beyond_ascii = np.flatnonzero(codes > 0x7E)
-    flags[beyond_ascii[_UNCLEAN[codes[beyond_ascii]]]] = True
+    flags[beyond_ascii[_unclean_table()[codes[beyond_ascii]]]] = True
     suspects = set(np.searchsorted(np.flatnonzero(nul), np.flatnonzero(flags)).tolist())
     if not unicodedata.is_normalized("NFC", joined):
         suspects.update(

@@ -7,10 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from mt.config import DecodeConfig
-from mt.data.tokenization import EOS, UNK, encode_sources
+from mt.data.tokenization import EOS, UNK, encode_sources, source_ids
 from mt.decode.hypotheses import Hypothesis, length_limit
 from mt.decode.loaded import LoadedModel
 from mt.decode.results import Alternatives, Counts
@@ -50,7 +48,7 @@ class Search:
         config = config or self.config
         run = self.model.run
         cleaned = [clean_text(text) for text in texts]
-        sources = encode_sources(run.source.encode_batch(cleaned), self.model.max_src_len)
+        sources = source_ids(run.source.encode_batch(cleaned), self.model.max_src_len)
         results = [Found(()) for _ in texts]
         order = sorted((i for i, text in enumerate(cleaned) if text), key=lambda i: len(sources[i]))
         for start in range(0, len(order), config.batch_size):
@@ -66,7 +64,7 @@ class Search:
                 )
         return results
 
-    def _evidence(self, source: np.ndarray, best: Hypothesis, config: DecodeConfig) -> Evidence:
+    def _evidence(self, source: list[int], best: Hypothesis, config: DecodeConfig) -> Evidence:
         """`source` ends in [EOS]; the limit is the search's, so reaching it means a cut."""
         limit = length_limit(
             len(source), config.max_len_a, config.max_len_b, self.model.run.config.max_positions
@@ -75,7 +73,7 @@ class Search:
             log_prob=best.log_prob,
             target_labels=len(best.tokens) + 1,
             source_pieces=len(source) - 1,
-            unknown_pieces=int((source == UNK).sum()),
+            unknown_pieces=source.count(UNK),
             cut=len(best.tokens) >= limit,
         )
 
