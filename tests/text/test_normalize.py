@@ -5,6 +5,7 @@ by `mt upgrade`."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,7 +16,13 @@ from mt.data.prepare.synthetic import is_synthetic, tagged
 from mt.decode.run_tables import word_stats_for
 from mt.errors import MtError
 from mt.model.upgrade import upgrade_directory
-from mt.text.normalize import DEFAULT_STEPS, STEPS, Normalizer
+from mt.text.normalize import (
+    DEFAULT_STEPS,
+    STEPS,
+    Normalizer,
+    normalizer_from_json,
+    normalizer_to_json,
+)
 from mt.text.wordstats import (
     NO_WORD_STATS,
     build_word_stats,
@@ -384,3 +391,14 @@ def test_a_line_of_slips_a_typist_makes_is_casual_english_but_not_of_changed_let
 def test_a_lone_slip_of_a_word_that_starts_training_sentences_is_casual_english() -> None:
     training = [*TRAINING, *(["Stop moving.", "Stop it now.", "Stop here."] * 20)]
     assert trained_on(training)("stpo") == "Stop."
+
+
+def test_the_normaliser_round_trips_through_its_cached_json() -> None:
+    # mt.derived keeps this JSON: what comes back must normalise exactly as what was built,
+    # tables of one empty key and empty tables included.
+    built = trained_on([*TRAINING, "How nice!", "How cute!", "How kind!"], STEPS)
+    back = normalizer_from_json(json.loads(json.dumps(normalizer_to_json(built))))
+    assert back == built
+    assert back("how lovely. im sure tom is ill") == built("how lovely. im sure tom is ill")
+    odd = dataclasses.replace(built, marks={"": "!"}, pairs={})
+    assert normalizer_from_json(json.loads(json.dumps(normalizer_to_json(odd)))) == odd
