@@ -304,8 +304,8 @@ class Normalizer:
             word = self.contracted_first[word]
         elif "typos" in steps and _between_spaces(match) and self._unknown(word):
             word = self._correction(word, around)[0]
-        elif "typos" in steps and _between_spaces(match) and self._misplaced(word):
-            word = self._misplaced(word)
+        elif "typos" in steps and _between_spaces(match) and (misplaced := self._misplaced(word)):
+            word = misplaced
         if "case" in steps:
             word = self.cased.get(word, word)
         return word if word != typed.replace("’", "'") else typed
