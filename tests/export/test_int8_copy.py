@@ -87,7 +87,7 @@ def test_mt_translate_with_the_shipped_model_does_not_import_torch() -> None:
     assert first.returncode == 0, first.stderr
     again = subprocess.run(command, capture_output=True, text=True, timeout=120, env=os.environ)
     assert again.returncode == 0 and again.stdout.strip() == first.stdout.strip()
-    imported = {line.rsplit("|", 1)[-1].strip() for line in again.stderr.splitlines()}
+    imported = _imported(again.stderr)
     assert "ctranslate2" in imported and "torch" not in imported
     assert "numpy" not in imported
     casual = subprocess.run(
@@ -95,5 +95,10 @@ def test_mt_translate_with_the_shipped_model_does_not_import_torch() -> None:
         capture_output=True, text=True, timeout=120, env=os.environ,
     )  # fmt: skip
     assert casual.returncode == 0 and casual.stdout.strip().startswith("¿")
-    assert "numpy" not in {line.rsplit("|", 1)[-1].strip() for line in casual.stderr.splitlines()}
+    assert "numpy" not in _imported(casual.stderr)
     assert "py3langid" not in imported, "plain output shows no flags: no language classifier"
+
+
+def _imported(importtime: str) -> set[str]:
+    """The modules `python -X importtime` listed on stderr."""
+    return {line.rsplit("|", 1)[-1].strip() for line in importtime.splitlines()}
