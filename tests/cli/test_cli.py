@@ -46,6 +46,32 @@ def test_version() -> None:
     assert result.exit_code == 0 and result.output.startswith("mt ")
 
 
+def test_a_run_of_one_command_builds_that_command_alone(monkeypatch, capsys, tmp_path) -> None:
+    """How `mt` starts: app() with the words typed. Building every command's options is a tenth
+    of a second that `mt translate` should not pay; help and unknown words see the whole app."""
+    import typer.main
+
+    built: list[str] = []
+    build = typer.main.get_command_from_info
+
+    def counted(**kwargs):
+        built.append(kwargs["command_info"].callback.__name__)
+        return build(**kwargs)
+
+    monkeypatch.setattr(typer.main, "get_command_from_info", counted)
+    monkeypatch.chdir(tmp_path)  # `mt models` lists the runs of the folder it is in
+    app(["--debug", "models"], prog_name="mt", standalone_mode=False)
+    assert built == ["models"]
+    assert "(default)" in capsys.readouterr().out
+    built.clear()
+    app(["--help"], prog_name="mt", standalone_mode=False)
+    assert len(built) == len(app.registered_commands)
+    built.clear()
+    result = invoke("tranlate", "Hello")
+    assert result.exit_code == 2 and "Did you mean 'translate'" in result.output
+    assert len(built) == len(app.registered_commands)
+
+
 def test_train_writes_a_complete_run_directory(trained_run: Path) -> None:
     names = {p.name for p in trained_run.iterdir()}
     expected = {

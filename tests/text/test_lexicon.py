@@ -3,6 +3,7 @@ back exactly, and refused with one line when damaged."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,15 @@ from mt.config import PrepareConfig
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.errors import MtError
-from mt.text.lexicon import WordCounts, build_lexicon, read_lexicon, write_lexicon
+from mt.text.lexicon import (
+    Lexicon,
+    WordCounts,
+    build_lexicon,
+    lexicon_from_json,
+    lexicon_to_json,
+    read_lexicon,
+    write_lexicon,
+)
 
 PAIRS = [
     ("Kowalski lives in Warsaw.", "Kowalski vive en Varsovia."),
@@ -55,6 +64,14 @@ def test_the_file_reads_back_as_written(tmp_path: Path) -> None:
         "Allow\t1\t0\t2",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["lexicon.tsv"], "no temporary file left"
+
+
+def test_the_cached_json_reads_back_as_the_lexicon() -> None:
+    for lexicon in (build_lexicon(PAIRS), Lexicon(words={}, pairs=0)):
+        back = lexicon_from_json(json.loads(json.dumps(lexicon_to_json(lexicon))))
+        assert back == lexicon
+        assert dict(back.words) == dict(lexicon.words)
+    assert back.get("Kowalski") is None
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from rich.console import Console
 from rich.table import Table
 
-from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.common import Opt, run_or_exit
 
 
 def models(
@@ -41,6 +42,6 @@ def models(
             if info.lineage.get("init_from"):
                 summary += f", fine-tuned from {info.lineage['init_from'].get('run')}"
             table.add_row(str(info.directory), info.kind, info.direction.label, summary)
-        console.print(table)
+        Console().print(table)  # the listing is the output: stdout, so `mt models | grep` works
 
     run_or_exit(action)

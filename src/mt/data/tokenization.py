@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,16 +95,26 @@ class WordPieceCodec:
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self._tokenizer = tokenizer
-        self._fallback = _unseen_fallback(tokenizer)
-        self._pieces = [tokenizer.id_to_token(i) for i in range(tokenizer.get_vocab_size())]
-        # What each id contributes to decoded text; special ids contribute nothing.
+        self._pieces = [""] * tokenizer.get_vocab_size()
+        for piece, i in tokenizer.get_vocab().items():  # one call, not one a piece
+            self._pieces[i] = piece
+        self.tag_id: int | None = tokenizer.token_to_id(SYNTHETIC_TAG)
+        """The synthetic tag's id where this vocabulary has it (search bans it)."""
+
+    # The two below are built when first needed, not on load: a translation's source codec never
+    # decodes, and most sentences never need the fallback (0.08 s of a cold `mt translate`).
+    @cached_property
+    def _fallback(self) -> Tokenizer:
+        return _unseen_fallback(self._tokenizer)
+
+    @cached_property
+    def _surface(self) -> list[str]:
+        """What each id contributes to decoded text; special ids contribute nothing."""
         specials = len(SPECIAL_TOKENS)
-        self._surface = [
+        return [
             "" if i < specials or p == SYNTHETIC_TAG else _surface(p)
             for i, p in enumerate(self._pieces)
         ]
-        self.tag_id: int | None = tokenizer.token_to_id(SYNTHETIC_TAG)
-        """The synthetic tag's id where this vocabulary has it (search bans it)."""
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int) -> WordPieceCodec:

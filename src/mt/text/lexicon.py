@@ -130,27 +130,35 @@ def read_lexicon(path: Path) -> Lexicon:
 
 
 def lexicon_to_json(lexicon: Lexicon) -> dict[str, object]:
-    """The lexicon as JSON (mt.derived keeps it so): rows of capitalised, copied, lower."""
-    words = {word: [c.capitalised, c.copied, c.lower] for word, c in lexicon.words.items()}
-    return {"pairs": lexicon.pairs, "words": words}
+    """The lexicon as JSON (mt.derived keeps it so): its words joined by newlines and their
+    counts (capitalised, copied, lower) one flat list, which a new process reads in half the
+    time of an object of 40,000 rows."""
+    words = lexicon.words
+    counts = [n for c in words.values() for n in (c.capitalised, c.copied, c.lower)]
+    return {"pairs": lexicon.pairs, "words": "\n".join(words), "counts": counts}
 
 
 def lexicon_from_json(data: dict[str, Any]) -> Lexicon:
-    return Lexicon(words=_CountRows(data["words"]), pairs=int(data["pairs"]))
+    words = data["words"].split("\n") if data["counts"] else []
+    return Lexicon(words=_CountRows(words, data["counts"]), pairs=int(data["pairs"]))
 
 
 class _CountRows(Mapping[str, WordCounts]):
     """Rows read back from JSON, each made a WordCounts when asked for: a translation asks for
     a few of its 40,000 words, and making them all took 0.15 s of a 1 s start."""
 
-    def __init__(self, rows: dict[str, list[int]]) -> None:
-        self._rows = rows
+    def __init__(self, words: list[str], counts: list[int]) -> None:
+        if len(counts) != 3 * len(words):
+            raise ValueError(f"{len(words)} words but {len(counts)} counts")
+        self._row = dict(zip(words, range(0, len(counts), 3), strict=True))
+        self._counts = counts
 
     def __getitem__(self, word: str) -> WordCounts:
-        return WordCounts(*self._rows[word])
+        at = self._row[word]
+        return WordCounts(*self._counts[at : at + 3])
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
+        return iter(self._row)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._row)
