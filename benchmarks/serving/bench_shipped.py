@@ -240,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     os.environ.setdefault("COLUMNS", "120")
+    # A person's mt has its bytecode (pip writes it at install; an editable install, at the first
+    # run, which is not counted): this machine's PYTHONDONTWRITEBYTECODE=1 would have every call
+    # compile mt's modules again.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory() as user:  # a first start, as after installing mt
         for name in ("MT_HOME", "MT_CACHE"):
             os.environ[name] = str(Path(user) / name.lower())
