@@ -63,9 +63,10 @@ def test_a_run_of_one_command_builds_that_command_alone(monkeypatch, capsys, tmp
     app(["--debug", "models"], prog_name="mt", standalone_mode=False)
     assert built == ["models"]
     assert "(default)" in capsys.readouterr().out
-    built.clear()
-    app(["--help"], prog_name="mt", standalone_mode=False)
-    assert len(built) == len(app.registered_commands)
+    for words in (["--help"], ["--help", "models"]):
+        built.clear()
+        app(words, prog_name="mt", standalone_mode=False)
+        assert len(built) == len(app.registered_commands), words
     built.clear()
     result = invoke("tranlate", "Hello")
     assert result.exit_code == 2 and "Did you mean 'translate'" in result.output

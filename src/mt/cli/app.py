@@ -60,9 +60,11 @@ class _OnlyTheCommandRun(typer.Typer):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         words = kwargs.get("args", args[0] if args else None)
-        name = next((w for w in (sys.argv[1:] if words is None else words) if w[:1] != "-"), None)
+        words = list(sys.argv[1:] if words is None else words)
+        at = next((i for i, word in enumerate(words) if word[:1] != "-"), len(words))
+        name = words[at] if at < len(words) else None
         chosen = [c for c in self.registered_commands if _name_of(c) == name]
-        if not chosen:
+        if not chosen or set(words[:at]) - {"--debug"}:  # `mt --help train`: the whole app's help
             return super().__call__(*args, **kwargs)
         narrow = copy.copy(self)
         narrow.registered_commands = chosen
