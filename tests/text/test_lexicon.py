@@ -46,6 +46,17 @@ def test_each_capitalised_word_is_counted_once_a_pair() -> None:
     assert lexicon.known_lower("Allow") and not lexicon.known_lower("Kowalski")
 
 
+def test_a_pair_repeated_in_a_row_is_counted_once() -> None:
+    # As `mt prepare` writes an upsampled corpus: one pair naming the sitcom, many times over,
+    # must not outweigh the sentences that translate "Happy".
+    sitcom = ("Who starred in Happy Days?", "¿Quién actuó en Happy Days?")
+    wishes = [("Happy birthday!", "¡Feliz cumpleaños!"), ("Happy Easter!", "¡Felices Pascuas!")]
+    lexicon = build_lexicon([sitcom] * 12 + wishes + [sitcom])
+    assert lexicon.pairs == 4, "the repeats in a row count once; the later one is a pair again"
+    assert lexicon.get("Happy") == WordCounts(capitalised=4, copied=2, lower=0)
+    assert build_lexicon([sitcom] * 12 + wishes).copied_share("Happy") == pytest.approx(1 / 3)
+
+
 def test_a_lower_case_word_seen_twice_is_known_under_its_capitalised_form() -> None:
     lexicon = build_lexicon([("They allow dogs.", ""), ("We allow cats.", "")])
     assert lexicon.get("Allow") == WordCounts(capitalised=0, copied=0, lower=2)

@@ -86,12 +86,22 @@ NO_LEXICON = Lexicon(words=MappingProxyType({}), pairs=0)
 def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
     """Count every capitalised word of the English side over (english, spanish) `pairs`. A
     lower-case word seen in MIN_LOWER pairs or more gets a row too, under its capitalised form
-    ("allow" as "Allow"), so that a sentence-initial "Allow" is known though never seen so."""
+    ("allow" as "Allow"), so that a sentence-initial "Allow" is known though never seen so.
+
+    A pair equal to the one before it is counted once: `mt prepare` writes a small corpus's
+    pairs several times in a row (its sampling temperature), and a repeat is no new evidence.
+    Counted with its repeats, one quiz question about the sitcom "Happy Days", written 12 times,
+    made "Happy" a name, and "Happy birthday!" came back as "Happy cumpleaños."."""
     capitalised: Counter[str] = Counter()
     copied: Counter[str] = Counter()
     lower: Counter[str] = Counter()
     total = 0
-    for english, spanish in pairs:
+    previous = None
+    for pair in pairs:
+        if pair == previous:
+            continue
+        previous = pair
+        english, spanish = pair
         total += 1
         words = set(_CAPITALISED.findall(english))
         capitalised.update(words)
