@@ -96,7 +96,7 @@ def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
     copied: Counter[str] = Counter()
     lower: Counter[str] = Counter()
     total = 0
-    previous = None
+    previous: tuple[str, str] | None = None
     for pair in pairs:
         if pair == previous:
             continue
