@@ -184,6 +184,45 @@ def test_an_acronym_capitalises_a_word_only_where_lower_case_is_rare() -> None:
     assert normalizer("tell us it is ok") == "Tell us it is OK"
 
 
+def test_a_common_word_that_technical_text_capitalises_keeps_its_lower_case() -> None:
+    # Python's docs write "None", LibreOffice's help "Windows": most of their later uses, but
+    # not nearly all, so a casual "none" or "windows" stays as typed; a name keeps its capital.
+    technical = ["It returns None.", "It may be None.", "Close all Windows.", "Open Windows now."]
+    everyday = ["I like none of them.", "Open the windows."] * 2
+    normalizer = trained_on([*TRAINING, *technical * 4, *everyday], ["case"])
+    assert normalizer("i like none of them") == "I like none of them"
+    assert normalizer("close the windows") == "Close the windows"
+    assert normalizer("where is tom") == "Where is Tom"
+
+
+def test_a_common_word_gets_its_capital_beside_a_name_it_belongs_to() -> None:
+    # "states" is "States" in most of its later uses, as "the United States": capitalised
+    # beside "united" (capitalised in all of them), the pair the training has, and nowhere else.
+    names = ["Tom saw the United States.", "The United States is big.", "Leave the United States."]
+    training = [*TRAINING, *names, "The states agree.", "Some states voted."]
+    normalizer = trained_on(training, ["case"])
+    assert normalizer("we saw the united states") == "We saw the United States"
+    assert normalizer("some states voted") == "Some states voted"
+
+
+def test_a_name_used_twice_and_never_in_lower_case_gets_its_capital() -> None:
+    training = [*TRAINING, "He lives in Morocco.", "Morocco is far.", "We saw Morocco."]
+    normalizer = trained_on(training, ["case"])
+    assert normalizer("i am from morocco") == "I am from Morocco"
+
+
+def test_a_tag_or_a_question_after_a_comma_makes_the_line_a_question() -> None:
+    training = [*TRAINING, *(["Isn't he tall?", "Isn't it late?", "What would you say?"] * 3)]
+    training += ["What would I do without you?", "She left, which was sad."]
+    training += ["Which is yours?", "Which is better?", "Which one?"]
+    normalizer = trained_on(training, STEPS)
+    assert normalizer("tom is tall, isn't he") == "Tom is tall, isn't he?"
+    assert normalizer("if you won, what would you do") == "If you won, what would you do?"
+    # A longer clause needs its first two words to start questions: no relative clause does.
+    assert normalizer("she left, which was sad") == "She left, which was sad."
+    assert normalizer("where is tom, mary") == "Where is Tom, Mary?"  # never the reverse
+
+
 def test_a_longer_slip_of_a_word_the_training_lacks_is_put_right_from_the_dictionary() -> None:
     typos = frozenset(["typos"])
     normalizer = Normalizer.from_stats(STATS, typos)

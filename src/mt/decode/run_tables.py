@@ -12,7 +12,7 @@ from typing import TypeVar
 from mt.derived import derived
 from mt.errors import MtError
 from mt.files import LEXICON, WORD_STATS
-from mt.text import lexicon, normalize, tables, wordstats
+from mt.text import dictionary, lexicon, normalize, tables, wordstats
 from mt.text.lexicon import Lexicon, lexicon_from_json, lexicon_to_json, read_lexicon
 from mt.text.normalize import Normalizer, normalizer_from_json, normalizer_to_json
 from mt.text.wordstats import WordStats, read_word_stats
@@ -58,7 +58,7 @@ def normalizer_for(model_dir: Path) -> Normalizer:
         return derived(
             path,
             kind="normalizer",
-            code=(normalize, wordstats, tables),
+            code=(normalize, wordstats, tables, dictionary),
             build=lambda: Normalizer.from_stats(read_word_stats(path)),
             encode=normalizer_to_json,
             decode=normalizer_from_json,

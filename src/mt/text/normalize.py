@@ -22,10 +22,12 @@ written with care:
   the dictionary's word; a contraction with its apostrophe misplaced or a letter too many
   ("could'nt", "dont't") becomes the contraction;
 - case: an all-lower-case word the training English writes capitalised in most of its uses after
-  the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), and the first letter of the sentence;
+  the first word ("tom" -> "Tom", "i" -> "I", "i'm" -> "I'm"), a word common in everyday English
+  only in nearly all of them or beside the name it belongs to ("yes", "none" and "windows" stay,
+  "united states" -> "United States"), and the first letter of the sentence;
 - punctuation: a sentence ending in a letter or digit gets "?" when the training sentences that
-  start like it (first two words, else the first) mostly end in one, "!" when they mostly end
-  in that ("what a", "wake up"), else ".".
+  start like it (first two words, else the first) mostly end in one, or its last clause does
+  ("you're tired, aren't you"), "!" when they mostly end in that ("what a", "wake up"), else ".".
 
 A line with a capital and final punctuation (`careful`) comes out byte for byte as it went in,
 and elsewhere words the writer capitalised or gave an apostrophe are never touched (docs/text.md
@@ -38,7 +40,7 @@ from __future__ import annotations
 import re
 import string
 from collections import defaultdict
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -48,6 +50,7 @@ from mt.text.prose import FUNCTION_WORDS, command_like, is_prose, outside_spans
 from mt.text.spans import find_spans, replace_spans
 from mt.text.words import WORD
 from mt.text.wordstats import (
+    MIN_PAIR,
     REAL_WORDS,
     SENTENCE_START,
     Start,
@@ -93,14 +96,25 @@ DICTIONARY_TARGET = COMMON
 the training English has no such word (its rare words: "gaveyard" -> "graveyard"); "lumpy"
 (768) is not common enough to be what "numpy" meant."""
 CAPITALISED = 0.5
-MIN_CASED = 3
+MIN_CASED = 2
 """Share of a word's later (not first) training uses that must be capitalised to capitalise it."""
+CAPITALISED_COMMON = 0.9
+"""The same share for a word common in everyday English (the dictionary's frequency at least
+COMMON): the technical English of the domains writes its menus, products and literals with a
+capital ("Insert", "Draw", "Windows", "None", "False"; "yes" is "Yes" in 58% of its later uses),
+so a casual "i said yes" became "I said Yes." and "close the windows" "Close the Windows."
+(docs/text.md, "Version 7"). Names keep theirs: "tom", "paris", "monday" are capitalised in over
+95% of their uses."""
 ACRONYM_LOWER = 0.1
 """An all-capitals spelling is taken only for a word that is rarely written in lower case:
 "nasa" -> "NASA" and "ok" -> "OK" (7% "ok"), but "us" stays (42% of its uses, the rest "US")."""
 QUESTION = 0.5
 MIN_START = 3
 """Training sentences a start needs before its share of questions is trusted."""
+TAG_WORDS = 2
+"""Words of a last clause ("you're tired, aren't you") that may make a question by its first
+word alone (a tag's two words seldom start a training sentence: "Isn't he tall?" starts with
+"isn't he" once); a longer one needs its first two words (issue 51, docs/text.md)."""
 EXCLAMATION = 0.5
 """Share of a start's training sentences that must end in "!" for a casual one to get it
 ("what a", "how lovely", "wake up"), when they are not mostly questions."""
@@ -131,6 +145,10 @@ class Normalizer:
     """A real word -> its most used apostrophe spelling ("its" -> "it's", "ill" -> "i'll")."""
     pairs: Mapping[str, int] = field(default_factory=dict)
     """Neighbouring words around real words and their contractions (WordStats.pairs)."""
+    cased_in_names: Mapping[str, str] = field(default_factory=dict)
+    """Common words capitalised in most but not nearly all of their later uses ("states",
+    "south"; CAPITALISED_COMMON): capitalised only beside a capitalised word the training puts
+    them beside, as a name ("united states", "south america"; not "tom draws")."""
 
     @classmethod
     def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
@@ -139,7 +157,13 @@ class Normalizer:
         for word, spelling in stats.spellings.items():
             uses[word.lower()] += spelling.first + spelling.later
             later[word.lower()][word] = spelling.later
-        cased = _usual_capitals(later)
+        common = english_words().frequency
+        cased = _usual_capitals(later, common=common)
+        cased_in_names = {
+            lower: spelling
+            for lower, spelling in _usual_capitals(later).items()
+            if lower not in cased and common(lower) >= COMMON
+        }
         contracted = {}
         for word, count in uses.items():
             plain = word.replace("'", "")
@@ -185,6 +209,7 @@ class Normalizer:
             contracted_first,
             _real_contractions(uses),
             dict(stats.pairs),
+            cased_in_names,
         )
 
     def __call__(self, sentence: str) -> str:
@@ -308,7 +333,20 @@ class Normalizer:
             word = misplaced
         if "case" in steps:
             word = self.cased.get(word, word)
+            if word in self.cased_in_names and self._in_name(word, *around):
+                word = self.cased_in_names[word]
         return word if word != typed.replace("’", "'") else typed
+
+    def _in_name(self, word: str, before: str, after: str) -> bool:
+        """Whether a neighbour the case step capitalises (not "I") stands beside `word` as the
+        training English puts it, MIN_PAIR times or more ("united states", "south korea")."""
+        return any(
+            neighbour in self.cased
+            and neighbour != "i"
+            and not neighbour.startswith("i'")
+            and self.pairs.get(pair, 0) >= MIN_PAIR
+            for neighbour, pair in ((before, f"{before} {word}"), (after, f"{word} {after}"))
+        )
 
     def _in_context(self, word: str, before: str, after: str) -> str:
         """A real word ("its") or its contraction ("it's"), whichever the training English
@@ -413,20 +451,40 @@ class Normalizer:
         stripped = text.rstrip()
         if not stripped or not (stripped[-1].isalnum() or stripped[-1] in numbers):
             return text
-        keys = start_keys(words_of(stripped[_last_sentence_start(stripped) :]))
-        mark = next((self.marks[k] for k in reversed(keys) if k in self.marks), ".")
+        sentence = stripped[_last_sentence_start(stripped) :]
+        mark = self._mark_of(start_keys(words_of(sentence)))
+        # A question may follow a clause that is none: a tag ("you're tired, aren't you"), an
+        # aside ("joking aside, what are you trying to say"), a condition ("if you won a
+        # million, what would you do"): its first two words start training sentences that
+        # are mostly questions ("have something to eat" is no "have you"), or, in a clause of
+        # up to TAG_WORDS, whatever start of it the training knows ("isn't he"; "which proved
+        # unwise" is no question). The last clause may make it one, never the reverse: "what
+        # do you want, tom" stays a question.
+        if mark != "?" and "," in sentence:
+            words = words_of(_last_clause(sentence))
+            keys = start_keys(words) if len(words) <= TAG_WORDS else [" ".join(words[:2]).lower()]
+            if self._mark_of(keys) == "?":
+                mark = "?"
         return stripped + mark + text[len(stripped) :]
 
+    def _mark_of(self, keys: list[str]) -> str:
+        """The mark of the most telling start the training knows (start_keys' order), else "."."""
+        return next((self.marks[k] for k in reversed(keys) if k in self.marks), ".")
 
-def _usual_capitals(later: Mapping[str, Mapping[str, int]]) -> dict[str, str]:
+
+def _usual_capitals(
+    later: Mapping[str, Mapping[str, int]], common: Callable[[str], int] = lambda word: 0
+) -> dict[str, str]:
     """A lower-case word -> the capitalised spelling most of its later uses have (an
-    all-capitals one only where lower case is rare: ACRONYM_LOWER)."""
+    all-capitals one only where lower case is rare: ACRONYM_LOWER); for a word `common` gives a
+    frequency of COMMON or more, nearly all of them (CAPITALISED_COMMON)."""
     cased = {}
     for lower, spellings in later.items():
         best = max(spellings, key=lambda w: (spellings[w], w))
         total = sum(spellings.values())
         acronym = best.isupper() and spellings.get(lower, 0) >= ACRONYM_LOWER * total
-        if best != lower and total >= MIN_CASED and spellings[best] >= CAPITALISED * total:
+        share = CAPITALISED_COMMON if common(lower) >= COMMON else CAPITALISED
+        if best != lower and total >= MIN_CASED and spellings[best] >= share * total:
             cased.update({} if acronym else {lower: best})
     return cased
 
@@ -500,6 +558,11 @@ def _ends_sentence(end: re.Match[str]) -> bool:
 def _sentence_starts(text: str) -> list[int]:
     """Where each sentence of `text` after its first starts."""
     return [end.end() for end in _SENTENCE_END.finditer(text) if _ends_sentence(end)]
+
+
+def _last_clause(sentence: str) -> str:
+    """What follows the last comma of a sentence."""
+    return sentence.rsplit(",", 1)[-1]
 
 
 def _last_sentence_start(text: str) -> int:
