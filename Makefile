@@ -117,10 +117,12 @@ sources: $(STAMP)  ## the recipe's data: ../shared/data, else mt download --reci
 # part, written into the package as RELEASE_NAME (bf16 weights, tables, checksums), scored beside Apertium on the dev part (where the
 # decision to ship is made) and the test part (for the record), and its card written from those
 # files and bench_shipped's start-up figures. A benchmark exits 1 on a missed target: the card
-# still records the figures.
+# still records the figures. A version that keeps a shipped model's weights (no training link)
+# names it as RELEASE_DATA_OF: its card repeats that card's training data.
 RELEASE_NAME ?= en-es-general-7
 RELEASE_RUN ?= runs/model
 RELEASE_DATA ?= runs/model-data
+RELEASE_DATA_OF ?=
 release: corpus  ## runs/model into the package as the shipped model, scored, with its card
 	@command -v apertium >/dev/null || { echo "release needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	test -f runs/tatoeba-split/test.tsv || $(BIN)/mt prepare $(CORPUS) --out runs/tatoeba-split --force
@@ -130,7 +132,8 @@ release: corpus  ## runs/model into the package as the shipped model, scored, wi
 		--tatoeba runs/tatoeba-split --part $$part --out bench/release || test $$? = 1 || exit 1; done
 	$(BIN)/python -m benchmarks.serving.bench_shipped --model $(RELEASE_NAME) --out bench/release/shipped \
 		|| test $$? = 1 || exit 1
-	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) --data $(RELEASE_DATA) \
+	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) \
+		$(if $(RELEASE_DATA_OF),--data-of $(RELEASE_DATA_OF),--data $(RELEASE_DATA)) \
 		--dev bench/release/dev.json --test bench/release/test.json \
 		--speed bench/release/shipped/results.json --notes docs/release/$(RELEASE_NAME).json
 

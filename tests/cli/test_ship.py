@@ -1,13 +1,18 @@
-"""mt.cli.ship: a card counts the compute of its link and of the versions it continues."""
+"""mt.cli.ship: a card counts the compute of its link and of the versions it continues, and
+names the data its weights were trained on."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
 import mt.models
-from mt.cli.ship import _compute_figures
+from mt.cli.ship import _compute_figures, _data_of
+from mt.cli.ship import app as ship_app
+from mt.errors import MtError
 
 
 def _base_card(monkeypatch: pytest.MonkeyPatch, compute: dict[str, str]) -> None:
@@ -51,3 +56,28 @@ def test_a_cpu_link_adds_two_cores_hours_to_the_chain(monkeypatch: pytest.Monkey
         ]
         == "2.00"
     )
+
+
+def test_a_version_that_keeps_its_weights_repeats_the_training_data_of_their_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = [{"name": "Tatoeba", "pairs": 119507, "source": "tatoeba.org", "licence": "CC BY"}]
+    cards = {
+        "en-es-general-6": SimpleNamespace(card={"data": rows}),
+        "bare": SimpleNamespace(card={}),
+    }
+    monkeypatch.setattr(mt.models, "resolve", lambda name: cards[name])
+    assert _data_of("en-es-general-6") == rows
+    with pytest.raises(MtError, match="bare: its card lists no training data"):
+        _data_of("bare")
+
+
+def test_a_card_needs_its_training_data_one_way_and_not_two(tmp_path: Path) -> None:
+    options = ["--run", tmp_path, "--dev", tmp_path, "--test", tmp_path, "--speed", tmp_path]
+    options += ["--notes", tmp_path]
+    for data in ([], ["--data", tmp_path, "--data-of", "en-es-general-6"]):
+        result = CliRunner().invoke(
+            ship_app, ["card", "en-es-general-6", *map(str, options + data)]
+        )
+        assert result.exit_code == 2  # the usage error of run_or_exit
+        assert "give the training data as --data DIR or --data-of NAME" in result.output

@@ -5,6 +5,7 @@ who make mt's releases (`make release`); users get the model with the package.
     python -m mt.cli.ship card en-es-general-6 --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
+    python -m mt.cli.ship card en-es-general-7 --run runs/v7 --data-of en-es-general-6 ...
 """
 
 from __future__ import annotations
@@ -43,11 +44,20 @@ def ship_model(
 def ship_card(
     name: Annotated[str, typer.Argument(help="The shipped model.")],
     run: Annotated[Path, Opt(help="The run it was shipped from (metrics, time).")],
-    data: Annotated[Path, Opt(help="The prepared data it was trained on.")],
     dev: Annotated[Path, Opt(help="bench_general.py's JSON on the dev part.")],
     test: Annotated[Path, Opt(help="bench_general.py's JSON on the test part.")],
     speed: Annotated[Path, Opt(help="bench_shipped.py's JSON: cold start-up of translate, serve.")],
     notes: Annotated[Path, Opt(help="JSON: summary, description, weaknesses, data sources.")],
+    data: Annotated[
+        Path | None, Opt(help="The prepared data it was trained on (its prepare.json).")
+    ] = None,
+    data_of: Annotated[
+        str | None,
+        Opt(
+            help="Instead of --data: the shipped model whose weights this version keeps (no "
+            "training link), whose card's training data it repeats."
+        ),
+    ] = None,
 ) -> None:
     """Write card.json and README.md of the shipped model NAME from the benchmark files."""
 
@@ -56,12 +66,20 @@ def ship_card(
         from mt.model.ship import seal
         from mt.models import resolve
 
+        if (data is None) == (data_of is None):
+            raise MtError("give the training data as --data DIR or --data-of NAME (one of them)")
         info = resolve(name)
         folder = info.directory
         files = {SCORES["dev"]: dev, SCORES["test"]: test, SPEED: speed}
+        notes_read = read_json(notes)
+        rows = (
+            _data(read_json(data / "prepare.json"), notes_read["sources"])
+            if data is not None
+            else _data_of(str(data_of))
+        )
         # every figure is read before anything is written: a card that can't be made leaves the
         # folder as it was, its checksums true
-        card = build_card(info, run=run, data=data, notes=read_json(notes), files=files)
+        card = build_card(info, run=run, data=rows, notes=notes_read, files=files)
         for target, path in files.items():
             shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
@@ -71,11 +89,11 @@ def ship_card(
 
 
 def build_card(
-    info, *, run: Path, data: Path, notes: dict[str, Any], files: dict[str, Path]
+    info, *, run: Path, data: list[dict[str, Any]], notes: dict[str, Any], files: dict[str, Path]
 ) -> dict[str, Any]:
     """card.json: the figures from the files the benchmarks and training wrote (`files`: the
-    folder's name for each benchmark file -> where it is now), the words from `notes` (written
-    by the person who ships it)."""
+    folder's name for each benchmark file -> where it is now), the training data's rows
+    (`data`: _data or _data_of), the words from `notes` (written by the person who ships it)."""
     import torch
 
     from mt.cards import SCORES, SPEED, scores_from, speed_from
@@ -89,7 +107,6 @@ def build_card(
     last = metrics[-1] if metrics else {}
     scored = [row for row in metrics if "selection_loss" in row]
     best = min(scored, key=lambda row: row["selection_loss"]) if scored else {}
-    prepared = read_json(data / "prepare.json")
     weights = folder / BEST_WEIGHTS
     shape = info.config
     return {
@@ -107,7 +124,7 @@ def build_card(
             "weights": f"bfloat16 safetensors, {weights.stat().st_size / 1e6:.1f} MB",
             "files": f"{sum(p.stat().st_size for p in folder.iterdir()) / 1e6:.1f} MB in all",
         },
-        "data": _data(prepared, notes["sources"]),
+        "data": data,
         "licence_notes": notes["licence_notes"],
         "compute": {
             "machine": notes["machine"],
@@ -168,6 +185,17 @@ def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[
         if known is None:
             raise MtError(f"no source and licence given for {corpus['name']}")
         rows.append({"name": known["name"], "pairs": corpus["pairs"], **known})
+    return rows
+
+
+def _data_of(name: str) -> list[dict[str, Any]]:
+    """The training data of a shipped model's card: a version that keeps its weights was
+    trained on nothing else (its prepared data need not be at hand)."""
+    from mt.models import resolve
+
+    rows = resolve(name).card.get("data")
+    if not rows:
+        raise MtError(f"{name}: its card lists no training data")
     return rows
 
 

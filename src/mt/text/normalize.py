@@ -97,7 +97,12 @@ the training English has no such word (its rare words: "gaveyard" -> "graveyard"
 (768) is not common enough to be what "numpy" meant."""
 CAPITALISED = 0.5
 MIN_CASED = 2
-"""Share of a word's later (not first) training uses that must be capitalised to capitalise it."""
+"""Share of a word's later (not first) training uses that must be capitalised to capitalise it,
+and how many there must be: a name used twice, never in lower case, gets its capital ("morocco";
+3 until version 7: docs/text.md)."""
+MIN_LOWER_START = 3
+"""Training sentences a word must start in lower case to mark a line that starts with it as a
+command ("git", "docker"), not casual English."""
 CAPITALISED_COMMON = 0.9
 """The same share for a word common in everyday English (the dictionary's frequency at least
 COMMON): the technical English of the domains writes its menus, products and literals with a
@@ -115,6 +120,9 @@ TAG_WORDS = 2
 """Words of a last clause ("you're tired, aren't you") that may make a question by its first
 word alone (a tag's two words seldom start a training sentence: "Isn't he tall?" starts with
 "isn't he" once); a longer one needs its first two words (issue 51, docs/text.md)."""
+RELATIVES = frozenset(("which", "who", "whom", "whose", "where", "when"))
+"""After a comma these start a relative clause ("an IBM code page, which is ASCII compatible"),
+though "which is" starts questions: such a last clause makes no question."""
 EXCLAMATION = 0.5
 """Share of a start's training sentences that must end in "!" for a casual one to get it
 ("what a", "how lovely", "wake up"), when they are not mostly questions."""
@@ -196,7 +204,7 @@ class Normalizer:
             for word, spelling in stats.spellings.items()
             if word.islower()
             and word not in FUNCTION_WORDS
-            and spelling.first >= MIN_CASED
+            and spelling.first >= MIN_LOWER_START
             and spelling.first >= 2 * capital_first[word]
         )
         return cls(
@@ -463,7 +471,7 @@ class Normalizer:
         if mark != "?" and "," in sentence:
             words = words_of(_last_clause(sentence))
             keys = start_keys(words) if len(words) <= TAG_WORDS else [" ".join(words[:2]).lower()]
-            if self._mark_of(keys) == "?":
+            if words and words[0].lower() not in RELATIVES and self._mark_of(keys) == "?":
                 mark = "?"
         return stripped + mark + text[len(stripped) :]
 
