@@ -9,8 +9,9 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
+import mt.cli.ship
 import mt.models
-from mt.cli.ship import _compute_figures, _data_of
+from mt.cli.ship import _compute_figures, _kept_card, card_keeping
 from mt.cli.ship import app as ship_app
 from mt.errors import MtError
 
@@ -58,26 +59,32 @@ def test_a_cpu_link_adds_two_cores_hours_to_the_chain(monkeypatch: pytest.Monkey
     )
 
 
-def test_a_version_that_keeps_its_weights_repeats_the_training_data_of_their_card(
+def test_a_version_that_keeps_its_weights_repeats_their_card_s_data_and_compute(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     rows = [{"name": "Tatoeba", "pairs": 119507, "source": "tatoeba.org", "licence": "CC BY"}]
+    compute = {"machine": "an H200", "training steps": "13,343", "lineage": "version 3's"}
     cards = {
-        "en-es-general-6": SimpleNamespace(card={"data": rows}),
-        "bare": SimpleNamespace(card={}),
+        "en-es-general-6": SimpleNamespace(card={"data": rows, "compute": compute}),
+        "bare": SimpleNamespace(card={"data": rows}),
     }
     monkeypatch.setattr(mt.models, "resolve", lambda name: cards[name])
-    assert _data_of("en-es-general-6") == rows
-    with pytest.raises(MtError, match="bare: its card lists no training data"):
-        _data_of("bare")
+    kept = _kept_card("en-es-general-6")
+    monkeypatch.setattr(mt.cli.ship, "_card", lambda info, **parts: parts)
+    notes = {"machine": "the same H200", "lineage": "version 6's weights"}
+    card = card_keeping(None, kept=kept, notes=notes, files={})
+    assert card["data"] == rows
+    assert card["compute"] == {**compute, **notes}
+    with pytest.raises(MtError, match="bare: its card lists no training data or compute"):
+        _kept_card("bare")
 
 
 def test_a_card_needs_its_training_data_one_way_and_not_two(tmp_path: Path) -> None:
     options = ["--run", tmp_path, "--dev", tmp_path, "--test", tmp_path, "--speed", tmp_path]
     options += ["--notes", tmp_path]
-    for data in ([], ["--data", tmp_path, "--data-of", "en-es-general-6"]):
+    for data in ([], ["--data", tmp_path, "--weights-of", "en-es-general-6"]):
         result = CliRunner().invoke(
             ship_app, ["card", "en-es-general-6", *map(str, options + data)]
         )
         assert result.exit_code == 2  # the usage error of run_or_exit
-        assert "give the training data as --data DIR or --data-of NAME" in result.output
+        assert "give the training data as --data DIR or --weights-of NAME" in result.output

@@ -1,11 +1,11 @@
 """`python -m mt.cli.ship`: a trained run made into a shipped model, and its card, for the people
 who make mt's releases (`make release`); users get the model with the package.
 
-    python -m mt.cli.ship model runs/model --name en-es-general-6
-    python -m mt.cli.ship card en-es-general-6 --run runs/model --data runs/model-data \
+    python -m mt.cli.ship model runs/model --name en-es-general-8
+    python -m mt.cli.ship card en-es-general-8 --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
-    python -m mt.cli.ship card en-es-general-7 --run runs/v7 --data-of en-es-general-6 ...
+    python -m mt.cli.ship card en-es-general-7 --run runs/v7 --weights-of en-es-general-6 ...
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ def ship_card(
     data: Annotated[
         Path | None, Opt(help="The prepared data it was trained on (its prepare.json).")
     ] = None,
-    data_of: Annotated[
+    weights_of: Annotated[
         str | None,
         Opt(
             help="Instead of --data: the shipped model whose weights this version keeps (no "
-            "training link), whose card's training data it repeats."
+            "training link), whose card's training data and compute it repeats."
         ),
     ] = None,
 ) -> None:
@@ -66,20 +66,18 @@ def ship_card(
         from mt.model.ship import seal
         from mt.models import resolve
 
-        if (data is None) == (data_of is None):
-            raise MtError("give the training data as --data DIR or --data-of NAME (one of them)")
+        if (data is None) == (weights_of is None):
+            raise MtError("give the training data as --data DIR or --weights-of NAME (one of them)")
         info = resolve(name)
         folder = info.directory
         files = {SCORES["dev"]: dev, SCORES["test"]: test, SPEED: speed}
         notes_read = read_json(notes)
-        rows = (
-            _data(read_json(data / "prepare.json"), notes_read["sources"])
-            if data is not None
-            else _data_of(str(data_of))
-        )
         # every figure is read before anything is written: a card that can't be made leaves the
         # folder as it was, its checksums true
-        card = build_card(info, run=run, data=rows, notes=notes_read, files=files)
+        if weights_of is None:
+            card = build_card(info, run=run, data=data, notes=notes_read, files=files)
+        else:
+            card = card_keeping(info, kept=_kept_card(weights_of), notes=notes_read, files=files)
         for target, path in files.items():
             shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
@@ -89,24 +87,58 @@ def ship_card(
 
 
 def build_card(
-    info, *, run: Path, data: list[dict[str, Any]], notes: dict[str, Any], files: dict[str, Path]
+    info, *, run: Path, data: Path, notes: dict[str, Any], files: dict[str, Path]
 ) -> dict[str, Any]:
     """card.json: the figures from the files the benchmarks and training wrote (`files`: the
-    folder's name for each benchmark file -> where it is now), the training data's rows
-    (`data`: _data or _data_of), the words from `notes` (written by the person who ships it)."""
+    folder's name for each benchmark file -> where it is now), the words from `notes` (written
+    by the person who ships it)."""
+    from mt.files import read_metrics
+
+    metrics = read_metrics(run)
+    last = metrics[-1] if metrics else {}
+    scored = [row for row in metrics if "selection_loss" in row]
+    best = min(scored, key=lambda row: row["selection_loss"]) if scored else {}
+    compute = {
+        "machine": notes["machine"],
+        "training steps": f"{int(last.get('step', 0)):,}",
+        "epochs": f"{last.get('epoch', 0):.2f}",
+        "training minutes": f"{last.get('elapsed', 0) / 60:.1f}",
+        **_compute_figures(info, last, notes.get("gpu")),
+        "precision": info.train.precision,
+        "best selection loss": f"{best.get('selection_loss', float('nan')):.3f} at step "
+        f"{int(best.get('step', 0)):,}",
+        "lineage": notes["lineage"],
+    }
+    rows = _data(read_json(data / "prepare.json"), notes["sources"])
+    return _card(info, data=rows, compute=compute, notes=notes, files=files)
+
+
+def card_keeping(
+    info, *, kept: dict[str, Any], notes: dict[str, Any], files: dict[str, Path]
+) -> dict[str, Any]:
+    """card.json of a version that keeps the weights of the shipped model whose card is `kept`
+    (its rules or tables changed, no step was trained): that card's training data and compute,
+    with the lineage and machine its notes give, and its own scores, speed and words."""
+    compute = {**kept["compute"], "machine": notes["machine"], "lineage": notes["lineage"]}
+    return _card(info, data=kept["data"], compute=compute, notes=notes, files=files)
+
+
+def _card(
+    info,
+    *,
+    data: list[dict[str, Any]],
+    compute: dict[str, str],
+    notes: dict[str, Any],
+    files: dict[str, Path],
+) -> dict[str, Any]:
     import torch
 
     from mt.cards import SCORES, SPEED, scores_from, speed_from
-    from mt.files import read_metrics
     from mt.model.transformer import count_parameters, make_model
 
     folder = info.directory
     with torch.device("meta"):  # the shapes alone: no weights are read to count them
         parameters = count_parameters(make_model(info.config))
-    metrics = read_metrics(run)
-    last = metrics[-1] if metrics else {}
-    scored = [row for row in metrics if "selection_loss" in row]
-    best = min(scored, key=lambda row: row["selection_loss"]) if scored else {}
     weights = folder / BEST_WEIGHTS
     shape = info.config
     return {
@@ -126,17 +158,7 @@ def build_card(
         },
         "data": data,
         "licence_notes": notes["licence_notes"],
-        "compute": {
-            "machine": notes["machine"],
-            "training steps": f"{int(last.get('step', 0)):,}",
-            "epochs": f"{last.get('epoch', 0):.2f}",
-            "training minutes": f"{last.get('elapsed', 0) / 60:.1f}",
-            **_compute_figures(info, last, notes.get("gpu")),
-            "precision": info.train.precision,
-            "best selection loss": f"{best.get('selection_loss', float('nan')):.3f} at step "
-            f"{int(best.get('step', 0)):,}",
-            "lineage": notes["lineage"],
-        },
+        "compute": compute,
         "recipe": notes["recipe"],
         "scores": {part: scores_from(read_json(files[SCORES[part]])) for part in SCORES},
         "speed": speed_from(read_json(files[SCORES["test"]]), read_json(files[SPEED])),
@@ -188,15 +210,15 @@ def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[
     return rows
 
 
-def _data_of(name: str) -> list[dict[str, Any]]:
-    """The training data of a shipped model's card: a version that keeps its weights was
-    trained on nothing else (its prepared data need not be at hand)."""
+def _kept_card(name: str) -> dict[str, Any]:
+    """The card of the shipped model whose weights a version keeps; it must list its training
+    data and compute."""
     from mt.models import resolve
 
-    rows = resolve(name).card.get("data")
-    if not rows:
-        raise MtError(f"{name}: its card lists no training data")
-    return rows
+    card = resolve(name).card
+    if not card.get("data") or not card.get("compute"):
+        raise MtError(f"{name}: its card lists no training data or compute")
+    return card
 
 
 if __name__ == "__main__":
