@@ -39,7 +39,9 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.run_tables import normalizer_for
 from mt.decode.translator import Translator, open_translator
+from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 from mt.text.casual import without_final_punctuation
 
 GAP_TARGET = 1.0
@@ -159,9 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     harness.add_out(parser, None, flag="--json", help="default bench/text/real-PART.json")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    for path in (args.run / "best.safetensors", args.data / f"{args.part}.tsv"):
-        if not path.exists():
-            raise SystemExit(f"{path} is missing (make demo trains runs/demo)")
+    try:  # a shipped model's name ("en-es-general-7") or a run's directory
+        args.run = resolve(args.run).directory
+    except MtError as error:
+        raise SystemExit(f"{error} (make demo trains runs/demo)") from None
+    if not (args.data / f"{args.part}.tsv").exists():
+        raise SystemExit(f"{args.data / f'{args.part}.tsv'} is missing (make demo prepares it)")
     print(harness.machine_line(args.threads))
     figures = measure(args)
     print(
