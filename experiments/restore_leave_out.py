@@ -1,4 +1,6 @@
-"""How often the normaliser gives back a Tatoeba sentence typed in lower case without its final
+"""Decided version 7's rules for capitals and a question's mark (docs/text.md, "Version 7").
+
+How often the normaliser gives back a Tatoeba sentence typed in lower case without its final
 mark, on thousands of sentences rather than the 1,000 held-out dev pairs (issue 51: real typing).
 
     python -m experiments.restore_leave_out --train runs/human-data/train.tsv \\
