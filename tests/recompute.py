@@ -32,6 +32,9 @@ class _RecomputeStepper:
     def __init__(self, model: Seq2Seq) -> None:
         self.model = model
         self.max_positions = getattr(model, "max_positions", None)
+        # Its shape: the decoding engine's precision probe (bf16 where the CPU has avx512_bf16)
+        # keeps its verdict under it.
+        self.config = getattr(model, "config", None)
 
     def encode(self, src: Tensor, src_mask: Tensor) -> Tensor:
         return self.model.encode(src, src_mask)

@@ -76,6 +76,26 @@ def test_resume_gives_bitwise_the_same_weights(tmp_path) -> None:
         assert resumed_rows[step] == row, step
 
 
+def test_a_stop_on_an_epochs_last_step_is_its_end_and_is_not_evaluated_again(tmp_path) -> None:
+    # A budget spent on the epoch's last step: the resumed run must not evaluate that step a
+    # second time (it did, as its epoch's end, when the stop had evaluated it already).
+    data = copy_task(100, seed=1)
+    per_epoch = len(make_trainer(tmp_path / "probe", data)._epoch_steps())
+    straight = make_trainer(tmp_path / "straight", data, max_steps=per_epoch + 2)
+    straight.train()
+    first = make_trainer(tmp_path / "resumed", data, max_steps=per_epoch)
+    first.train()
+    assert first.progress.epoch == 1 and first.progress.batch_in_epoch == 0
+    second = make_trainer(tmp_path / "resumed", data, max_steps=per_epoch + 2)
+    second.restore()
+    second.train()
+    steps = [row["step"] for row in read_metrics(tmp_path / "resumed")]
+    assert steps == [row["step"] for row in read_metrics(tmp_path / "straight")]
+    assert steps == [per_epoch, per_epoch + 2]
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(tensor, second.model.state_dict()[name]), name
+
+
 def test_dropout_and_label_smoothing_resume_exactly(tmp_path) -> None:
     data = copy_task(60, seed=2)
     changes = {"label_smoothing": 0.1}

@@ -136,6 +136,7 @@ class Trainer:
         started = time.monotonic() - progress.elapsed
         self.clock = progress.elapsed  # seconds of the budget used, the same on every rank
         first_step = True  # this process's: the message says how soon training started
+        stopped = ""  # a stopping rule that fired on an epoch's last step
         with self._ctrl_c_sets_a_flag():
             while progress.epoch < self.config.max_epochs:
                 steps = self._epoch_steps()
@@ -172,6 +173,11 @@ class Trainer:
                     if reason == INTERRUPTED:  # a due evaluation still runs: resume won't redo it
                         self.evaluate_and_save(evaluate=evaluate)
                         raise self._interrupted()
+                    if reason and last_of_epoch:
+                        # The epoch's end below is this stop's evaluation and checkpoint too: a
+                        # run stopped here and resumed must not evaluate the same step again.
+                        stopped = reason
+                        break
                     if evaluate or reason:
                         self.evaluate_and_save(final=bool(reason))
                     if reason:
@@ -181,7 +187,7 @@ class Trainer:
                 progress.epoch += 1
                 progress.batch_in_epoch = 0
                 self.evaluate_and_save(end_of_epoch=True)
-                reason = self._stop_after_epoch(train_accuracy)
+                reason = stopped or self._stop_after_epoch(train_accuracy)
                 if reason:
                     return self._finish(reason)
         return self._finish(f"reached --max-epochs {self.config.max_epochs}")
