@@ -165,13 +165,7 @@ class Normalizer:
         for word, spelling in stats.spellings.items():
             uses[word.lower()] += spelling.first + spelling.later
             later[word.lower()][word] = spelling.later
-        common = english_words().frequency
-        cased = _usual_capitals(later, common=common)
-        cased_in_names = {
-            lower: spelling
-            for lower, spelling in _usual_capitals(later).items()
-            if lower not in cased and common(lower) >= COMMON
-        }
+        cased, cased_in_names = _usual_capitals(later, common=english_words().frequency)
         contracted = {}
         for word, count in uses.items():
             plain = word.replace("'", "")
@@ -470,7 +464,8 @@ class Normalizer:
         # do you want, tom" stays a question.
         if mark != "?" and "," in sentence:
             words = words_of(_last_clause(sentence))
-            keys = start_keys(words) if len(words) <= TAG_WORDS else [" ".join(words[:2]).lower()]
+            keys = start_keys(words)
+            keys = keys if len(words) <= TAG_WORDS else keys[-1:]  # its first two words
             if words and words[0].lower() not in RELATIVES and self._mark_of(keys) == "?":
                 mark = "?"
         return stripped + mark + text[len(stripped) :]
@@ -481,20 +476,25 @@ class Normalizer:
 
 
 def _usual_capitals(
-    later: Mapping[str, Mapping[str, int]], common: Callable[[str], int] = lambda word: 0
-) -> dict[str, str]:
+    later: Mapping[str, Mapping[str, int]], common: Callable[[str], int]
+) -> tuple[dict[str, str], dict[str, str]]:
     """A lower-case word -> the capitalised spelling most of its later uses have (an
-    all-capitals one only where lower case is rare: ACRONYM_LOWER); for a word `common` gives a
-    frequency of COMMON or more, nearly all of them (CAPITALISED_COMMON)."""
-    cased = {}
+    all-capitals one only where lower case is rare: ACRONYM_LOWER), for a word `common` gives a
+    frequency of COMMON or more nearly all of them (CAPITALISED_COMMON); and the common words
+    that have it in most of their uses but not nearly all, capitalised only beside a name
+    (Normalizer.cased_in_names)."""
+    cased, in_names = {}, {}
     for lower, spellings in later.items():
         best = max(spellings, key=lambda w: (spellings[w], w))
         total = sum(spellings.values())
         acronym = best.isupper() and spellings.get(lower, 0) >= ACRONYM_LOWER * total
-        share = CAPITALISED_COMMON if common(lower) >= COMMON else CAPITALISED
-        if best != lower and total >= MIN_CASED and spellings[best] >= share * total:
-            cased.update({} if acronym else {lower: best})
-    return cased
+        if best == lower or acronym or total < MIN_CASED or spellings[best] < CAPITALISED * total:
+            continue
+        if common(lower) >= COMMON and spellings[best] < CAPITALISED_COMMON * total:
+            in_names[lower] = best
+        else:
+            cased[lower] = best
+    return cased, in_names
 
 
 def _usual_mark(counts: Start) -> str:
