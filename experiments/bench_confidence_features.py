@@ -58,6 +58,7 @@ from mt.evaluate.calibrate import (
     sentence_chrf,
 )
 from mt.model.probes import model_mode
+from mt.models import resolve
 from mt.quality.confidence import FEATURES, MONOTONE, fit_logistic
 from mt.text.cleaning import clean_text
 
@@ -178,7 +179,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     translator = open_translator(
-        args.run,
+        resolve(args.run),
         TranslateOptions(decode=DecodeConfig(beam_size=1)),
         device="cpu",
         threads=args.threads,

@@ -28,6 +28,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import sentence_chrf
 from mt.evaluate.testsets import read_tsv_set
+from mt.models import resolve
 from mt.quality.confidence import FEATURES, MONOTONE, dual_adequacy, fit_logistic
 
 SETS = {
@@ -74,8 +75,8 @@ def main() -> None:
     print(describe(args.threads), f"load {load_average()}")
     started = time.perf_counter()
     options = TranslateOptions(decode=DecodeConfig(beam_size=1), normalize=False)
-    translator = open_translator(args.run, options, device="cpu", threads=args.threads)
-    scorer = ReverseScorer(args.reverse, threads=args.threads)
+    translator = open_translator(resolve(args.run), options, device="cpu", threads=args.threads)
+    scorer = ReverseScorer(resolve(args.reverse), threads=args.threads)
     fit = table(translator, scorer, args.calibrate_on, args.limit)
     for tsv in args.tsv:
         test = table(translator, scorer, tsv, args.limit)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.harness import MISSED
+from mt.models import resolve
 
 NEWS_LINES = 10_570
 """news-dev's lines: mt.recipes.domain_split cuts its five WMT sets at fixed lines."""
@@ -119,7 +120,7 @@ def exported(run: Path) -> Path:
     from mt.export.writer import export_run
 
     out = _folder("mt-export-") / "export"
-    export_run(run, out, quantization="int8")
+    export_run(resolve(run), out, quantization="int8")
     return out
 
 

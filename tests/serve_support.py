@@ -71,7 +71,7 @@ def scripted_app(
 def model_app(run: Path, limits: Limits = Limits(), **options) -> FastAPI:
     """The app around a real tiny run, opened as `mt serve` opens it."""
     return create_app(
-        lambda: open_translator(run, TranslateOptions(decode=DECODE), device="cpu"),
+        lambda: open_translator(resolve(run), TranslateOptions(decode=DECODE), device="cpu"),
         limits,
         model=resolve(run),
         decode=DECODE,

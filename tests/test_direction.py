@@ -201,7 +201,7 @@ def test_dual_cross_entropy_by_hand() -> None:
 def test_the_reverse_scorer_is_the_searchs_own_log_prob(reverse_run: Path) -> None:
     """Teacher-forced log P(english | spanish) of the reverse run's own greedy output equals what
     the search summed for it, per label."""
-    scorer = ReverseScorer(reverse_run)
+    scorer = ReverseScorer(resolve(reverse_run))
     spanish = [es for _, es in invented_pairs()[:12]]
     run = scorer.run
     sources = encode_sources(run.source.encode_batch(spanish), scorer.max_len)
@@ -218,7 +218,7 @@ def test_the_reverse_scorer_is_the_searchs_own_log_prob(reverse_run: Path) -> No
 
 
 def test_the_reverse_scorer_prefers_the_true_source(reverse_run: Path) -> None:
-    scorer = ReverseScorer(reverse_run)
+    scorer = ReverseScorer(resolve(reverse_run))
     pairs = invented_pairs()[:40]
     true = scorer.mean_log_probs([en for en, _ in pairs], [es for _, es in pairs])
     shuffled = [" ".join(reversed(en.split())) for en, _ in pairs]
@@ -230,14 +230,14 @@ def test_the_reverse_scorer_reads_an_export_and_refuses_a_forward_run(
     reverse_run: Path, trained_run: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(MtError, match="the dual score needs a Spanish→English"):
-        ReverseScorer(trained_run)
+        ReverseScorer(resolve(trained_run))
     pytest.importorskip("ctranslate2")
     export = tmp_path / "export"
     run_cli("export", reverse_run, "--out", export, "--quantization", "float32")
     pairs = invented_pairs()[:10]
     english, spanish = [en for en, _ in pairs], [es for _, es in pairs]
-    from_run = ReverseScorer(reverse_run).mean_log_probs(english, spanish)
-    from_export = ReverseScorer(export).mean_log_probs(english, spanish)
+    from_run = ReverseScorer(resolve(reverse_run)).mean_log_probs(english, spanish)
+    from_export = ReverseScorer(resolve(export)).mean_log_probs(english, spanish)
     assert from_export == pytest.approx(from_run, abs=1e-3)
 
 
@@ -266,7 +266,7 @@ def test_backtranslate_with_a_reverse_run_and_its_sampled_export(
     def draw(seed: int) -> list[str]:
         """CTranslate2 seeds its draws when the model is opened (ModelEngine does so)."""
         config = DecodeConfig(beam_size=1, sampling_topk=0, sampling_temperature=2.0, seed=seed)
-        return ModelEngine(export, config, device="cpu", threads=1).translate(spanish)
+        return ModelEngine(resolve(export), config, device="cpu", threads=1).translate(spanish)
 
     assert draw(1) == draw(1)
     assert draw(1) != draw(2)
@@ -286,7 +286,9 @@ def test_english_only_steps_are_off_for_a_spanish_source(
     )
     assert "not_english" in forward["flags"]
     assert "not_english" not in reverse["flags"] and "copy" not in reverse["flags"]
-    translator = open_translator(reverse_run, TranslateOptions(normalize=True), device="cpu")
+    translator = open_translator(
+        resolve(reverse_run), TranslateOptions(normalize=True), device="cpu"
+    )
     pipeline = translator.pipeline
     assert pipeline.segment.normalise is None and pipeline.segment.language == "es"
     assert pipeline.judge.english_source is False

@@ -72,7 +72,8 @@ def test_none_is_the_shipped_default_and_a_name_finds_it(shipped: Path) -> None:
     assert default.name == DEFAULT_MODEL and default.directory == shipped
     assert default.kind == "run" and default.read_only
     assert resolve(DEFAULT_MODEL) == default
-    assert resolve(default) is default
+    with pytest.raises(TypeError, match="resolved already"):
+        resolve(default)  # type: ignore[arg-type]
 
 
 def test_a_directory_is_a_run_or_an_export(trained_run: Path) -> None:
@@ -148,9 +149,12 @@ def test_shipped_weights_are_bfloat16_and_translate_as_the_run(
     assert {str(t.dtype) for t in tensors.values() if t.is_floating_point()} == {"torch.bfloat16"}
     options = TranslateOptions(decode=DecodeConfig(beam_size=1))
     sentences = ["Ilse likes bread.", "Where is the museum?"]
-    ours = [t.text for t in open_translator(None, options, device="cpu").translate(sentences)]
+    ours = [
+        t.text for t in open_translator(resolve(None), options, device="cpu").translate(sentences)
+    ]
     theirs = [
-        t.text for t in open_translator(trained_run, options, device="cpu").translate(sentences)
+        t.text
+        for t in open_translator(resolve(trained_run), options, device="cpu").translate(sentences)
     ]
     assert all(ours) and len(ours) == len(theirs)
 

@@ -25,6 +25,7 @@ from mt import atomic
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
+from mt.models import resolve
 from mt.train import trainer as train_module
 from mt.train.launch import start_training
 from mt.train.reporting import SilentReporter
@@ -72,7 +73,7 @@ def test_truncated_weights_are_reported_with_their_path(run: Path) -> None:
     weights = run / "best.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])
     with pytest.raises(MtError, match=re.escape(f"{weights}: not a valid safetensors file")):
-        load_run(run)
+        load_run(resolve(run))
     output = invoke("translate", "--model", run, "Hello.", "--device", "cpu", code=2)
     assert output.startswith("error:") and "best.safetensors" in output, output
 
@@ -248,14 +249,14 @@ def test_planted_pickles_are_refused_and_never_run(run: Path, tmp_path: Path, fo
 
     plant(run / "best.safetensors")
     with pytest.raises(MtError, match="best.safetensors: not a valid safetensors file"):
-        load_run(run)
+        load_run(resolve(run))
     for step in (4, 6):
         plant(checkpoint(run, step))
     with pytest.raises(MtError, match="no resumable checkpoint found"):
         load_latest_checkpoint(run)
     plant(run / "source-tokenizer.json")
     with pytest.raises(MtError, match="source-tokenizer.json is corrupt"):
-        load_run(run, "last")
+        load_run(resolve(run), "last")
     plant(run / "model.json")
     assert "model.json: not a readable JSON file" in invoke(
         "translate", "--model", run, "Hi.", code=2
@@ -282,7 +283,7 @@ def edit_json(path: Path, change) -> None:
 def test_tokenizer_of_another_size_is_refused(run: Path) -> None:
     shutil.copy(run / "source-tokenizer.json", run / "target-tokenizer.json")
     with pytest.raises(MtError, match="target tokenizer has 150 labels, model.json says 180"):
-        load_run(run)
+        load_run(resolve(run))
 
 
 @pytest.mark.parametrize(
@@ -303,21 +304,21 @@ def test_tokenizer_of_another_size_is_refused(run: Path) -> None:
 def test_model_json_that_does_not_fit_the_weights_is_refused(run: Path, change, message) -> None:
     edit_json(run / "model.json", change)
     with pytest.raises(MtError, match=message):
-        load_run(run)
+        load_run(resolve(run))
     assert "Traceback" not in invoke("translate", "--model", run, "Hi.", code=2)
 
 
 def test_train_json_of_another_format_is_refused(run: Path) -> None:
     edit_json(run / "train.json", lambda d: d.update(format_version=3))
     with pytest.raises(MtError, match="train.json: run format version 3, .* the mt version that"):
-        load_run(run)
+        load_run(resolve(run))
 
 
 def test_weights_of_another_format_version_are_refused(run: Path) -> None:
     tensors, _ = load_tensors(run / "best.safetensors")
     save_tensors(run / "best.safetensors", tensors, metadata={"format_version": "7"})
     with pytest.raises(MtError, match="best.safetensors: weights of run format version 7"):
-        load_run(run)
+        load_run(resolve(run))
 
 
 def test_weights_missing_a_tensor_are_refused(run: Path) -> None:
@@ -326,4 +327,4 @@ def test_weights_missing_a_tensor_are_refused(run: Path) -> None:
     del tensors[name]
     save_tensors(run / "best.safetensors", tensors, metadata={"format_version": "1"})
     with pytest.raises(MtError, match=f"weights do not match model.json: missing {name}"):
-        load_run(run)
+        load_run(resolve(run))

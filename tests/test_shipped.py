@@ -35,7 +35,7 @@ its tokenizers or the search shows here."""
 @pytest.fixture(scope="module")
 def greedy():
     options = TranslateOptions(decode=DecodeConfig(beam_size=1, precision="fp32"))
-    return open_translator(None, options, device="cpu", threads=1)
+    return open_translator(resolve(None), options, device="cpu", threads=1)
 
 
 def test_the_default_is_shipped_and_opens_by_name() -> None:
@@ -59,9 +59,9 @@ def test_fixed_sentences_translate_to_fixed_greedy_outputs(greedy) -> None:
 def test_pytorch_and_ctranslate2_give_the_same_greedy_translations(greedy, tmp_path: Path) -> None:
     from mt.export.writer import export_run
 
-    export_run(None, tmp_path / "export", quantization="float32")
+    export_run(resolve(None), tmp_path / "export", quantization="float32")
     options = TranslateOptions(decode=DecodeConfig(beam_size=1))
-    exported = open_translator(tmp_path / "export", options, device="cpu", threads=1)
+    exported = open_translator(resolve(tmp_path / "export"), options, device="cpu", threads=1)
     sentences = list(GREEDY)
     assert [t.text for t in exported.translate(sentences)] == [
         t.text for t in greedy.translate(sentences)

@@ -30,6 +30,7 @@ from mt.evaluate.evaluation import evaluate_run
 from mt.files import read_metrics
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
+from mt.models import resolve
 from mt.train.launch import start_training
 
 THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     reached = first["elapsed"] if first else None
     reached_training = first["elapsed"] - first["eval_seconds"] if first else None
 
-    run = load_run(args.out / "run", "best", device)
+    run = load_run(resolve(args.out / "run"), "best", device)
     test = prepared.read_part("test")[: args.limit or None]
     alpha = choose_length_penalty(run, prepared.read_part("selection"), device, console)
     greedy = evaluate_run(run, test, DecodeConfig(beam_size=1, length_penalty=0.0), device)

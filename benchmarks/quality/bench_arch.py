@@ -30,6 +30,7 @@ from mt.evaluate.evaluation import evaluate_run
 from mt.files import read_metrics
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
+from mt.models import resolve
 from mt.train.launch import start_training
 
 ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}
@@ -122,7 +123,7 @@ def train(arch: str, prepared: Path, run_dir: Path, args: argparse.Namespace) ->
 
 def score(run_dir: Path, pairs: list[tuple[str, str]], device: torch.device) -> dict:
     """BLEU, chrF and decoding speed of the best checkpoint for each beam width."""
-    run = load_run(run_dir, "best", device)
+    run = load_run(resolve(run_dir), "best", device)
     scores = {}
     for beam in BEAMS:
         report = evaluate_run(run, pairs, DecodeConfig(beam_size=beam), device)

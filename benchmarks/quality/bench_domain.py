@@ -32,6 +32,7 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 from mt.recipes.domain_split import DOMAINS, split_parts
 
 
@@ -67,7 +68,7 @@ def training_figures(run: Path) -> dict[str, float]:
 
 def score_run(run: Path, parts: dict[str, list[tuple]], beam: int) -> dict[str, dict]:
     translator = open_translator(
-        run, TranslateOptions(decode=DecodeConfig(beam_size=beam, batch_size=64))
+        resolve(run), TranslateOptions(decode=DecodeConfig(beam_size=beam, batch_size=64))
     )
     scores = {}
     for name, pairs in parts.items():

@@ -31,6 +31,7 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 
 HELD_OUT_TATOEBA = 1000
 """runs/model-parts' parts start with this many Tatoeba pairs (mt.recipes.model_parts)."""
@@ -70,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     options = TranslateOptions(decode=DecodeConfig(beam_size=args.beam, batch_size=32))
     engines = {
         str(run): lambda lines, run=run: [
-            t.text for t in open_translator(run, options, threads=args.threads).translate(lines)
+            t.text
+            for t in open_translator(resolve(run), options, threads=args.threads).translate(lines)
         ]
         for run in args.runs
     }

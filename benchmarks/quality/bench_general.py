@@ -40,6 +40,7 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 from mt.recipes.domain_split import split_parts
 from mt.recipes.general_split import pairs_of
 
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         chosen = {name: pairs[: args.limit] for name, pairs in chosen.items()}
     translator = open_translator(
-        args.run,
+        resolve(args.run),
         TranslateOptions(decode=DecodeConfig(beam_size=args.beam, batch_size=32)),
         threads=args.threads,
     )

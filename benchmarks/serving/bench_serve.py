@@ -35,7 +35,7 @@ from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.models import read_train_config
+from mt.models import read_train_config, resolve
 from mt.serving.server import default_threads
 
 HOST = "127.0.0.1"
@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         alternatives = beam - 1 if args.max_alternatives is None else args.max_alternatives
         config = DecodeConfig(beam_size=beam, n_best=min(beam, alternatives + 1))  # as served
         translator = open_translator(
-            args.model, TranslateOptions(decode=config), device="cpu", threads=args.threads
+            resolve(args.model), TranslateOptions(decode=config), device="cpu", threads=args.threads
         )
         started = time.perf_counter()
         direct = [t.text for t in translator.translate(sentences)]

@@ -42,7 +42,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
-from mt.models import resolve
+from mt.models import ModelInfo, resolve
 
 PROBE = "The committee approved the report on Tuesday."
 CASUAL = "where is teh train station"
@@ -99,7 +99,7 @@ def serve_first_answer(port: int, timeout: float = 60.0) -> float:
         process.wait(30)
 
 
-def scored(model, pairs: list[tuple[str, str]], threads: int) -> dict[str, float]:
+def scored(model: ModelInfo, pairs: list[tuple[str, str]], threads: int) -> dict[str, float]:
     options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32))
     translator = open_translator(model, options, threads=threads, device="cpu")
     started = time.perf_counter()
@@ -209,12 +209,12 @@ def main(argv: list[str] | None = None) -> int:
             rows = {
                 "shipped, bfloat16 weights": (info, disk_bytes(info.directory, weights)),
                 "CTranslate2 int8 export": (
-                    export,
+                    resolve(export),
                     disk_bytes(export / "ctranslate2", ("model.bin",)),
                 ),
             }
             if args.run:
-                rows["run, float32 weights"] = (args.run, disk_bytes(args.run, weights))
+                rows["run, float32 weights"] = (resolve(args.run), disk_bytes(args.run, weights))
             formats = {
                 name: {"bytes": size, **scored(model, pairs, args.threads)}
                 for name, (model, size) in rows.items()

@@ -26,6 +26,7 @@ from mt.config import DecodeConfig
 from mt.data.readers.streams import iter_lines, open_binary
 from mt.decode.backtranslate import Progress, SentenceFilters, backtranslate, sentence_stream
 from mt.decode.line_engines import CommandEngine, ModelEngine
+from mt.models import resolve
 
 
 def head_lines(source: Path, lines: int, out: Path) -> Path:
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
               f"splitting and filtering alone {count / reading:,.0f} sentences/s")  # fmt: skip
         if args.model is not None:
             config = DecodeConfig(beam_size=args.beam_size, batch_size=64)
-            engine = ModelEngine(args.model, config, device="cpu", threads=args.threads)
+            engine = ModelEngine(resolve(args.model), config, device="cpu", threads=args.threads)
             seconds, done = timed_run(mono, engine, folder / "model.tsv", args.chunk,
                                       config.to_dict())  # fmt: skip
             rate = done / seconds

@@ -40,6 +40,7 @@ from mt.decode.results import total
 from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
+from mt.models import resolve
 
 CPU = torch.device("cpu")
 SEARCHES = {"greedy": 1, "beam 5": 5}
@@ -134,7 +135,7 @@ def measure(
     rows = []
     with PeakRss() as memory:
         started = time.perf_counter()
-        run = open_run(directory, device=CPU, threads=threads, compute_type=compute_type)
+        run = open_run(resolve(directory), device=CPU, threads=threads, compute_type=compute_type)
         load_seconds = time.perf_counter() - started
         for name, beam_size in SEARCHES.items():
             config = DecodeConfig(beam_size=beam_size, precision=precision)
@@ -190,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         engines.append(("mt PyTorch bf16", args.run, size, "bf16", "default"))
     for quantization in ("float32", "int8"):
         out = args.out / quantization
-        result = export_run(args.run, out, quantization=quantization, force=True)
+        result = export_run(resolve(args.run), out, quantization=quantization, force=True)
         console.print(f"export {quantization}: {result.seconds:.1f} s", highlight=False)
         engines.append((f"CT2 {quantization}", out, result.model_bytes, "fp32", "default"))
     if "int8_bfloat16" in ctranslate2_compute_types():

@@ -39,6 +39,7 @@ from mt.evaluate.testsets import EvaluationSet
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model
+from mt.models import resolve
 from mt.train.trainer import learning_rate
 
 CPU = torch.device("cpu")
@@ -235,7 +236,7 @@ def measure_decoding(
     results: dict[str, dict] = {}
     for beam in BEAMS:
         translator = open_translator(
-            run_dir, TranslateOptions(decode=DecodeConfig(beam_size=beam)), device="cpu"
+            resolve(run_dir), TranslateOptions(decode=DecodeConfig(beam_size=beam)), device="cpu"
         )
         engine = translator.engine
         if not isinstance(engine, TorchEngine):

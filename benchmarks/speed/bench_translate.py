@@ -29,7 +29,7 @@ from mt.evaluate.scores import corpus_scores
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.models import read_train_config
+from mt.models import read_train_config, resolve
 from mt.train.launch import start_training
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True)
     device = resolve_device(args.device)
     run_dir = ensure_run(args, console)
-    run = load_run(run_dir, "best", device)
+    run = load_run(resolve(run_dir), "best", device)
     _, prepared_dir = read_train_config(run_dir)
     test = load_prepared(prepared_dir).read_part("test")
     groups: dict[str, list[str]] = {}

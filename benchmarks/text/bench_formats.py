@@ -50,6 +50,7 @@ from mt.decode.documents.document import translate_units
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 
 EXPORT_MARGIN = 2.0
 """Points of "tags placed %" an export may lose against its run: int8 weights change some
@@ -340,7 +341,9 @@ def targets(model: str, results: dict[str, dict[str, float]]) -> list[Target]:
 def bench_model(path: Path, chosen, args, console: Console) -> dict[str, dict[str, float]]:
     """Every format on one model directory (a run or an export); prints its table."""
     translator = open_translator(
-        path, TranslateOptions(decode=DecodeConfig(beam_size=args.beam_size)), device=args.device
+        resolve(path),
+        TranslateOptions(decode=DecodeConfig(beam_size=args.beam_size)),
+        device=args.device,
     )
     rows, pages, files = chosen
     results = {

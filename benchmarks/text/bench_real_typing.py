@@ -87,7 +87,7 @@ def measure(args: argparse.Namespace) -> dict:
     words, misspelt, sentences = misspelt_words(typed, lowered)
     normalise = normalizer_for(args.run)
     options = TranslateOptions(decode=DecodeConfig(beam_size=args.beam))
-    translator = open_translator(args.run, options, device="cpu")
+    translator = open_translator(resolve(args.run), options, device="cpu")
     rows = {}
     for name, sources in (("clean", clean), ("lower, no final punctuation", lowered),
                           ("real typing", typed)):  # fmt: skip

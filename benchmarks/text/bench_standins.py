@@ -46,7 +46,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.placeholders import Protectable, protect
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import read_train_config
+from mt.models import read_train_config, resolve
 from mt.text.lexicon import CAPITALISED
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     translator = open_translator(
-        args.run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device=args.device
+        resolve(args.run), TranslateOptions(decode=DecodeConfig(beam_size=1)), device=args.device
     )
     lexicon = translator.model.name_rule.lexicon
     console.print(

@@ -50,6 +50,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.run_tables import word_stats_for
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 from mt.text.casual import casual_variants
 from mt.text.normalize import STEPS, Normalizer
 
@@ -200,7 +201,9 @@ def casual_table(console: Console, model: str, run: Path, args: argparse.Namespa
     rng = np.random.default_rng(0)
     sample = [pairs[i] for i in sorted(rng.permutation(len(pairs))[: args.limit])]
     translator = open_translator(
-        run, TranslateOptions(decode=DecodeConfig(beam_size=args.casual_beam)), device="cpu"
+        resolve(run),
+        TranslateOptions(decode=DecodeConfig(beam_size=args.casual_beam)),
+        device="cpu",
     )
     stored = json.loads((run / "train.json").read_text())["train"]
     kinds = stored.get("source_noise_kinds", "lower,punctuation")
@@ -267,14 +270,16 @@ def main(argv: list[str] | None = None) -> int:
     paragraphs = [" ".join(sources[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     joined_refs = [" ".join(refs[i : i + PARAGRAPH]) for i in range(0, cut, PARAGRAPH)]
     for model, run in runs:
-        translator = open_translator(run, TranslateOptions(decode=config), device="cpu")
+        translator = open_translator(resolve(run), TranslateOptions(decode=config), device="cpu")
         row(model, "clean, one a line", score(*translated(translator, sources), refs=refs))
         if model == "bench":
             plain = translator.with_options(replace(translator.options, placeholders=False))
             row(model, "clean, no placeholders", score(*translated(plain, sources), refs=refs))
             split, rate = translated(translator, paragraphs)
             row(model, "paragraphs of 4, split", score(split, rate, joined_refs))
-            whole = open_translator(run, TranslateOptions(decode=config, split=False), device="cpu")
+            whole = open_translator(
+                resolve(run), TranslateOptions(decode=config, split=False), device="cpu"
+            )
             row(
                 model,
                 "paragraphs of 4, --no-split",
@@ -285,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     train_text = (args.data / "train.tsv").read_text(encoding="utf-8")
     cases = check_set(test, train_text, rng, args.names)
     for model, run in runs:
-        translator = open_translator(run, TranslateOptions(decode=config), device="cpu")
+        translator = open_translator(resolve(run), TranslateOptions(decode=config), device="cpu")
         for placeholders in (False, True):
             options = replace(translator.options, placeholders=placeholders)
             rates = copy_rates(translator.with_options(options), cases)

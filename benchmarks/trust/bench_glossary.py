@@ -40,6 +40,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import TermCounts, total
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
+from mt.models import resolve
 from mt.recipes.domain_split import is_test
 
 SEARCHES = {"greedy": 1, "beam 5": 5}
@@ -140,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     for engine, directory in engines.items():
         for search, beam in SEARCHES.items():
             config = DecodeConfig(beam_size=beam)
-            translator = open_translator(directory, TranslateOptions(decode=config), device="cpu")
+            translator = open_translator(
+                resolve(directory), TranslateOptions(decode=config), device="cpu"
+            )
             print(f"stand-ins: {', '.join(translator.model.term_stand_ins[:3])}, ...", end="\r")
             with_ = measure(translator, test, glossary=True)
             without = measure(translator, test, glossary=False)

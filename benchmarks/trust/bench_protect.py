@@ -36,7 +36,7 @@ from mt.decode.results import total
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.models import read_train_config
+from mt.models import read_train_config, resolve
 from mt.recipes.domain_split import split_domain, test_pairs
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans
@@ -155,7 +155,7 @@ def measure_protection(
 ) -> tuple[bool, list[SetFigures]]:
     """Whether the run has placeholder tokens, and the figures of each test set."""
     translator = open_translator(
-        run, TranslateOptions(decode=DecodeConfig(beam_size=beam)), device=device
+        resolve(run), TranslateOptions(decode=DecodeConfig(beam_size=beam)), device=device
     )
     sets = test_sets(run, data, domains, limit)
     return translator.model.span_tokens, [

@@ -51,6 +51,7 @@ from mt.evaluate.calibrate import (
     save_calibration,
     sentence_chrf,
 )
+from mt.models import resolve
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 from mt.recipes.domain_split import DOMAINS as DOMAINS_SPLIT
 from mt.recipes.domain_split import dev_pairs, test_pairs
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = DecodeConfig(beam_size=args.beam_size, n_best=1)
     translator = open_translator(
-        args.run, TranslateOptions(decode=config), device="cpu", threads=args.threads
+        resolve(args.run), TranslateOptions(decode=config), device="cpu", threads=args.threads
     )
     if not translator.calibration.calibrated:
         print(f"{args.run} has no calibration.json: calibrating on its selection part first")

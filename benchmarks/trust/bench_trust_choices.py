@@ -56,6 +56,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import TARGET, TARGETS, scored_sample
+from mt.models import resolve
 from mt.quality.confidence import Calibration, fit_calibration
 from mt.quality.flags import CopyThresholds, copy_evidence, reads_as_spanish
 
@@ -112,7 +113,7 @@ def measure_model(
     """Both targets' ranking and every copy setting's counts on each development set, the run
     decoding with `beam` (the regression fitted on translations made alike)."""
     translator = open_translator(
-        run,
+        resolve(run),
         TranslateOptions(decode=DecodeConfig(beam_size=beam)),
         device="cpu",
         threads=args.threads,

@@ -113,7 +113,9 @@ class ModelInfo:
         return path
 
 
-ModelRef = str | Path | ModelInfo | None
+ModelRef = str | Path | None
+"""What a user names a model by: a shipped name, a directory, or None for the default. Only the
+doors (each command, `mt.load`) resolve one; everything below them takes the ModelInfo."""
 
 
 class OpenedModel:
@@ -153,9 +155,10 @@ def shipped_names() -> list[str]:
 
 def resolve(reference: ModelRef = None, *, option: str = "model") -> ModelInfo:
     """The one way a model reference becomes a model: a ModelInfo, or one MtError that names
-    the problem (unknown name, missing file, older format, checksum) and how to fix it."""
+    the problem (unknown name, missing file, older format, checksum) and how to fix it. A
+    ModelInfo is refused: whoever holds one passes it down instead of resolving it again."""
     if isinstance(reference, ModelInfo):
-        return reference
+        raise TypeError(f"{reference.label} is resolved already: pass its ModelInfo down")
     if reference is None or str(reference) == "":
         return _shipped(DEFAULT_MODEL, option=option)
     text = str(reference)

@@ -17,6 +17,7 @@ from mt.data.tokenization import PLACEHOLDERS, UNK, WordPieceCodec
 from mt.errors import MtError
 from mt.export.writer import export_run
 from mt.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.models import resolve
 
 DOMAIN = [
     (f"The function number {i} returns a dictionary of keys.", f"La función {i} devuelve llaves.")
@@ -156,7 +157,7 @@ def test_runs_that_cannot_serve_are_refused(trained_run: Path, tmp_path: Path) -
     set_model(run, arch="conformer")
     cases = {run: r"run/model.json: unknown architecture 'conformer'"}
     export = tmp_path / "export"
-    export_run(trained_run, export, quantization="float32")
+    export_run(resolve(trained_run), export, quantization="float32")
     cases[export] = r"is an `mt export` directory"
     cases[tmp_path / "nothing"] = "no such model: not a model name"
     cases[tmp_path] = r"not a model directory \(no model.json\)"

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import cli_output, legacy_models, run_cli
 from documents_support import html_tags
+from mt.models import resolve
 
 RUN = legacy_models() / "run"  # the legacy run, upgraded; its export beside it
 
@@ -154,7 +155,7 @@ def test_the_model_aligner_gives_a_distribution_per_target_word() -> None:
     from mt.decode.translator import open_translator
 
     translator = open_translator(
-        RUN, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+        resolve(RUN), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
     )
     aligner = aligner_for(translator)
     assert isinstance(aligner, AttentionAligner)
@@ -178,9 +179,12 @@ def test_an_export_places_markup_with_attention_as_its_run_does(tmp_path: Path) 
     from mt.decode.translator import open_translator
 
     config = DecodeConfig(beam_size=1)
-    run = open_translator(RUN, TranslateOptions(decode=config), device="cpu")
+    run = open_translator(resolve(RUN), TranslateOptions(decode=config), device="cpu")
     export = open_translator(
-        RUN.parent / "export", TranslateOptions(decode=config), device="cpu", compute_type="float32"
+        resolve(RUN.parent / "export"),
+        TranslateOptions(decode=config),
+        device="cpu",
+        compute_type="float32",
     )
     assert isinstance(aligner_for(export), AttentionAligner)
     sources = ["Ilse likes bread, ｟1｠.", "Where is the station, Ilse?", "Does Bruno want rice?"]

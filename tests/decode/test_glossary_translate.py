@@ -11,6 +11,7 @@ from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
 from mt.decode.options import TranslateOptions
 from mt.decode.results import total
 from mt.decode.translator import open_translator
+from mt.models import resolve
 
 
 def _terms(tmp_path: Path) -> Path:
@@ -32,7 +33,7 @@ def test_translate_puts_every_term_in_the_output(trained_run: Path, tmp_path: Pa
 
 def test_each_line_keeps_its_own_glossary(trained_run: Path) -> None:
     translator = open_translator(
-        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=2)), device="cpu"
+        resolve(trained_run), TranslateOptions(decode=DecodeConfig(beam_size=2)), device="cpu"
     )
     museum = Glossary([Term("museum", "pinacoteca")])
     station = Glossary([Term("station", "apeadero")])
@@ -56,6 +57,12 @@ def test_evaluate_reads_the_glossary_and_a_bad_file_is_one_line(
 
 def test_placeholders_are_used_only_when_both_vocabularies_hold_them(trained_run: Path) -> None:
     options = TranslateOptions(decode=DecodeConfig(beam_size=1))
-    assert open_translator(trained_run, options, device="cpu").model.term_stand_ins == PLACEHOLDERS
+    assert (
+        open_translator(resolve(trained_run), options, device="cpu").model.term_stand_ins
+        == PLACEHOLDERS
+    )
     legacy = legacy_models() / "run"  # made before the tokens
-    assert open_translator(legacy, options, device="cpu").model.term_stand_ins == NAME_STAND_INS
+    assert (
+        open_translator(resolve(legacy), options, device="cpu").model.term_stand_ins
+        == NAME_STAND_INS
+    )

@@ -24,7 +24,7 @@ from mt.decode.results import total
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
-from mt.models import read_train_config
+from mt.models import read_train_config, resolve
 from placeholder_support import placeholder_codec
 
 LEGACY_RUN = legacy_models() / "run"
@@ -53,7 +53,7 @@ def echo_translator(
     """A Translator whose model has placeholder tokens and copies its source (or answers
     `answer`); the list gets each text the model was given."""
     options = TranslateOptions(decode=DecodeConfig(beam_size=1))
-    loaded = open_translator(trained_run, options, device="cpu").run
+    loaded = open_translator(resolve(trained_run), options, device="cpu").run
     codec = placeholder_codec([text for pair in invented_pairs() for text in pair], 300)
     run = dataclasses.replace(loaded, source=codec, target=codec)
     engine = EchoEngine(codec, answer)
@@ -80,14 +80,16 @@ def test_a_span_the_model_loses_is_put_back_and_counted(trained_run: Path) -> No
 
 def test_a_model_without_tokens_keeps_its_stand_ins_and_refuses_keep() -> None:
     translator = open_translator(
-        LEGACY_RUN, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+        resolve(LEGACY_RUN), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
     )
     assert not translator.model.span_tokens
     masked = translator.pipeline.mask.apply("Zbigniew likes 4817 cats.", None)
     assert masked.text == "Tom likes Mary cats."
     with pytest.raises(MtError, match="--keep needs a model whose tokenizers have placeholder"):
         open_translator(
-            LEGACY_RUN, TranslateOptions(decode=DecodeConfig(), keep=("Ilse",)), device="cpu"
+            resolve(LEGACY_RUN),
+            TranslateOptions(decode=DecodeConfig(), keep=("Ilse",)),
+            device="cpu",
         )
 
 
@@ -134,7 +136,7 @@ def test_a_model_trained_with_placeholders_copies_unseen_numbers_and_names(
 ) -> None:
     assert read_train_config(placeholder_run)[0].placeholders == PLACEHOLDER_RATE
     translator = open_translator(
-        placeholder_run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+        resolve(placeholder_run), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
     )
     lines = ["I have 4817 books.", "It's 10:45 already.", "Where is the museum, Zbigniew?"]
     spans = ["4817", "10:45", "Zbigniew"]

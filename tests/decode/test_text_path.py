@@ -20,6 +20,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.segment import segment
 from mt.decode.translator import open_translator
+from mt.models import resolve
 
 SENTENCES = ["Ilse likes bread.", "Does Bruno want soup?", "Thank you, Nadia!"]
 
@@ -27,7 +28,9 @@ SENTENCES = ["Ilse likes bread.", "Does Bruno want soup?", "Thank you, Nadia!"]
 @pytest.fixture(scope="module")
 def translator(trained_run: Path):
     return open_translator(
-        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=3, n_best=3)), device="cpu"
+        resolve(trained_run),
+        TranslateOptions(decode=DecodeConfig(beam_size=3, n_best=3)),
+        device="cpu",
     )
 
 
@@ -48,7 +51,7 @@ def test_lines_and_blank_lines_keep_their_places(translator) -> None:
 
 
 def test_no_split_translates_the_line_as_one_piece(trained_run: Path) -> None:
-    whole = open_translator(trained_run, TranslateOptions(split=False), device="cpu")
+    whole = open_translator(resolve(trained_run), TranslateOptions(split=False), device="cpu")
     (translation,) = whole.translate([" ".join(SENTENCES)])
     assert translation.pieces == 1
 
@@ -143,7 +146,9 @@ def test_a_live_pipe_answers_each_line_before_the_next_is_written(trained_run: P
         process.wait()
     expected = [
         t.text
-        for t in open_translator(trained_run, TranslateOptions(), device="cpu").translate(SENTENCES)
+        for t in open_translator(resolve(trained_run), TranslateOptions(), device="cpu").translate(
+            SENTENCES
+        )
     ]
     assert [a.decode().rstrip("\n") for a in answers] == expected
 
@@ -158,7 +163,7 @@ TLDR_LINE = (
 @pytest.fixture(scope="module")
 def greedy() -> object:
     return open_translator(
-        LEGACY_RUN, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+        resolve(LEGACY_RUN), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
     )
 
 

@@ -16,6 +16,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
 from mt.errors import MtError
+from mt.models import resolve
 from mt.text.lexicon import read_lexicon
 
 
@@ -42,7 +43,7 @@ def test_an_output_file_gets_the_permissions_of_the_umask(tmp_path: Path) -> Non
 
 def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -> None:
     translator = open_translator(
-        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+        resolve(trained_run), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
     )
     clean = "Thank you, Ilse!"
     dirty = "  Thank\u200b you,\u00a0Ilse!\x07 "
@@ -52,7 +53,7 @@ def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -
 
 def test_a_run_brings_the_lexicon_of_its_training_part(trained_run: Path) -> None:
     translator = open_translator(
-        trained_run, TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+        resolve(trained_run), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
     )
     lexicon = translator.model.name_rule.lexicon
     assert lexicon == read_lexicon(trained_run / "lexicon.tsv") and lexicon.pairs > 100
@@ -66,9 +67,9 @@ def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None
 
     assert read_word_stats(trained_run / "words.tsv").sentences > 100  # copied from prepare
     config = DecodeConfig(beam_size=1)
-    on = open_translator(trained_run, TranslateOptions(decode=config), device="cpu")
+    on = open_translator(resolve(trained_run), TranslateOptions(decode=config), device="cpu")
     off = open_translator(
-        trained_run, TranslateOptions(decode=config, normalize=False), device="cpu"
+        resolve(trained_run), TranslateOptions(decode=config, normalize=False), device="cpu"
     )
     assert on.pipeline.segment.normalise == on.model.normalise
     assert "normalizer" not in vars(on.model)  # a careful line never reads the word statistics

@@ -27,6 +27,7 @@ from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
 from mt.files import CHECKSUMS
 from mt.model.rundir import LoadedRun, load_run, save_weights
+from mt.models import resolve
 
 pytest.importorskip("ctranslate2")
 
@@ -75,7 +76,7 @@ def post_norm(corpus_root: Path) -> Path:
 @pytest.fixture(scope="module")
 def float32_export(trained: Path) -> Path:
     out = trained.with_name(trained.name + "-float32")
-    export_run(trained, out, quantization="float32")
+    export_run(resolve(trained), out, quantization="float32")
     return out
 
 
@@ -87,8 +88,8 @@ def _sentences(run: LoadedRun) -> list:
 
 
 def _both(trained: Path, export: Path) -> tuple[TorchEngine, ExportedRun, list]:
-    run = load_run(trained, "best", CPU)
-    exported = open_exported(export, device="cpu", threads=1, compute_type="default")
+    run = load_run(resolve(trained), "best", CPU)
+    exported = open_exported(resolve(export), device="cpu", threads=1, compute_type="default")
     return TorchEngine(run.model, CPU), exported, _sentences(run)
 
 
@@ -133,13 +134,13 @@ def test_banned_labels_are_never_chosen_and_scores_stay_unnormalised(
     """A model pushed to prefer [PAD], which mt bans without renormalising. Greedy search must
     still match mt exactly; beam search may rank differently once the ban matters (CTranslate2's
     suppression renormalises), but never emits a banned label and reports true log-probs."""
-    run = load_run(trained, "best", CPU)
+    run = load_run(resolve(trained), "best", CPU)
     with torch.no_grad():
         run.model.projection.bias[PAD] += 12.0
     biased = tmp_path / "biased"
     shutil.copytree(trained, biased)
     save_weights(biased / "best.safetensors", run.model)
-    export_run(biased, tmp_path / "biased-export", quantization="float32")
+    export_run(resolve(biased), tmp_path / "biased-export", quantization="float32")
     torch_engine, exported, sentences = _both(biased, tmp_path / "biased-export")
     _compare(torch_engine, exported.engine, sentences[:40], DecodeConfig(beam_size=1))
     beams = exported.engine.search(sentences[:40], DecodeConfig(beam_size=5, n_best=5))
@@ -161,11 +162,13 @@ def _log_prob(model: torch.nn.Module, source, tokens: tuple[int, ...]) -> float:
 
 def test_int8_keeps_bleu_and_finite_scores(trained: Path, float32_export: Path) -> None:
     int8 = trained.with_name(trained.name + "-int8")
-    export_run(trained, int8, quantization="int8", force=True)
+    export_run(resolve(trained), int8, quantization="int8", force=True)
     english, spanish = [en for en, _ in invented_pairs()], [[es] for _, es in invented_pairs()]
     bleu = {}
     for name, directory in (("float32", float32_export), ("int8", int8)):
-        exported = open_exported(directory, device="cpu", threads=1, compute_type="default")
+        exported = open_exported(
+            resolve(directory), device="cpu", threads=1, compute_type="default"
+        )
         translator = translator_for(exported, TranslateOptions(normalize=False), CPU)
         translations = list(translator.translate(english))
         assert all(math.isfinite(t.hypotheses[0][1]) for t in translations)
@@ -306,7 +309,7 @@ def test_failed_export_leaves_nothing_and_keeps_the_old_one(
 def test_missing_ctranslate2_is_one_clear_line(
     post_norm: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    export_run(post_norm, tmp_path / "export")
+    export_run(resolve(post_norm), tmp_path / "export")
     monkeypatch.setitem(sys.modules, "ctranslate2", None)  # `import ctranslate2` now fails
     output = cli_output("export", post_norm, "--out", tmp_path / "out", code=1)
     assert "needs the ctranslate2 package: pip install 'ctranslate2>=4.5'" in output

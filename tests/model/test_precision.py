@@ -35,7 +35,7 @@ from mt.model.precision import (
 from mt.model.precision import busy_machine as real_busy_machine
 from mt.model.probes import probe_decoding, probe_training
 from mt.model.transformer import make_model
-from mt.models import read_train_config
+from mt.models import read_train_config, resolve
 from mt.train.launch import train_run
 from mt.train.reporting import SilentReporter
 from mt.train.trainer import Trainer
@@ -250,7 +250,7 @@ def test_the_real_probes_leave_the_model_and_the_random_state_as_they_were() -> 
 
 def test_decoding_in_bf16_computes_in_bf16(trained_run: Path) -> None:
     translator = open_translator(
-        trained_run, TranslateOptions(decode=DecodeConfig(precision="bf16")), device="cpu"
+        resolve(trained_run), TranslateOptions(decode=DecodeConfig(precision="bf16")), device="cpu"
     )
     dtypes: set[torch.dtype] = set()
     for module in translator.run.model.modules():
@@ -395,7 +395,7 @@ def test_an_uncached_auto_decodes_in_fp32_and_probes_after_enough_sentences(
     monkeypatch.setattr(engine, "probe_decoding", probe)
     monkeypatch.setattr(engine, "PROBE_AFTER", 4)
     options = TranslateOptions(decode=DecodeConfig(beam_size=1, precision="auto", batch_size=2))
-    translator = open_translator(trained_run, options, device="cpu")
+    translator = open_translator(resolve(trained_run), options, device="cpu")
     assert translator.engine.precision == "fp32" and "probed after 4 sentences" in (
         translator.precision_reason
     )

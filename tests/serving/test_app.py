@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
+from mt.models import resolve
 from mt.serving.detect import detected_language
 from mt.serving.limits import Limits
 from serve_support import DECODE, ScriptedTranslator, model_app, scripted_app, wait_healthy
@@ -28,7 +29,9 @@ def client(trained_run: Path):
 @pytest.fixture(scope="module")
 def direct(trained_run: Path):
     """The same run opened as `mt translate` opens it, for comparison."""
-    translator = open_translator(trained_run, TranslateOptions(decode=DECODE), device="cpu")
+    translator = open_translator(
+        resolve(trained_run), TranslateOptions(decode=DECODE), device="cpu"
+    )
     return lambda lines: [t.text for t in translator.translate(lines)]
 
 
@@ -62,7 +65,9 @@ def test_translate_a_string_gives_what_mt_translate_gives(client, direct) -> Non
 def test_a_text_has_its_least_confident_line_confidence_and_all_flags(
     client, trained_run: Path
 ) -> None:
-    translator = open_translator(trained_run, TranslateOptions(decode=DECODE), device="cpu")
+    translator = open_translator(
+        resolve(trained_run), TranslateOptions(decode=DECODE), device="cpu"
+    )
     lines = ["Where is the museum, Nadia?", "Je voudrais un café, s'il vous plaît."]
     judged = list(translator.translate(lines))
     response = client.post("/translate", json={"q": ["\n".join(lines), lines[0]]})
@@ -323,7 +328,7 @@ def test_an_exported_directory_is_served_like_a_run(trained_run: Path, tmp_path:
 
     exported = tmp_path / "export"
     run_cli("export", trained_run, "--out", exported, "--quantization", "float32")
-    opened = open_translator(exported, TranslateOptions(decode=DECODE), device="cpu")
+    opened = open_translator(resolve(exported), TranslateOptions(decode=DECODE), device="cpu")
     expected = [t.text for t in opened.translate(["Hi."])]
     with TestClient(model_app(exported)) as client:
         wait_healthy(client)

@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
+from mt.models import resolve
 from mt.serving.limits import Limits
 from serve_support import DECODE, model_app, threaded_server
 
@@ -132,7 +133,7 @@ def browser(tmp_path: Path) -> Iterator[DevTools]:
 
 
 def test_page_types_translates_and_shows_errors(browser: DevTools, trained_run: Path) -> None:
-    direct = open_translator(trained_run, TranslateOptions(decode=DECODE), device="cpu")
+    direct = open_translator(resolve(trained_run), TranslateOptions(decode=DECODE), device="cpu")
     first, second = "Where is the harbour, Bruno?", "I have 4 keys."
     translations = list(direct.translate([first, second]))
     expected = [t.text for t in translations]

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
+from mt.models import resolve
 from mt.serving.worker import BatchingWorker, Unavailable
 from serve_support import DECODE, ScriptedTranslator, model_app, scripted_app, wait_healthy
 
@@ -73,7 +74,7 @@ def test_concurrent_model_requests_equal_one_by_one(trained_run: Path) -> None:
         "It's 7:45 already.",
         "Thank you, Oskar!",
     ] * 2
-    direct = open_translator(trained_run, TranslateOptions(decode=DECODE), device="cpu")
+    direct = open_translator(resolve(trained_run), TranslateOptions(decode=DECODE), device="cpu")
     expected = [t.text for t in direct.translate(sentences)]
     with TestClient(model_app(trained_run)) as client, ThreadPoolExecutor(len(sentences)) as pool:
         wait_healthy(client)

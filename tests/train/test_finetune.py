@@ -23,7 +23,7 @@ from mt.data.prepared_dir import load_prepared
 from mt.errors import MtError
 from mt.files import BEST_WEIGHTS, MODEL_JSON
 from mt.model.rundir import load_run
-from mt.models import read_lineage, read_model_config, read_train_config
+from mt.models import read_lineage, read_model_config, read_train_config, resolve
 from mt.train.finetune import rehearsal
 from mt.train.launch import train_data, train_run
 from mt.train.trainer import Trainer
@@ -73,11 +73,11 @@ def test_fine_tuning_starts_from_exactly_the_base_weights(
 
     monkeypatch.setattr(Trainer, "train", stop_before_the_first_step)
     train_run(prepared=domain, out=tmp_path / "ft", init_from=trained_run, changes=TINY)
-    base = load_run(trained_run).model.state_dict()
+    base = load_run(resolve(trained_run)).model.state_dict()
     weights = seen["weights"]
     assert weights.keys() == base.keys()
     assert all(torch.equal(weights[name], base[name]) for name in base)
-    base_loss = seen["selection"].score(load_run(trained_run).model).loss
+    base_loss = seen["selection"].score(load_run(resolve(trained_run)).model).loss
     assert seen["loss"] == base_loss  # the step-0 loss is the base model's, exactly
 
     # The same model trained from scratch starts elsewhere: the checks above can fail.
@@ -108,8 +108,8 @@ def test_a_fine_tuned_run_records_its_lineage_trains_and_resumes(
     assert (train.warmup, train.lr_decay, train.max_steps) == (FINETUNE_WARMUP, "auto", 4)
     assert train.decays_to_budget, "with a step budget the rate falls to 0 at its end"
     assert (train.batch_size, train.seed, prepared) == (16, 3, domain.resolve())
-    moved = load_run(run, checkpoint="last").model.state_dict()
-    base = load_run(trained_run).model.state_dict()
+    moved = load_run(resolve(run), checkpoint="last").model.state_dict()
+    base = load_run(resolve(trained_run)).model.state_dict()
     assert not all(torch.equal(moved[name], base[name]) for name in base)
 
     resumed = train_run(resume=run, changes={"max_steps": 6})
@@ -120,7 +120,7 @@ def test_a_fine_tuned_run_records_its_lineage_trains_and_resumes(
 def test_a_grown_vocabulary_keeps_the_base_rows_and_trains(
     trained_run: Path, grown: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    prepared, base_run = load_prepared(grown), load_run(trained_run)
+    prepared, base_run = load_prepared(grown), load_run(resolve(trained_run))
     old = (base_run.config.src_vocab, base_run.config.tgt_vocab)
     new = (prepared.source.vocab_size, prepared.target.vocab_size)
     assert new[0] > old[0] and new[1] > old[1]
@@ -161,7 +161,7 @@ def test_a_grown_vocabulary_keeps_the_base_rows_and_trains(
     lineage = read_lineage(run)["init_from"]
     assert lineage["vocabulary"] == {"source": [old[0], new[0]], "target": [old[1], new[1]]}
     assert lineage["sha256"] == file_sha256(trained_run / BEST_WEIGHTS)
-    trained = load_run(run, checkpoint="last")
+    trained = load_run(resolve(run), checkpoint="last")
     text = "Type <b>7</b> | {x}."
     assert trained.source.decode(trained.source.encode(text)) == text
     assert train_run(resume=run, changes={"max_steps": 6}).steps == 6

@@ -81,8 +81,10 @@ def backtranslate(
                 sampling_temperature=sampling_temperature, seed=seed, batch_size=batch_size,
             )  # fmt: skip
             model, files = files[0], files[1:]
+            from mt.models import resolve
+
             translator = ModelEngine(
-                model, config, device=device, threads=threads, compute_type=compute_type
+                resolve(model), config, device=device, threads=threads, compute_type=compute_type
             )
             search = config.to_dict()
         filters = SentenceFilters(

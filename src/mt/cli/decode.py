@@ -316,6 +316,7 @@ def evaluate(
     def action() -> None:
         from mt.decode.translator import open_translator
         from mt.evaluate.evaluation import evaluate_set, evaluation_set
+        from mt.models import resolve
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")
@@ -323,8 +324,9 @@ def evaluate(
             beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
         options = translate_options(search, normalize=normalize, keep=keep, glossary=glossary)
+        info = resolve(model)
         translator = open_translator(
-            model,
+            info,
             options,
             device=device,
             checkpoint=checkpoint,
@@ -332,7 +334,7 @@ def evaluate(
             compute_type=compute_type,
         )
         test_set = evaluation_set(
-            translator.run.info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
+            info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)
         if test_set.skipped:
             say(

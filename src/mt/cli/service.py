@@ -172,9 +172,10 @@ def export(
 
     def action() -> None:
         from mt.export.writer import export_run
+        from mt.models import resolve
 
         result = export_run(
-            model, out, quantization=quantization, checkpoint=checkpoint, force=force
+            resolve(model), out, quantization=quantization, checkpoint=checkpoint, force=force
         )
         say(
             f"exported {result.model} to {result.out}: {result.quantization} weights, "

@@ -54,7 +54,7 @@ from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 from mt.decode.hypotheses import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL
-from mt.models import ModelInfo, ModelRef, OpenedModel, resolve
+from mt.models import ModelInfo, OpenedModel
 
 if TYPE_CHECKING:  # neither torch nor numpy is imported to translate with an export
     import numpy as np
@@ -327,19 +327,17 @@ def export_device(name: str) -> str:
 
 
 def open_exported(
-    reference: ModelRef,
+    info: ModelInfo,
     *,
     device: str,
     threads: int | None,
     compute_type: str,
     ct2_model: Path | None = None,
 ) -> ExportedRun:
-    """Load an export (mt.models resolves the reference and checks its files against their
-    checksums) on `device` ("cpu", "cuda") with `threads` CPU threads (default: one a
-    physical core, as torch uses). `ct2_model`: a CTranslate2 model of the run `reference` (a
-    shipped model's int8 copy, mt.export.int8_copy), searched with the run's tokenizers and
-    tables."""
-    info = resolve(reference)
+    """Load an export (its files were checked against their checksums when it was resolved) on
+    `device` ("cpu", "cuda") with `threads` CPU threads (default: one a physical core, as torch
+    uses). `ct2_model`: a CTranslate2 model of the run `info` (a shipped model's int8 copy,
+    mt.export.int8_copy), searched with the run's tokenizers and tables."""
     if info.kind != "export" and ct2_model is None:
         raise MtError(f"{info.label}: not an `mt export` directory (a run: open it with load_run)")
     directory = info.directory

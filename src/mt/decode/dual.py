@@ -23,7 +23,7 @@ from mt.decode.engine import open_run
 from mt.errors import MtError
 from mt.model.devices import resolve_device
 from mt.model.rundir import LoadedRun
-from mt.models import ModelRef, resolve
+from mt.models import ModelInfo
 from mt.text.cleaning import clean_text
 
 BATCH = 64
@@ -32,8 +32,7 @@ BATCH = 64
 class ReverseScorer:
     """A Spanish→English run or export, scoring English sources given Spanish translations."""
 
-    def __init__(self, reference: ModelRef, *, device: str = "cpu", threads: int | None = None):
-        info = resolve(reference)
+    def __init__(self, info: ModelInfo, *, device: str = "cpu", threads: int | None = None):
         if not info.direction.reverse:
             raise MtError(
                 f"{info.label} translates English→Spanish; the dual score needs a Spanish→English "

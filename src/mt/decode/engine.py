@@ -28,7 +28,7 @@ from mt.model.loss import evaluate_teacher_forced
 from mt.model.precision import ProbeResult, autocast, resolve_precision
 from mt.model.probes import known_decoding, probe_decoding
 from mt.model.rundir import LoadedRun
-from mt.models import ModelRef, resolve
+from mt.models import ModelInfo
 
 
 class TeacherForcedScores(Protocol):
@@ -154,19 +154,18 @@ def attention_engine(run: LoadedRun | ExportedRun, device: torch.device) -> Atte
 
 
 def open_run(
-    reference: ModelRef,
+    info: ModelInfo,
     *,
     checkpoint: str = "best",
     device: torch.device,
     threads: int | None = None,
     compute_type: str = "default",
 ) -> LoadedRun | ExportedRun:
-    """A LoadedRun, or an ExportedRun for an `mt export`; `reference` is resolved by mt.models
-    (a name, a directory, or a ModelInfo already resolved). `threads` sets torch's or
+    """A LoadedRun, or an ExportedRun for an `mt export`; `info` is the model its caller
+    resolved (mt.models.resolve). `threads` sets torch's or
     CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
-    info = resolve(reference)
     if info.kind == "export":
         from mt.decode.ct2_engine import open_exported
 

@@ -27,12 +27,11 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import IO, Protocol
 
 from mt.config import DecodeConfig
 from mt.errors import MtError
-from mt.models import resolve
+from mt.models import ModelInfo
 
 Pair = tuple[str, str]  # (spanish, english)
 MAX_IN_FLIGHT = 100_000  # sentences given to a command and not answered yet (about 20 MB)
@@ -175,7 +174,7 @@ class ModelEngine:
 
     def __init__(
         self,
-        model_dir: Path,
+        info: ModelInfo,
         config: DecodeConfig,
         *,
         device: str = "auto",
@@ -186,7 +185,6 @@ class ModelEngine:
         from mt.decode.options import TranslateOptions
         from mt.decode.translator import open_translator
 
-        info = resolve(model_dir)
         if not info.direction.reverse:
             raise MtError(
                 f"{info.label} translates English→Spanish; back-translation needs a "

@@ -21,7 +21,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
 from mt.errors import MtError
-from mt.models import ModelRef, resolve
+from mt.models import ModelInfo
 from mt.quality.confidence import Calibration, Uncalibrated
 
 if TYPE_CHECKING:  # an export translates without torch (open_translator)
@@ -99,7 +99,7 @@ class Translator:
 
 
 def open_translator(
-    reference: ModelRef,
+    info: ModelInfo,
     options: TranslateOptions,
     *,
     device: str = "auto",
@@ -108,14 +108,13 @@ def open_translator(
     compute_type: str = "default",
     ct2_model: Path | None = None,
 ) -> Translator:
-    """The one way callers (CLI, server, benchmarks) open a model for translation: a shipped
-    model's name, a run directory, an `mt export` directory (searched with CTranslate2, whose
-    `compute_type` applies) or a ModelInfo; None is the shipped default. `threads` sets the CPU
+    """The one way callers (CLI, server, API, benchmarks) open a model for translation, resolved
+    by them (mt.models.resolve): a run, or an `mt export` (searched with CTranslate2, whose
+    `compute_type` applies). `threads` sets the CPU
     threads of either engine. An export is opened without importing torch, and so is a run
     searched by its CTranslate2 copy `ct2_model` (a shipped model's, mt.export.int8_copy)."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
-    info = resolve(reference)
     if info.kind == "export" or ct2_model is not None:
         from mt.decode.ct2_engine import export_device, open_exported
 

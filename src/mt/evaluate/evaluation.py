@@ -18,7 +18,7 @@ from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.model.rundir import LoadedRun
-from mt.models import ModelRef, resolve
+from mt.models import ModelInfo
 
 
 @dataclass
@@ -121,7 +121,7 @@ def evaluate_set(
 
 
 def evaluation_set(
-    reference: ModelRef,
+    info: ModelInfo,
     split: str,
     *,
     tsv: Path | None = None,
@@ -133,14 +133,13 @@ def evaluation_set(
     if tsv is not None and (source is not None or references):
         raise MtError("give either --tsv or --src/--ref, not both")
     if tsv is not None:  # english<TAB>spanish, whichever way the run translates
-        return read_tsv_set(tsv, skip_bad=skip_bad, reverse=resolve(reference).direction.reverse)
+        return read_tsv_set(tsv, skip_bad=skip_bad, reverse=info.direction.reverse)
     if source is not None:
         return read_aligned_set(source, references or [], skip_bad=skip_bad)
     if references:
         raise MtError("--ref needs --src, the source file its lines translate")
     if split not in ("test", "selection"):
         raise MtError(f"--split must be test or selection, got {split!r}")
-    info = resolve(reference)
     if info.read_only and not info.prepared.is_dir():
         raise MtError(
             f"{info.label} was trained on data that is not installed with it: score a file with "

@@ -52,7 +52,7 @@ from mt.files import (
 )
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits, check_vocabularies
-from mt.models import ModelInfo, ModelRef, is_export, resolve
+from mt.models import ModelInfo, is_export
 
 QUANTIZATIONS = ("int8", "int8_float32", "int16", "float16", "float32")
 
@@ -68,7 +68,7 @@ class ExportResult:
 
 
 def export_run(
-    reference: ModelRef,
+    info: ModelInfo,
     out: Path,
     *,
     quantization: str = "int8",
@@ -82,7 +82,6 @@ def export_run(
         raise MtError(
             f"--quantization must be one of {', '.join(QUANTIZATIONS)}, got {quantization!r}"
         )
-    info = resolve(reference)
     if info.kind == "export":
         raise MtError(f"{info.label}: this is an `mt export` already; give the run it came from")
     weights_path = info.weights(checkpoint)

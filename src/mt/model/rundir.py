@@ -32,7 +32,7 @@ from mt.files import (
 )
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.transformer import make_model
-from mt.models import ModelInfo, ModelRef, OpenedModel, resolve
+from mt.models import ModelInfo, OpenedModel
 
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
@@ -120,11 +120,10 @@ def check_vocabularies(
 
 
 def load_run(
-    reference: ModelRef, checkpoint: str = "best", device: torch.device | None = None
+    info: ModelInfo, checkpoint: str = "best", device: torch.device | None = None
 ) -> LoadedRun:
     """Rebuild a model from its run directory alone (a shipped model is one); a missing or
     mismatched part is an MtError."""
-    info = resolve(reference)
     if info.kind != "run":
         raise MtError(
             f"{info.label}: this is an `mt export` directory (a CTranslate2 model), not a run"

@@ -30,7 +30,7 @@ from mt.files import (
     write_json,
 )
 from mt.model.rundir import load_run, save_weights
-from mt.models import ship_configs, shipped_root
+from mt.models import resolve, ship_configs, shipped_root
 
 COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, WORD_STATS)
 OPTIONAL = (CALIBRATION_JSON, METRICS_CSV)
@@ -39,7 +39,7 @@ OPTIONAL = (CALIBRATION_JSON, METRICS_CSV)
 def ship_run(run_dir: Path, name: str, *, root: Path | None = None) -> Path:
     """Write `run_dir`'s best weights and tables as the shipped model `name`; returns its folder.
     An earlier version of the same name is replaced only once the new one is complete."""
-    loaded = load_run(run_dir)  # refused here if incomplete, damaged or of an older format
+    loaded = load_run(resolve(run_dir))  # refused here if incomplete, damaged or of an older format
     folder = (root or shipped_root()) / name
     tmp = folder.with_name(f".{name}.shipping")
     shutil.rmtree(tmp, ignore_errors=True)

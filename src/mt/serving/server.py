@@ -20,7 +20,7 @@ import uvicorn
 from mt.decode.glossary import Glossary
 from mt.decode.options import TranslateOptions
 from mt.errors import MtError
-from mt.models import ModelRef, resolve
+from mt.models import ModelInfo
 from mt.serving.app import Service, create_app
 from mt.serving.limits import Limits
 
@@ -63,7 +63,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(
-    reference: ModelRef,
+    model: ModelInfo,
     *,
     host: str,
     port: int,
@@ -90,7 +90,6 @@ def serve(
     decode = options.decode
 
     _check_serving(host, api_key, warn)
-    model = resolve(reference)  # a bad reference is refused before the port is taken
     threads = threads or default_threads()
     sock = listen(host, port)
     bound_port = sock.getsockname()[1]
