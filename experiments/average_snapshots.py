@@ -27,7 +27,7 @@ from mt.model.devices import resolve_device
 from mt.model.loss import evaluate_teacher_forced
 from mt.model.rundir import model_tensors
 from mt.model.transformer import make_model
-from mt.models import read_model_config, read_train_config
+from mt.modelinfo import read_model_config, read_train_config
 from mt.train.selection import average_weights
 
 STEP = re.compile(r"step-(\d+)\.safetensors$")

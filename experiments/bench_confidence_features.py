@@ -58,7 +58,7 @@ from mt.evaluate.calibrate import (
     sentence_chrf,
 )
 from mt.model.probes import model_mode
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.quality.confidence import FEATURES, MONOTONE, fit_logistic
 from mt.text.cleaning import clean_text
 

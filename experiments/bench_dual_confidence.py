@@ -28,7 +28,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import sentence_chrf
 from mt.evaluate.testsets import read_tsv_set
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.quality.confidence import FEATURES, MONOTONE, dual_adequacy, fit_logistic
 
 SETS = {

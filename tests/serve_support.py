@@ -18,7 +18,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.serving.app import create_app
 from mt.serving.limits import Limits
 

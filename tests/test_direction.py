@@ -23,7 +23,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.direction import FORWARD, REVERSE, direction_of
 from mt.errors import MtError
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
 from mt.text.lexicon import read_lexicon
 from serve_support import model_app, wait_healthy

@@ -25,7 +25,7 @@ from mt import atomic
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.train import trainer as train_module
 from mt.train.launch import start_training
 from mt.train.reporting import SilentReporter

@@ -18,7 +18,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.direction import FORWARD
-from mt.models import CARD_JSON, CARD_MD, DEFAULT_MODEL, resolve, shipped_names
+from mt.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, resolve, shipped_names
 from serve_support import free_port, wait_healthy
 
 GREEDY = {

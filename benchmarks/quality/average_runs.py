@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchmarks import harness
 from mt.model.checkpoint import load_tensors, save_tensors
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 
 def main(argv: list[str] | None = None) -> int:

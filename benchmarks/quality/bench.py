@@ -30,7 +30,7 @@ from mt.evaluate.evaluation import evaluate_run
 from mt.files import read_metrics
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.train.launch import start_training
 
 THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}

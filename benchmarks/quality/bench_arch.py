@@ -30,7 +30,7 @@ from mt.evaluate.evaluation import evaluate_run
 from mt.files import read_metrics
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.train.launch import start_training
 
 ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}

@@ -31,7 +31,7 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 HELD_OUT_TATOEBA = 1000
 """runs/model-parts' parts start with this many Tatoeba pairs (mt.recipes.model_parts)."""

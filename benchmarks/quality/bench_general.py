@@ -40,7 +40,7 @@ from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.recipes.domain_split import split_parts
 from mt.recipes.general_split import pairs_of
 

@@ -35,7 +35,7 @@ from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.models import read_train_config, resolve
+from mt.modelinfo import read_train_config, resolve
 from mt.serving.server import default_threads
 
 HOST = "127.0.0.1"

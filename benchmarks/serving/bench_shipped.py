@@ -42,7 +42,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
-from mt.models import ModelInfo, resolve
+from mt.modelinfo import ModelInfo, resolve
 
 PROBE = "The committee approved the report on Tuesday."
 CASUAL = "where is teh train station"

@@ -26,7 +26,7 @@ from mt.config import DecodeConfig
 from mt.data.readers.streams import iter_lines, open_binary
 from mt.decode.backtranslate import Progress, SentenceFilters, backtranslate, sentence_stream
 from mt.decode.line_engines import CommandEngine, ModelEngine
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 
 def head_lines(source: Path, lines: int, out: Path) -> Path:

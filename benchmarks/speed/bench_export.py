@@ -40,7 +40,7 @@ from mt.decode.results import total
 from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 CPU = torch.device("cpu")
 SEARCHES = {"greedy": 1, "beam 5": 5}

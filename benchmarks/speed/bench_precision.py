@@ -39,7 +39,7 @@ from mt.evaluate.testsets import EvaluationSet
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.train.trainer import learning_rate
 
 CPU = torch.device("cpu")

@@ -29,7 +29,7 @@ from mt.evaluate.scores import corpus_scores
 from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.models import read_train_config, resolve
+from mt.modelinfo import read_train_config, resolve
 from mt.train.launch import start_training
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))

@@ -50,7 +50,7 @@ from mt.decode.documents.document import translate_units
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 EXPORT_MARGIN = 2.0
 """Points of "tags placed %" an export may lose against its run: int8 weights change some

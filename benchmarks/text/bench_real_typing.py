@@ -41,7 +41,7 @@ from mt.decode.run_tables import normalizer_for
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.text.casual import without_final_punctuation
 
 GAP_TARGET = 1.0

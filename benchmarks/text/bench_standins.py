@@ -46,7 +46,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.placeholders import Protectable, protect
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import read_train_config, resolve
+from mt.modelinfo import read_train_config, resolve
 from mt.text.lexicon import CAPITALISED
 
 SEARCHES = {"greedy": 1, "beam 5": 5}

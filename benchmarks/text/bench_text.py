@@ -50,7 +50,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.run_tables import word_stats_for
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.text.casual import casual_variants
 from mt.text.normalize import STEPS, Normalizer
 

@@ -40,7 +40,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import TermCounts, total
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.recipes.domain_split import is_test
 
 SEARCHES = {"greedy": 1, "beam 5": 5}

@@ -36,7 +36,7 @@ from mt.decode.results import total
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.models import read_train_config, resolve
+from mt.modelinfo import read_train_config, resolve
 from mt.recipes.domain_split import split_domain, test_pairs
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans

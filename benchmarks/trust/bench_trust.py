@@ -51,7 +51,7 @@ from mt.evaluate.calibrate import (
     save_calibration,
     sentence_chrf,
 )
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 from mt.recipes.domain_split import DOMAINS as DOMAINS_SPLIT
 from mt.recipes.domain_split import dev_pairs, test_pairs

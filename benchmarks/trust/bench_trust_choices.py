@@ -56,7 +56,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import TARGET, TARGETS, scored_sample
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.quality.confidence import Calibration, fit_calibration
 from mt.quality.flags import CopyThresholds, copy_evidence, reads_as_spanish
 

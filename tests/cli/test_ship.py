@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import mt.cli.ship
-import mt.models
+import mt.modelinfo
 from mt.cli.ship import _compute_figures, _kept_card, card_keeping
 from mt.cli.ship import app as ship_app
 from mt.errors import MtError
@@ -18,7 +18,7 @@ from mt.errors import MtError
 
 def _base_card(monkeypatch: pytest.MonkeyPatch, compute: dict[str, str]) -> None:
     cards = {"en-es-general-7": SimpleNamespace(card={"compute": compute})}
-    monkeypatch.setattr(mt.models, "resolve", lambda name: cards[name])
+    monkeypatch.setattr(mt.modelinfo, "resolve", lambda name: cards[name])
 
 
 def _continuing(name: str | None) -> SimpleNamespace:
@@ -68,7 +68,7 @@ def test_a_version_that_keeps_its_weights_repeats_their_card_s_data_and_compute(
         "en-es-general-6": SimpleNamespace(card={"data": rows, "compute": compute}),
         "bare": SimpleNamespace(card={"data": rows}),
     }
-    monkeypatch.setattr(mt.models, "resolve", lambda name: cards[name])
+    monkeypatch.setattr(mt.modelinfo, "resolve", lambda name: cards[name])
     kept = _kept_card("en-es-general-6")
     monkeypatch.setattr(mt.cli.ship, "_card", lambda info, **parts: parts)
     notes = {"machine": "the same H200", "lineage": "version 6's weights"}

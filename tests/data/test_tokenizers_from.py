@@ -17,7 +17,7 @@ from mt.data.tokenization import PLACEHOLDERS, UNK, WordPieceCodec
 from mt.errors import MtError
 from mt.export.writer import export_run
 from mt.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 DOMAIN = [
     (f"The function number {i} returns a dictionary of keys.", f"La función {i} devuelve llaves.")

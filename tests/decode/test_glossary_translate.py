@@ -11,7 +11,7 @@ from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
 from mt.decode.options import TranslateOptions
 from mt.decode.results import total
 from mt.decode.translator import open_translator
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 
 def _terms(tmp_path: Path) -> Path:

@@ -24,7 +24,7 @@ from mt.decode.results import total
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
-from mt.models import read_train_config, resolve
+from mt.modelinfo import read_train_config, resolve
 from placeholder_support import placeholder_codec
 
 LEGACY_RUN = legacy_models() / "run"

@@ -20,7 +20,7 @@ from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.segment import segment
 from mt.decode.translator import open_translator
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 SENTENCES = ["Ilse likes bread.", "Does Bruno want soup?", "Thank you, Nadia!"]
 

@@ -16,7 +16,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
 from mt.errors import MtError
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.text.lexicon import read_lexicon
 
 

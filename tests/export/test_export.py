@@ -27,7 +27,7 @@ from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
 from mt.files import CHECKSUMS
 from mt.model.rundir import LoadedRun, load_run, save_weights
-from mt.models import resolve
+from mt.modelinfo import resolve
 
 pytest.importorskip("ctranslate2")
 

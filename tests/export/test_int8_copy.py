@@ -20,7 +20,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.export.int8_copy import COPY, STAMP, int8_copy
 from mt.model.ship import ship_run
-from mt.models import DEFAULT_MODEL, resolve
+from mt.modelinfo import DEFAULT_MODEL, resolve
 
 DEFAULTS = {"precision": "auto", "device": "auto", "checkpoint": "best", "compute_type": "default"}
 
@@ -30,7 +30,7 @@ def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) 
     """The tiny run shipped as the default model, with a user folder of this test's own."""
     root = tmp_path / "shipped"
     ship_run(trained_run, DEFAULT_MODEL, root=root)
-    monkeypatch.setattr("mt.models.shipped_root", lambda: root)
+    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
     monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
     return root / DEFAULT_MODEL
 

@@ -35,7 +35,7 @@ from mt.model.precision import (
 from mt.model.precision import busy_machine as real_busy_machine
 from mt.model.probes import probe_decoding, probe_training
 from mt.model.transformer import make_model
-from mt.models import read_train_config, resolve
+from mt.modelinfo import read_train_config, resolve
 from mt.train.launch import train_run
 from mt.train.reporting import SilentReporter
 from mt.train.trainer import Trainer

@@ -18,7 +18,7 @@ from mt.config import ModelConfig, TrainConfig
 from mt.errors import MtError
 from mt.model import upgrade
 from mt.model.upgrade import give_tables, upgrade_directory
-from mt.models import read_model_config, read_train_config
+from mt.modelinfo import read_model_config, read_train_config
 from mt.text.lexicon import (
     NO_LEXICON,
     Lexicon,

@@ -22,7 +22,7 @@ from websockets.sync.client import connect
 
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.serving.limits import Limits
 from serve_support import DECODE, model_app, threaded_server
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.models import resolve
+from mt.modelinfo import resolve
 from mt.serving.worker import BatchingWorker, Unavailable
 from serve_support import DECODE, ScriptedTranslator, model_app, scripted_app, wait_healthy
 

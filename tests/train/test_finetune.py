@@ -23,7 +23,7 @@ from mt.data.prepared_dir import load_prepared
 from mt.errors import MtError
 from mt.files import BEST_WEIGHTS, MODEL_JSON
 from mt.model.rundir import load_run
-from mt.models import read_lineage, read_model_config, read_train_config, resolve
+from mt.modelinfo import read_lineage, read_model_config, read_train_config, resolve
 from mt.train.finetune import rehearsal
 from mt.train.launch import train_data, train_run
 from mt.train.trainer import Trainer

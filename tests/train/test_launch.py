@@ -26,7 +26,7 @@ from mt.files import (
     TRAIN_JSON,
     WORD_STATS,
 )
-from mt.models import read_model_config, read_train_config
+from mt.modelinfo import read_model_config, read_train_config
 from mt.train.launch import dry_run, train_run
 from mt.train.reporting import SilentReporter
 

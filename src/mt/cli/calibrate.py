@@ -40,7 +40,7 @@ def calibrate(
         from mt.evaluate.calibrate import calibrate, save_calibration, selection_part
 
         options = translate_options(DecodeConfig(beam_size=beam_size))
-        from mt.models import resolve
+        from mt.modelinfo import resolve
 
         info = resolve(model)
         selection = selection_part(info, data)

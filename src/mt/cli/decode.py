@@ -103,7 +103,7 @@ def translate(
     def action() -> None:
         from mt.cli.textio import write_translations
         from mt.decode.translator import open_translator
-        from mt.models import resolve
+        from mt.modelinfo import resolve
 
         search = decode_config(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
@@ -316,7 +316,7 @@ def evaluate(
     def action() -> None:
         from mt.decode.translator import open_translator
         from mt.evaluate.evaluation import evaluate_set, evaluation_set
-        from mt.models import resolve
+        from mt.modelinfo import resolve
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")

@@ -18,7 +18,7 @@ from mt.config import NORMALIZE_INPUT, DecodeConfig
 
 if TYPE_CHECKING:
     from mt.decode.options import TranslateOptions
-    from mt.models import ModelInfo
+    from mt.modelinfo import ModelInfo
 
 SEARCH = "Decoding"
 MODEL = "Model"

@@ -25,7 +25,7 @@ def models(
     """
 
     def action() -> None:
-        from mt.models import DEFAULT_MODEL, local_models, resolve, shipped_names
+        from mt.modelinfo import DEFAULT_MODEL, local_models, resolve, shipped_names
 
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("model", "kind", "direction", "summary"):

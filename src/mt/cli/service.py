@@ -89,7 +89,7 @@ def serve(
     """
 
     def action() -> None:
-        from mt.models import resolve
+        from mt.modelinfo import resolve
         from mt.serving.limits import Limits
         from mt.serving.server import serve as run_server
 
@@ -172,7 +172,7 @@ def export(
 
     def action() -> None:
         from mt.export.writer import export_run
-        from mt.models import resolve
+        from mt.modelinfo import resolve
 
         result = export_run(
             resolve(model), out, quantization=quantization, checkpoint=checkpoint, force=force

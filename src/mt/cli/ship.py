@@ -64,7 +64,7 @@ def ship_card(
     def action() -> None:
         from mt.cards import SCORES, SPEED, render_card
         from mt.model.ship import seal
-        from mt.models import resolve
+        from mt.modelinfo import resolve
 
         if (data is None) == (weights_of is None):
             raise MtError("give the training data as --data DIR or --weights-of NAME (one of them)")
@@ -185,7 +185,7 @@ def _compute_figures(info, last: dict[str, float], gpu: str | None) -> dict[str,
 def chain_before(info) -> tuple[float, float]:
     """(CPU-hours, GPU-minutes) of the shipped model this version continued from (its train.json
     lineage, `--init-from NAME`) and of the versions before it, read from that model's card."""
-    from mt.models import resolve
+    from mt.modelinfo import resolve
 
     base = info.lineage.get("init_from", {}).get("run")
     if not base:
@@ -213,7 +213,7 @@ def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[
 def _kept_card(name: str) -> dict[str, Any]:
     """The card of the shipped model whose weights a version keeps; it must list its training
     data and compute."""
-    from mt.models import resolve
+    from mt.modelinfo import resolve
 
     card = resolve(name).card
     if not card.get("data") or not card.get("compute"):

@@ -54,7 +54,7 @@ from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 from mt.decode.hypotheses import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
 from mt.files import CT2_MODEL
-from mt.models import ModelInfo, OpenedModel
+from mt.modelinfo import ModelInfo, OpenedModel
 
 if TYPE_CHECKING:  # neither torch nor numpy is imported to translate with an export
     import numpy as np

@@ -23,7 +23,7 @@ from mt.decode.engine import open_run
 from mt.errors import MtError
 from mt.model.devices import resolve_device
 from mt.model.rundir import LoadedRun
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 from mt.text.cleaning import clean_text
 
 BATCH = 64

@@ -31,7 +31,7 @@ from typing import IO, Protocol
 
 from mt.config import DecodeConfig
 from mt.errors import MtError
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 
 Pair = tuple[str, str]  # (spanish, english)
 MAX_IN_FLIGHT = 100_000  # sentences given to a command and not answered yet (about 20 MB)

@@ -21,7 +21,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
 from mt.errors import MtError
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 from mt.quality.confidence import Calibration, Uncalibrated
 
 if TYPE_CHECKING:  # an export translates without torch (open_translator)
@@ -109,7 +109,7 @@ def open_translator(
     ct2_model: Path | None = None,
 ) -> Translator:
     """The one way callers (CLI, server, API, benchmarks) open a model for translation, resolved
-    by them (mt.models.resolve): a run, or an `mt export` (searched with CTranslate2, whose
+    by them (mt.modelinfo.resolve): a run, or an `mt export` (searched with CTranslate2, whose
     `compute_type` applies). `threads` sets the CPU
     threads of either engine. An export is opened without importing torch, and so is a run
     searched by its CTranslate2 copy `ct2_model` (a shipped model's, mt.export.int8_copy)."""

@@ -20,7 +20,7 @@ import numpy as np
 from mt.data.prepared_dir import PART_FILES, read_pairs
 from mt.decode.translator import Translator
 from mt.errors import MtError
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 from mt.quality.confidence import Calibration, fit_calibration, write_calibration
 
 GOOD_CHRF = 50.0

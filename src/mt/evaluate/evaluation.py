@@ -18,7 +18,7 @@ from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.model.rundir import LoadedRun
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 
 
 @dataclass

@@ -23,7 +23,7 @@ from mt.atomic import atomic_write_text, replace_directory
 from mt.decode.ct2_engine import require_ctranslate2
 from mt.errors import MtError
 from mt.files import CHECKSUMS
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 
 COPY = "ctranslate2-int8"
 STAMP = "made-from.json"

@@ -52,7 +52,7 @@ from mt.files import (
 )
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits, check_vocabularies
-from mt.models import ModelInfo, is_export
+from mt.modelinfo import ModelInfo, is_export
 
 QUANTIZATIONS = ("int8", "int8_float32", "int16", "float16", "float32")
 

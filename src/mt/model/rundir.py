@@ -32,7 +32,7 @@ from mt.files import (
 )
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.transformer import make_model
-from mt.models import ModelInfo, OpenedModel
+from mt.modelinfo import ModelInfo, OpenedModel
 
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (

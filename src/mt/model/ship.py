@@ -4,7 +4,7 @@ What a user needs to translate, fine-tune from and check it, and nothing else: t
 stored in bfloat16 (half the bytes; every loader widens them to float32, and the dev sets say
 what the rounding costs: docs/release.md), the tokenizers, the name and word tables,
 calibration.json, model.json and train.json (its lineage kept), metrics.csv (the training
-figures `GET /model` reports), the card (mt.cards) and checksums.sha256, which mt.models checks
+figures `GET /model` reports), the card (mt.cards) and checksums.sha256, which mt.modelinfo checks
 each time the model is opened. No checkpoints, no optimizer state.
 
     python -m mt.cli.ship model runs/model --name en-es-general-7
@@ -30,7 +30,7 @@ from mt.files import (
     write_json,
 )
 from mt.model.rundir import load_run, save_weights
-from mt.models import resolve, ship_configs, shipped_root
+from mt.modelinfo import resolve, ship_configs, shipped_root
 
 COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, WORD_STATS)
 OPTIONAL = (CALIBRATION_JSON, METRICS_CSV)
@@ -57,7 +57,7 @@ def ship_run(run_dir: Path, name: str, *, root: Path | None = None) -> Path:
 def seal(folder: Path, card: dict, card_text: str) -> None:
     """Write the card (card.json and its README.md) into a shipped folder and list every file
     in checksums.sha256 again."""
-    from mt.models import CARD_JSON, CARD_MD
+    from mt.modelinfo import CARD_JSON, CARD_MD
 
     write_json(folder / CARD_JSON, card)
     atomic_write_text(folder / CARD_MD, card_text)

@@ -51,7 +51,7 @@ from mt.files import (
     read_json,
     write_json,
 )
-from mt.models import config_from, is_export, read_model_config, read_train_config
+from mt.modelinfo import config_from, is_export, read_model_config, read_train_config
 from mt.text.lexicon import NO_LEXICON, lexicon_of_part, read_lexicon, write_lexicon
 from mt.text.wordstats import (
     NO_WORD_STATS,

@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
 from mt.direction import FORWARD, LANGUAGE_NAMES, Direction
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 from mt.serving.detect import detected_languages
 from mt.serving.documents import (
     html_answer,
@@ -140,7 +140,7 @@ def create_app(
     glossaries: Mapping[str, Glossary] | None = None,
 ) -> FastAPI:
     """`load` opens the translator (in the decoding thread, so /health is 503 meanwhile);
-    `model` is what it opens (mt.models; None for a scripted translator), `decode` the
+    `model` is what it opens (mt.modelinfo; None for a scripted translator), `decode` the
     configuration it was opened with, for /model and the alternatives' bound;
     `glossaries` are those a request may name (the one named "" applies when it names none)."""
 

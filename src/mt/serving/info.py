@@ -1,4 +1,4 @@
-"""What `GET /model` says about the served model: its description (mt.models, read once at
+"""What `GET /model` says about the served model: its description (mt.modelinfo, read once at
 start), its parameters, and what its directory holds besides.
 
 The training history and evaluation files are optional and read tolerantly: an export has no
@@ -26,7 +26,7 @@ from mt.files import (
     read_json,
     read_metrics,
 )
-from mt.models import CARD_JSON, ModelInfo
+from mt.modelinfo import CARD_JSON, ModelInfo
 
 KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")

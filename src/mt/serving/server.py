@@ -20,7 +20,7 @@ import uvicorn
 from mt.decode.glossary import Glossary
 from mt.decode.options import TranslateOptions
 from mt.errors import MtError
-from mt.models import ModelInfo
+from mt.modelinfo import ModelInfo
 from mt.serving.app import Service, create_app
 from mt.serving.limits import Limits
 

@@ -54,7 +54,7 @@ def fine_tuning(
     changes: Mapping[str, object],
 ) -> FineTuning:
     """The checked starting point of a run fine-tuned from `init_from`: a run directory or a
-    shipped model's name (mt.models)."""
+    shipped model's name (mt.modelinfo)."""
     option = f"--init-from {init_from}"
     if preset:
         raise MtError(f"{option} takes its model and training settings from that run; no --preset")

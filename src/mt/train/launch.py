@@ -43,7 +43,7 @@ from mt.model.rundir import (
 )
 from mt.model.transformer import count_parameters, make_model
 from mt.model.upgrade import give_tables
-from mt.models import read_lineage, read_model_config, read_train_config, write_configs
+from mt.modelinfo import read_lineage, read_model_config, read_train_config, write_configs
 from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves

@@ -14,7 +14,7 @@ from mt.checksums import file_sha256
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
 from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
-from mt.models import ModelInfo, OpenedModel, resolve
+from mt.modelinfo import ModelInfo, OpenedModel, resolve
 
 TOKENIZER_FILES = (SOURCE_TOKENIZER, TARGET_TOKENIZER)
 

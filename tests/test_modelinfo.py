@@ -1,4 +1,4 @@
-"""mt.models: every model reference resolved in one place, and the shipped model found by name.
+"""mt.modelinfo: every model reference resolved in one place, and the shipped model found by name.
 
 The shipped model itself is tested in test_shipped.py; here a tiny run is shipped into a folder
 of the test's own, so each bad case (unknown name, damaged file, older format) can be made.
@@ -16,12 +16,12 @@ import pytest
 from mt.checksums import write_checksums
 from mt.errors import MtError
 from mt.model.ship import ship_run
-from mt.models import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
+from mt.modelinfo import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mt"
-READERS = {"mt.models", "mt.model.upgrade"}
+READERS = {"mt.modelinfo", "mt.model.upgrade"}
 """The one module that reads model.json and train.json, and `mt upgrade`, which reads the
-older formats that mt.models refuses."""
+older formats that mt.modelinfo refuses."""
 CONFIG_READERS = {"read_model_config", "read_train_config", "read_lineage"}
 RESUMING = {"mt.train.launch", "mt.model.upgrade"}
 """`mt train --resume` reads its own unfinished run (no weights yet), upgrade an older one."""
@@ -36,7 +36,7 @@ def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) 
     train = json.loads((folder / "train.json").read_text(encoding="utf-8"))
     (folder / "train.json").write_text(json.dumps({**train, "prepared": str(tmp_path / "gone")}))
     write_checksums(folder)
-    monkeypatch.setattr("mt.models.shipped_root", lambda: root)
+    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
     monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
     return root / DEFAULT_MODEL
 
@@ -52,7 +52,7 @@ def test_no_module_but_mt_models_reads_model_or_train_json() -> None:
         module = _module(path)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "mt.models":
+            if isinstance(node, ast.ImportFrom) and node.module == "mt.modelinfo":
                 names = {alias.name for alias in node.names} & CONFIG_READERS
                 if names and module not in RESUMING | READERS:
                     offenders.append(f"{module}:{node.lineno} imports {sorted(names)}")
