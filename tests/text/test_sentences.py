@@ -3,6 +3,8 @@ pysbd would cut it; any other line is pysbd's to decide."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from mt.text import sentences
@@ -45,3 +47,20 @@ def test_any_other_line_is_left_to_pysbd(
 ) -> None:
     assert sentences._plain_ends(line, 0, language) is None
     assert sentence_spans(line, language=language) == pysbd_spans(line, language, monkeypatch)
+
+
+def test_threads_splitting_at_once_get_what_one_thread_gets() -> None:
+    # Quotes and an abbreviation send every line to pysbd, whose Segmenter holds its text.
+    lines = [f'He said "stop {n}." Dr. Lee left at {n} p.m. "Why?" she asked.' for n in range(40)]
+    expected = [sentence_spans(line) for line in lines]
+    found: dict[int, list[list[tuple[int, int]]]] = {}
+
+    def split(index: int) -> None:
+        found[index] = [sentence_spans(line) for line in lines * 5]
+
+    workers = [threading.Thread(target=split, args=(i,)) for i in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert all(found[i] == expected * 5 for i in range(4))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 
 from mt.text.spans import find_spans
 
@@ -20,11 +21,18 @@ _MARK = re.compile(r"[.!?…]")
 _NOT_PLAIN = re.compile(r"[\"“”«»‘()\[\]:;]|(?<![A-Za-z])['’]|['’](?![A-Za-z])")
 
 
-@functools.cache
+_per_thread = threading.local()
+
+
 def _segmenter(language: str):
+    """One pysbd Segmenter a language and thread: a Segmenter keeps the text it is segmenting on
+    itself, so two threads sharing one (a Translator serving threads, mt.api) mix their lines."""
     import pysbd
 
-    return pysbd.Segmenter(language=language, clean=False)
+    segmenters = _per_thread.__dict__.setdefault("segmenters", {})
+    if language not in segmenters:
+        segmenters[language] = pysbd.Segmenter(language=language, clean=False)
+    return segmenters[language]
 
 
 def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:

@@ -1,0 +1,345 @@
+"""The library's door: what `import mt` promises (mt.translate, mt.load, mt.models and the error
+family), as one caller of the same pipeline the command uses.
+
+A reference is resolved here, once, and its ModelInfo goes down (mt.modelinfo); the engine is the
+one `mt translate` would choose (a shipped model's int8 CTranslate2 copy on a CPU, an export's
+CTranslate2 model, else PyTorch). Problems are MtError with the command's one-line messages:
+nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, overload
+
+from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
+from mt.errors import MtError
+from mt.modelinfo import DEFAULT_MODEL, ModelInfo, local_models, resolve, shipped_names
+
+if TYPE_CHECKING:
+    from mt.decode.glossary import Glossary
+    from mt.decode.results import Translation
+    from mt.decode.translator import Translator as Pipeline
+
+GlossaryLike = Path | str | Mapping[str, str]
+"""A TSV file of english<TAB>spanish terms (its path), or the terms themselves."""
+KeepLike = Path | str | Sequence[str]
+"""A file of names to copy exactly, one a line (its path), or the names themselves."""
+DOCUMENT_FORMATS = ("text", "html", "markdown", "po", "srt", "vtt")
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model `mt.load` can open: `name` is what it takes."""
+
+    name: str
+    kind: Literal["shipped", "run", "export"]
+    direction: str  # "en→es"
+    summary: str
+    path: Path
+    default: bool = False
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A translation with what `mt translate --json` says of it (docs/trust.md): `confidence` in
+    [0, 1], `flags` such as copy, repetition, cut, not_english; `alternatives` the n best
+    (text, score) when asked for with n_best."""
+
+    text: str
+    confidence: float | None
+    flags: tuple[str, ...]
+    alternatives: tuple[tuple[str, float], ...]
+
+
+def models(under: Path | str | None = None) -> list[ModelEntry]:
+    """The shipped models, then the runs and exports directly inside `under` (if given)."""
+    entries = []
+    for name in shipped_names():
+        info = resolve(name)
+        entries.append(
+            ModelEntry(
+                name=name,
+                kind="shipped",
+                direction=info.direction.label,
+                summary=str(info.card.get("summary", "")),
+                path=info.directory,
+                default=name == DEFAULT_MODEL,
+            )
+        )
+    for info in local_models(Path(under)) if under is not None else []:
+        shape = info.config
+        entries.append(
+            ModelEntry(
+                name=str(info.directory),
+                kind=info.kind,
+                direction=info.direction.label,
+                summary=f"{shape.arch}, d {shape.d_model}, {shape.layers} layers",
+                path=info.directory,
+            )
+        )
+    return entries
+
+
+class Translator:
+    """A model opened once, for many calls and threads: `translate` takes a string or a list,
+    `scored` adds confidence and flags, `translate_document` keeps a file's markup. Options given
+    to a call apply to that call only; the model is never reloaded."""
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self._pipeline = pipeline
+        self._lock = threading.Lock()  # builds a call's variant; translating runs unlocked
+
+    @property
+    def model(self) -> ModelInfo:
+        """What was loaded: its name or directory (`label`), direction, settings and card."""
+        return self._pipeline.run.info
+
+    @property
+    def engine(self) -> str:
+        """What searches: "ctranslate2 int8 copy" (a shipped model on a CPU), "ctranslate2
+        export", or "pytorch" and the precision it computes in, with why."""
+        from mt.decode.ct2_engine import ExportedRun
+
+        if isinstance(self._pipeline.run, ExportedRun):
+            return f"ctranslate2 {'export' if self.model.kind == 'export' else 'int8 copy'}"
+        return f"pytorch, {self._pipeline.precision_reason}"
+
+    @overload
+    def translate(
+        self,
+        text: str,
+        *,
+        beam_size: int | None = None,
+        glossary: GlossaryLike | None = None,
+        keep: KeepLike | None = None,
+        normalize: bool | None = None,
+    ) -> str: ...
+    @overload
+    def translate(
+        self,
+        text: Sequence[str],
+        *,
+        beam_size: int | None = None,
+        glossary: GlossaryLike | None = None,
+        keep: KeepLike | None = None,
+        normalize: bool | None = None,
+    ) -> list[str]: ...
+    def translate(
+        self,
+        text: str | Sequence[str],
+        *,
+        beam_size: int | None = None,
+        glossary: GlossaryLike | None = None,
+        keep: KeepLike | None = None,
+        normalize: bool | None = None,
+    ) -> str | list[str]:
+        """Spanish for `text`, line by line: a string gives a string, a list a list in order. A
+        line with several sentences is split and joined back with its spacing."""
+        lines = _lines(text)
+        variant = self._variant(
+            beam_size=beam_size, glossary=glossary, keep=keep, normalize=normalize
+        )
+        found = [t.text for t in variant.translate(lines)]
+        return found[0] if isinstance(text, str) else found
+
+    @overload
+    def scored(self, text: str, *, n_best: int = 1, beam_size: int | None = None) -> Scored: ...
+    @overload
+    def scored(
+        self, text: Sequence[str], *, n_best: int = 1, beam_size: int | None = None
+    ) -> list[Scored]: ...
+    def scored(
+        self, text: str | Sequence[str], *, n_best: int = 1, beam_size: int | None = None
+    ) -> Scored | list[Scored]:
+        """Like translate, each with its confidence, flags and the `n_best` alternatives."""
+        lines = _lines(text)
+        variant = self._variant(beam_size=beam_size, n_best=n_best, check_language=True)
+        found = [_scored(t) for t in variant.translate(lines)]
+        return found[0] if isinstance(text, str) else found
+
+    def translate_document(
+        self,
+        content: str | bytes,
+        *,
+        format: str,  # noqa: A002 - the word users know (`mt translate --format`)
+        overwrite: bool = False,
+        glossary: GlossaryLike | None = None,
+    ) -> str:
+        """A whole document (html, markdown, po, srt, vtt or text) translated into the same kind
+        of document: markup, code, timings and untranslatable parts kept (docs/documents.md);
+        `overwrite` retranslates a .po file's translated entries too."""
+        from mt.decode.documents.document import translate_document
+        from mt.decode.documents.formats import format_named, read_document
+
+        form = format_named(format, None)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        bom, document = read_document(data, form, name=f"<{form} document>", overwrite=overwrite)
+        return bom + translate_document(document, self._variant(glossary=glossary))
+
+    def _variant(
+        self,
+        *,
+        beam_size: int | None = None,
+        n_best: int = 1,
+        glossary: GlossaryLike | None = None,
+        keep: KeepLike | None = None,
+        normalize: bool | None = None,
+        check_language: bool = False,
+    ) -> Pipeline:
+        """The loaded pipeline, or one built on the same model for this call's options."""
+        base = self._pipeline.options
+        decode = base.decode
+        if beam_size is not None or n_best != decode.n_best:
+            beam = beam_size if beam_size is not None else max(decode.beam_size, n_best)
+            decode = dataclasses.replace(decode, beam_size=beam, n_best=n_best)
+        changes = {
+            "decode": decode,
+            "glossary": base.glossary if glossary is None else _glossary(glossary),
+            "keep": base.keep if keep is None else _keep(keep),
+            "normalize": base.normalize if normalize is None else normalize,
+            "check_language": check_language,
+        }
+        if all(getattr(base, field) == value for field, value in changes.items()):
+            return self._pipeline
+        with self._lock:
+            return self._pipeline.with_options(dataclasses.replace(base, **changes))
+
+
+def load(
+    model: str | Path | None = None,
+    *,
+    beam_size: int = DECODE.beam_size,
+    normalize: bool = NORMALIZE_INPUT,
+    glossary: GlossaryLike | None = None,
+    keep: KeepLike | None = None,
+    split: bool = True,
+    device: str = "auto",
+    threads: int | None = None,
+    precision: str = DECODE.precision,
+) -> Translator:
+    """A Translator for `model` (a shipped model's name, a run or export directory; None: the
+    shipped model), with the engine `mt translate` would choose. The options are defaults for
+    every call; `device` is auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
+    from mt.decode.options import TranslateOptions
+    from mt.decode.translator import open_translator
+
+    if threads is not None and threads < 1:
+        raise MtError(f"threads must be positive, got {threads}")
+    options = TranslateOptions(
+        decode=DecodeConfig(beam_size=beam_size, precision=precision),
+        split=split,
+        normalize=normalize,
+        keep=() if keep is None else _keep(keep),
+        glossary=None if glossary is None else _glossary(glossary),
+        check_language=False,  # only `scored` shows flags; it turns the check on
+    )
+    info = resolve(model)
+    copy = _int8_copy(info, precision=precision, device=device)
+    pipeline = open_translator(info, options, device=device, threads=threads, ct2_model=copy)
+    return Translator(pipeline)
+
+
+_loaded: dict[tuple[str, str, int | None], Translator] = {}
+_loading = threading.Lock()
+
+
+@overload
+def translate(
+    text: str,
+    *,
+    model: str | Path | None = None,
+    beam_size: int | None = None,
+    glossary: GlossaryLike | None = None,
+    keep: KeepLike | None = None,
+    normalize: bool | None = None,
+) -> str: ...
+@overload
+def translate(
+    text: Sequence[str],
+    *,
+    model: str | Path | None = None,
+    beam_size: int | None = None,
+    glossary: GlossaryLike | None = None,
+    keep: KeepLike | None = None,
+    normalize: bool | None = None,
+) -> list[str]: ...
+def translate(
+    text: str | Sequence[str],
+    *,
+    model: str | Path | None = None,
+    beam_size: int | None = None,
+    glossary: GlossaryLike | None = None,
+    keep: KeepLike | None = None,
+    normalize: bool | None = None,
+) -> str | list[str]:
+    """Spanish for `text` (a string gives a string, a list a list) with `model`, the shipped one
+    by default. The model is loaded on the first call and kept for the next ones in this process
+    (`mt.load` for your own Translator)."""
+    key = (str(model or DEFAULT_MODEL), "auto", None)
+    with _loading:
+        if key not in _loaded:
+            _loaded[key] = load(model)
+        translator = _loaded[key]
+    return translator.translate(
+        text, beam_size=beam_size, glossary=glossary, keep=keep, normalize=normalize
+    )
+
+
+def _int8_copy(info: ModelInfo, *, precision: str, device: str) -> Path | None:
+    """The shipped model's int8 CTranslate2 copy where `mt translate` would search with it (auto
+    precision on a CPU), made on first use; None: PyTorch or the export's own model."""
+    if not info.read_only or precision != "auto" or device not in ("auto", "cpu"):
+        return None
+    from mt.decode.ct2_engine import export_device
+    from mt.export.int8_copy import int8_copy
+
+    if export_device(device) != "cpu":
+        return None
+    return int8_copy(info)
+
+
+def _lines(text: str | Sequence[str]) -> list[str]:
+    if isinstance(text, str):
+        return [text]
+    lines = list(text)
+    for number, line in enumerate(lines, 1):
+        if not isinstance(line, str):
+            raise MtError(f"text {number}: expected a string, got {type(line).__name__}")
+    return lines
+
+
+def _glossary(glossary: GlossaryLike) -> Glossary:
+    from mt.decode.glossary import glossary_from_pairs, read_glossary
+
+    if isinstance(glossary, Mapping):
+        return glossary_from_pairs(list(glossary.items()), "glossary")
+    return read_glossary(Path(glossary))
+
+
+def _keep(keep: KeepLike) -> tuple[str, ...]:
+    from mt.text.spans import read_keep
+
+    if isinstance(keep, str | Path):
+        return read_keep(Path(keep))
+    names = tuple(keep)
+    for number, name in enumerate(names, 1):
+        if not isinstance(name, str) or not name.strip():
+            raise MtError(f"keep {number}: expected a non-empty name, got {name!r}")
+    return names
+
+
+def _scored(translation: Translation) -> Scored:
+    return Scored(
+        text=translation.text,
+        confidence=translation.confidence,
+        flags=translation.flags,
+        alternatives=translation.hypotheses,
+    )
+
+
+__all__ = ["DOCUMENT_FORMATS", "ModelEntry", "Scored", "Translator", "load", "models", "translate"]
