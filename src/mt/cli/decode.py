@@ -309,12 +309,17 @@ def evaluate(
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
+    The output is what `mt translate` gives with the same options: the same engine searches (the
+    shipped model's int8 CTranslate2 copy on a CPU); the teacher-forced figures come from the
+    PyTorch weights wherever the model has them.
+
     Example: mt evaluate --tsv news.tsv
     Example: mt evaluate runs/base --split test --json runs/base/test.json
     """
 
     def action() -> None:
         from mt.decode.translator import open_translator
+        from mt.evaluate.engines import teacher_forcing
         from mt.evaluate.evaluation import evaluate_set, evaluation_set
         from mt.modelinfo import resolve
 
@@ -323,8 +328,14 @@ def evaluate(
         search = decode_config(
             beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
-        options = translate_options(search, normalize=normalize, keep=keep, glossary=glossary)
+        # no flags are shown, so no language check: as `mt translate`'s plain text
+        options = translate_options(
+            search, normalize=normalize, keep=keep, glossary=glossary, check_language=False
+        )
         info = resolve(model)
+        test_set = evaluation_set(
+            info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
+        ).head(limit)  # read before the model loads: a bad line stops here
         translator = open_translator(
             info,
             options,
@@ -332,16 +343,21 @@ def evaluate(
             checkpoint=checkpoint,
             threads=threads,
             compute_type=compute_type,
+            ct2_model=default_engine(
+                info,
+                precision=precision,
+                device=device,
+                checkpoint=checkpoint,
+                compute_type=compute_type,
+            ),
         )
-        test_set = evaluation_set(
-            info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
-        ).head(limit)
         if test_set.skipped:
             say(
                 f"[yellow]warning:[/] left out {len(test_set.skipped):,} bad lines"
                 f" (first: {test_set.skipped[0]})"
             )
-        report = evaluate_set(translator, test_set, multi_ref=multi_ref)
+        teacher = teacher_forcing(translator, checkpoint=checkpoint, threads=threads)
+        report = evaluate_set(translator, test_set, teacher=teacher, multi_ref=multi_ref)
         _print_report(report, test_set.name)
         if options.glossary is not None:
             _print_terms(report.counts.terms, options.glossary.name)
@@ -405,4 +421,5 @@ def _print_report(report, name: str) -> None:
         table.add_row(metric, value)
     Console().print(table)
     console.print(f"sacrebleu: {report.signatures['bleu']}", highlight=False)
-    say(f"precision: {report.precision}")
+    say(f"decoded by: {report.search}")
+    say(f"teacher-forced by: {report.teacher_forced}")

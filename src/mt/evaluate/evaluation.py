@@ -1,4 +1,6 @@
-"""Measure a trained run: the thesis' teacher-forced metrics and the field's BLEU/chrF/TER."""
+"""Measure a model: the thesis' teacher-forced metrics and the field's BLEU/chrF/TER, the search
+through the engine `mt translate` uses and the teacher-forced pass through PyTorch wherever the
+model has weights (mt.evaluate.engines)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Counts, total
 from mt.decode.translator import Translator, translator_for
 from mt.errors import MtError
+from mt.evaluate.engines import TeacherForcing, search_name, teacher_forcing
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.model.rundir import LoadedRun
@@ -25,7 +28,7 @@ from mt.modelinfo import ModelInfo
 class EvaluationReport:
     pairs: int  # (source, reference) pairs the teacher-forced metrics saw
     cross_entropy: float
-    accuracy: float | None  # None for a CTranslate2 export (see mt.decode.ct2_engine)
+    accuracy: float | None  # None for an export: CTranslate2's scoring gives no accuracy
     bleu: float
     chrf: float
     ter: float
@@ -39,6 +42,8 @@ class EvaluationReport:
     references: int = 1  # references per segment
     skipped: int = 0  # bad lines left out by --skip-bad
     precision: str = ""  # what the search computed in, and why
+    search: str = ""  # the engine that translated (mt.evaluate.engines.search_name)
+    teacher_forced: str = ""  # the engine that computed cross-entropy and accuracy
     hypotheses: list[str] = field(default_factory=list, repr=False)
     counts: Counts = field(default_factory=Counts, repr=False)  # what translating took and met
 
@@ -61,19 +66,26 @@ def evaluate_run(
     input taken as it is (no normalising)."""
     test_set = EvaluationSet.from_pairs("pairs", pairs)
     translator = translator_for(run, TranslateOptions(decode=config, normalize=False), device)
-    return evaluate_set(translator, test_set, multi_ref=multi_ref)
+    return evaluate_set(
+        translator, test_set, teacher=teacher_forcing(translator), multi_ref=multi_ref
+    )
 
 
 def evaluate_set(
-    translator: Translator, test_set: EvaluationSet, *, multi_ref: bool = False
+    translator: Translator,
+    test_set: EvaluationSet,
+    *,
+    teacher: TeacherForcing,
+    multi_ref: bool = False,
 ) -> EvaluationReport:
     """Every segment scored as given, so the figures match `sacrebleu` on the same files; the
-    translations are exactly what `mt translate` gives with the same translator."""
+    translations are exactly what `mt translate` gives with the same translator, and `teacher`
+    (mt.evaluate.engines.teacher_forcing) computes the teacher-forced figures in one pass."""
     pairs = test_set.pairs()
     run, config = translator.run, translator.config
     train_config = run.info.train
     encoded = encode_parts(pairs, [], run.source, run.target, train_config).train
-    teacher = translator.engine.teacher_forced(encoded, train_config)
+    forced = teacher.score(encoded, train_config)
 
     started = time.perf_counter()
     unique = list(dict.fromkeys(test_set.sources))  # a repeated source is decoded once
@@ -96,8 +108,8 @@ def evaluate_set(
         }
     return EvaluationReport(
         pairs=len(pairs),
-        cross_entropy=teacher.loss,
-        accuracy=teacher.accuracy,
+        cross_entropy=forced.loss,
+        accuracy=forced.accuracy,
         bleu=scores.bleu,
         chrf=scores.chrf,
         ter=scores.ter,
@@ -115,6 +127,8 @@ def evaluate_set(
         references=test_set.reference_count(),
         skipped=len(test_set.skipped),
         precision=translator.precision_reason,
+        search=search_name(translator),
+        teacher_forced=teacher.name,
         hypotheses=hypotheses,
         counts=counts,
     )
