@@ -20,7 +20,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
+.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -297,6 +297,11 @@ EXPORT_DATA ?= runs/demo-data
 bench-export: $(STAMP)  ## CTranslate2 exports beside PyTorch
 	@test -f $(EXPORT_RUN)/best.safetensors || { echo "bench-export needs a trained run in $(EXPORT_RUN): run 'make demo' first or give EXPORT_RUN=RUN EXPORT_DATA=PREPARED" >&2; exit 1; }
 	$(BIN)/python -m benchmarks.speed.bench_export --run $(EXPORT_RUN) --data $(EXPORT_DATA) --out bench/export
+
+# mt evaluate beside mt translate, each in a process of its own, on 1,012 dev lines of GENERAL and
+# DOMAINS with the shipped model (issue 67): evaluate within 1.3x translate's time, BLEU within 0.01.
+bench-evaluate: $(STAMP)  ## mt evaluate's time and BLEU beside mt translate's, shipped model
+	$(BIN)/python -m benchmarks.speed.bench_evaluate --general $(GENERAL) --domains $(DOMAINS) --out bench/evaluate
 
 # mt prepare and mt train on the real corpus and on synthetic corpora of SCALE_SIZES pairs (cached
 # in bench/scale): time, memory, disk, train start and tokens/s against the scaling targets.
