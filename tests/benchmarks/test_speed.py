@@ -13,11 +13,13 @@ from bench_support import (
     figures,
     prepared_of,
     run_main,
+    tiny_domains,
     tiny_general,
     torch_threads,  # noqa: F401  (a fixture)
 )
 from benchmarks.speed import (
     bench_backtranslate,
+    bench_evaluate,
     bench_export,
     bench_precision,
     bench_step,
@@ -120,3 +122,25 @@ def test_bench_train_start_times_the_first_step_and_two_epochs(
     found = json.loads((tmp_path / "results.json").read_text())["figures"]
     assert found["first_step_median"] > 0 and len(found["epoch_steps_per_second"]) == 2
     assert "first step" in capsys.readouterr().out
+
+
+def test_bench_evaluate_times_both_commands_on_the_same_dev_lines(
+    trained_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_main(
+        bench_evaluate.main, "--model", trained_run, "--general", tiny_general(),
+        "--domains", tiny_domains(), "--limit", 12, "--threads", 1, "--out", tmp_path,
+    )  # fmt: skip
+    measured = figures(tmp_path / "results.json")
+    assert measured["lines"] == sum(measured["sets"].values()) == 12
+    assert len((tmp_path / "dev.hyps.es").read_text(encoding="utf-8").splitlines()) == 12
+    assert measured["differing_lines"] == 0
+    assert measured["bleu"]["evaluate"] == measured["bleu"]["translate"]
+    assert measured["evaluate_report"]["search"].startswith("PyTorch")  # a run, not shipped
+    assert min(measured["seconds"].values()) > 0
+    assert "evaluate / translate" in capsys.readouterr().out
+
+
+def test_bench_evaluate_says_the_shared_data_is_absent(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="general/tico19.tsv is absent: it needs ../shared"):
+        bench_evaluate.main(["--general", str(tmp_path / "general"), "--out", str(tmp_path)])
