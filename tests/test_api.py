@@ -133,3 +133,24 @@ def test_the_public_names_are_all_there() -> None:
         assert getattr(mt, name) is not None
     with pytest.raises(AttributeError):
         _ = mt.open_translator  # type: ignore[attr-defined]
+
+
+def test_one_call_resolves_its_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The door resolves; everything below takes the ModelInfo (issue 67: three times before)."""
+    from mt import api, modelinfo
+
+    described: list[str] = []
+    describe = modelinfo.describe
+
+    def counted(directory: Path, **options):
+        described.append(str(directory))
+        return describe(directory, **options)
+
+    monkeypatch.setattr(modelinfo, "describe", counted)
+    cli_output("translate", "Good morning.")
+    assert len(described) == 1
+    monkeypatch.setattr(api, "_loaded", {})
+    mt.translate("Good morning.")
+    assert len(described) == 2
+    mt.load().translate(["Good morning."])
+    assert len(described) == 3
