@@ -1,0 +1,88 @@
+"""An English–Spanish bilingual dictionary in the format of the English Wiktionary's translation
+tables as Matthias Buchmeier extracted them (../shared/data/lexicon/en-es.wiktionary.txt, CC BY-SA
+3.0 / GFDL; its README gives the source), read into headword -> Spanish translations.
+
+    headword {pos} /IPA/ (sense) :: translation {gender}, [qualifier] translation {gender}, …
+
+`{pos}`, `/IPA/` and `(sense)` are optional; a `SEE: other` line has no translations. A headword
+may come on several lines (other parts of speech, other senses): their translations are joined,
+since a reader of a translation cannot tell the senses apart either. Of a translation, what is in
+braces (a gender), brackets (a region, a register, a sense number) or parentheses (an optional
+word, a gloss) is dropped, so "pensión (alimenticia) {f}" is "pensión"; translations are split at
+commas and semicolons outside those brackets ("[Colombia, Panama] ñeque {m}" is one).
+
+The file is read as written: case and accents kept, multi-word headwords and translations kept.
+What a use needs of it (single words, folded case) is that use's choice (mt.evaluate.words).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mt.errors import MtError
+
+SEPARATOR = "::"
+_HEAD_END = re.compile(r" \{| /| \(| SEE:")
+"""Where a headword ends: its part of speech, its pronunciation, its sense or a cross-reference."""
+_ASIDE = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
+"""A gender, a qualifier or a parenthesis inside one translation."""
+_OPENS, _CLOSES = "{[(", "}])"
+
+
+def read_bilingual(path: Path) -> dict[str, frozenset[str]]:
+    """Every headword of the file with its translations (a headword with none is left out); a
+    line without its `::` or its headword is one MtError naming the file and the line."""
+    found: dict[str, set[str]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            entry = parse_line(line)
+            if entry is None:
+                continue
+            if not entry[0]:
+                raise MtError(
+                    f"{path}:{number}: not a dictionary line (`headword {{pos}} (sense) :: "
+                    f"translation, …`): {line.strip()[:60]!r}"
+                )
+            if entry[1]:
+                found.setdefault(entry[0], set()).update(entry[1])
+    return {headword: frozenset(translations) for headword, translations in found.items()}
+
+
+def parse_line(line: str) -> tuple[str, list[str]] | None:
+    """(headword, translations) of one line; None for a header or blank line; an empty headword
+    for a line that is neither (no `::`, or nothing before it)."""
+    text = line.strip()
+    if not text or text.startswith("#"):
+        return None
+    left, separator, right = text.partition(SEPARATOR)
+    if not separator:
+        return "", []
+    headword = _HEAD_END.split(left, maxsplit=1)[0].strip()
+    return headword, translations_of(right)
+
+
+def translations_of(text: str) -> list[str]:
+    """The translations of a line's right side, its asides dropped, in the order written."""
+    found = []
+    for item in _split_outside_brackets(text):
+        translation = " ".join(_ASIDE.sub(" ", item).split())
+        if translation:
+            found.append(translation)
+    return found
+
+
+def _split_outside_brackets(text: str) -> list[str]:
+    items, current, depth = [], [], 0
+    for character in text:
+        if character in _OPENS:
+            depth += 1
+        elif character in _CLOSES:
+            depth = max(depth - 1, 0)
+        elif character in ",;" and depth == 0:
+            items.append("".join(current))
+            current = []
+            continue
+        current.append(character)
+    items.append("".join(current))
+    return items

@@ -1,0 +1,80 @@
+"""The Wiktionary dictionary's format read into headword -> translations: asides dropped, senses
+joined, and a damaged line refused with one line naming the file and the line. The lines are
+invented in the file's format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mt.errors import MtError
+from mt.text.bilingual import parse_line, read_bilingual
+
+DICTIONARY = """\
+# English :: Spanish dictionary (invented for the tests)
+# Size :: 4 English glosses
+
+teapot {n} /ˈtiː.pɒt/ (vessel for tea) :: tetera {f}, [Mexico, Peru] jarra (de té) {f}
+teapot {n} (small storm) :: tempestad en un vaso de agua {f}
+kettle {n} (pot for boiling) SEE: teapot ::
+brew {v} (make tea) :: infusionar; preparar [colloquial, Spain], hacer té
+and/or {conj} (either or both) :: y/o
+Lake Quilp {prop} (an invented lake) :: Lago Quilp {m}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "en-es.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_line_gives_its_headword_and_translations_without_genders_or_qualifiers() -> None:
+    line = "teapot {n} /ˈtiː.pɒt/ (vessel for tea) :: tetera {f}, [Mexico, Peru] jarra (de té) {f}"
+    # the comma inside [Mexico, Peru] does not split, and "(de té)" is an aside of "jarra"
+    assert parse_line(line) == ("teapot", ["tetera", "jarra"])
+
+
+def test_semicolons_split_as_commas_do() -> None:
+    line = "brew {v} (make tea) :: infusionar; preparar [colloquial, Spain], hacer té"
+    assert parse_line(line) == ("brew", ["infusionar", "preparar", "hacer té"])
+
+
+def test_a_headword_ends_at_its_part_of_speech_pronunciation_sense_or_cross_reference() -> None:
+    assert parse_line("and/or {conj} :: y/o") == ("and/or", ["y/o"])
+    assert parse_line("Lake Quilp /leɪk/ :: Lago Quilp") == ("Lake Quilp", ["Lago Quilp"])
+    assert parse_line("kettle (pot) :: caldera") == ("kettle", ["caldera"])
+    assert parse_line("kettle SEE: teapot ::") == ("kettle", [])
+
+
+def test_header_and_blank_lines_are_no_entries() -> None:
+    assert parse_line("# Size :: 4 English glosses") is None
+    assert parse_line("   \n") is None
+
+
+def test_the_file_joins_a_headwords_senses_and_leaves_out_one_without_translations(
+    tmp_path: Path,
+) -> None:
+    found = read_bilingual(write(tmp_path, DICTIONARY))
+    assert found == {
+        "teapot": frozenset({"tetera", "jarra", "tempestad en un vaso de agua"}),
+        "brew": frozenset({"infusionar", "preparar", "hacer té"}),
+        "and/or": frozenset({"y/o"}),
+        "Lake Quilp": frozenset({"Lago Quilp"}),
+    }
+
+
+@pytest.mark.parametrize(
+    ("damaged", "number"),
+    [("teapot {n} tetera {f}\n", 4), (" :: tetera {f}\n", 4), ("\n\nbrew : infusionar\n", 6)],
+)
+def test_a_line_without_its_separator_or_headword_names_the_file_and_line(
+    tmp_path: Path, damaged: str, number: int
+) -> None:
+    path = write(tmp_path, "# header\n\nteapot {n} :: tetera {f}\n" + damaged)
+    with pytest.raises(MtError) as refused:
+        read_bilingual(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}:{number}: not a dictionary line")
+    assert "\n" not in message
