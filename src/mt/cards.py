@@ -33,7 +33,8 @@ DEV_NAMES = {"news": "news-test2008 (WMT news)", "tatoeba": "Tatoeba selection p
 
 def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
     """What a card keeps of one bench_general JSON file: per set, its pairs and BLEU / chrF of
-    mt and of Apertium, and mt's sentences a second; with the machine and the command."""
+    mt and of Apertium, mt's sentences a second and, in a file that has them, the words carried
+    (issue 66); with the machine and the command."""
     figures = bench["figures"]
     return {
         "part": figures["part"],
@@ -44,6 +45,7 @@ def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
                 "mt": {"bleu": found["mt"]["bleu"], "chrf": found["mt"]["chrf"]},
                 "apertium": {"bleu": found["apertium"]["bleu"], "chrf": found["apertium"]["chrf"]},
                 "sentences_per_second": found.get("mt_sentences_per_second"),
+                **({"words": found["words"]} if "words" in found else {}),
             }
             for name, found in figures["sets"].items()
         },
@@ -112,10 +114,41 @@ def _scores(part: str, scores: dict[str, Any]) -> list[str]:
         "",
         _table(header, rows),
         "",
+        *_words(part, scores),
         f"Measured by `{scores['command']}` at {scores['commit']} on {scores['date']}; "
         f"{scores['machine']}. The figures are in `{SCORES[part]}` beside this card.",
         "",
     ]
+
+
+def _words(part: str, scores: dict[str, Any]) -> list[str]:
+    """The words carried, by how often the training English has them: only for a card whose
+    benchmark files measured them (none before issue 66)."""
+    names = DEV_NAMES if part == "dev" else {}
+    measured = {name: found["words"] for name, found in scores["sets"].items() if "words" in found}
+    if not measured:
+        return []
+    buckets = list(next(iter(measured.values())))  # as the benchmark wrote them: never, 1-9, 10+
+    rows = [
+        (names.get(name) or SET_NAMES.get(name, name), *(_carried(words[b]) for b in buckets))
+        for name, words in measured.items()
+    ]
+    return [
+        "Words carried: of the English content words (4 letters or more, not among the 300 most "
+        "common) whose Wiktionary translation the reference holds, the share each output holds "
+        "too, % mt / Apertium (words), by how often the training English has the word "
+        "(mt.evaluate.words).",
+        "",
+        _table(("set", *(f"{bucket} in training" for bucket in buckets)), rows),
+        "",
+    ]
+
+
+def _carried(row: dict[str, Any]) -> str:
+    if not row["words"]:
+        return "–"
+    mt, apertium = 100 * row["mt"]["share"], 100 * row["apertium"]["share"]
+    return f"{mt:.1f} / {apertium:.1f} ({row['words']:,})"
 
 
 def _pairs(values: dict[str, Any]) -> str:
