@@ -1,7 +1,7 @@
 """What the benchmarks' smoke tests share: each benchmark's `main(argv)` run in this process (a
 subprocess would import torch and mt again, seconds each), and tiny copies of ../shared/data's
 layout, invented, made once a test session: the four domains (mt.recipes.domain_split reads
-them) and the general sets (mt.recipes.general_split, the monolingual Spanish)."""
+them), the general sets (mt.recipes.general_split, the monolingual Spanish) and the lexicon."""
 
 from __future__ import annotations
 
@@ -112,6 +112,27 @@ def write_general(root: Path) -> Path:
     )
     (root / "un-news.es.tsv.xz").write_bytes(lzma.compress(mono.encode()))
     return root
+
+
+@functools.cache
+def tiny_lexicon() -> Path:
+    """An English-Spanish dictionary in Wiktionary's format (../shared/data/lexicon), invented:
+    the words of the tiny general sets and domains, and of the invented corpus's places."""
+    path = _folder("mt-lexicon-") / "en-es.wiktionary.txt"
+    lines = [
+        "# English :: Spanish dictionary (invented for the tests)",
+        "case {n} /keɪs/ (an instance) :: caso {m}, [law] causa {f}",
+        "line {n} (a row of text) :: línea {f}",
+        "paragraph {n} (a passage) :: párrafo {m}",
+        "click {v} (press a button) :: clic {m}, hacer clic",
+        "file {n} (a document kept on a computer) :: archivo {m}, fichero {m} [Spain]",
+        "station {n} (a stop for trains) :: estación {f}",
+        "museum {n} (a building of exhibits) :: museo {m}",
+        "bakery {n} (where bread is baked) :: panadería {f}",
+        "report {v} (tell of) :: informar",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 @functools.cache

@@ -14,8 +14,15 @@ Sets of the test part (scored once, for the record; no choice is made on them):
 XQuAD, the Tatoeba selection part, the domains' dev samples): the part choices are made on. FLORES
 is left out there, so that no choice is made on a figure reported.
 
+Words (issue 66, mt.evaluate.words): per set, of the English content words whose Wiktionary
+translation (--lexicon) the reference holds, the share each system's output carries, by how often
+the model's training English has the word (its words.tsv: never, 1-9, 10+), on the same words for
+mt and Apertium. An absent --lexicon leaves the words out with a line.
+
 Targets (test part): mt >= Apertium + 3 BLEU on flores and news; mt >= Apertium on tico and xquad;
-tatoeba >= --tatoeba-base - 1; each domain >= its --domain-base figure. Exit status 1 on a miss.
+tatoeba >= --tatoeba-base - 1; each domain >= its --domain-base figure; of the words the training
+English never has, mt carries at least Apertium's share on flores and news. Exit status 1 on a
+miss.
 
     python -m benchmarks.quality.bench_general --run runs/model --tatoeba runs/tatoeba-split
 """
@@ -39,12 +46,16 @@ from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
+from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
+from mt.files import WORD_STATS
 from mt.modelinfo import resolve
 from mt.recipes.domain_split import split_parts
 from mt.recipes.general_split import pairs_of
 
 APERTIUM = "apertium -u eng-spa"
+LEXICON = harness.GENERAL.parent / "lexicon" / "en-es.wiktionary.txt"
+"""../shared/data/lexicon's English-Spanish Wiktionary dictionary (CC BY-SA 3.0 / GFDL)."""
 DOMAIN_BASE = {"python-docs": 54.3, "tldr": 66.7, "libreoffice": 40.4, "news-500": 10.7}
 """Today's `make model` (60 minutes, 2026-11-24, docs/domain.md), the same test samples, beam 5."""
 TATOEBA_BASE = 43.7
@@ -98,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     harness.add_limit(parser, 0, help="pairs a set at most (a try)")
     parser.add_argument("--tatoeba-base", type=float, default=TATOEBA_BASE)
     parser.add_argument("--apertium", default=APERTIUM, help="the peer's command line")
+    parser.add_argument(
+        "--lexicon", type=Path, default=LEXICON, help="the Wiktionary dictionary the words need"
+    )
     harness.add_threads(parser, torch.get_num_threads())
     harness.add_out(parser, Path("bench/general"), help="PART.json goes here")
     args = parser.parse_args(argv)
@@ -109,11 +123,19 @@ def main(argv: list[str] | None = None) -> int:
     chosen = sets(args.general, args.domains, args.tatoeba, args.part, args.tatoeba_limit)
     if args.limit:
         chosen = {name: pairs[: args.limit] for name, pairs in chosen.items()}
+    info = resolve(args.run)
     translator = open_translator(
-        resolve(args.run),
+        info,
         TranslateOptions(decode=DecodeConfig(beam_size=args.beam, batch_size=32)),
         threads=args.threads,
     )
+    table_of_words = None
+    if args.lexicon.is_file():
+        table_of_words = words.open_word_table(
+            dictionary=args.lexicon, word_stats=info.directory / WORD_STATS
+        )
+    else:
+        console.print(f"words: {args.lexicon} is absent (see ../shared): left out")
     figures: dict[str, dict] = {}
     memo: dict[str, str] = {}  # a line in two sets (news-500 is a sample of news) is decoded once
     table = Table(title=f"{args.run}, {args.part} part: BLEU / chrF (beam {args.beam})")
@@ -135,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             "apertium": {"bleu": peer.bleu, "chrf": peer.chrf},
             "mt_sentences_per_second": len(fresh) / seconds if fresh else None,
         }
+        if table_of_words is not None:
+            figures[name]["words"] = words_carried(table_of_words, pairs, mt=ours, apertium=theirs)
         table.add_row(
             name, str(len(pairs)), f"{mine.bleu:.1f} / {mine.chrf:.1f}",
             f"{peer.bleu:.1f} / {peer.chrf:.1f}", f"{mine.bleu - peer.bleu:+.1f}",
@@ -142,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         )  # fmt: skip
         console.print(f"{name}: mt {mine.bleu:.2f}, Apertium {peer.bleu:.2f}")
     console.print(table)
+    if table_of_words is not None:
+        console.print(words_table(figures, title=f"{args.run}, {args.part} part"))
     targets = []
     if args.part == "test":
         margin = {name: f["mt"]["bleu"] - f["apertium"]["bleu"] for name, f in figures.items()}
@@ -156,8 +182,57 @@ def main(argv: list[str] | None = None) -> int:
                 for name, base in DOMAIN_BASE.items()
             ),
         ]  # fmt: skip
+        targets += [
+            Target(f"{name}: never-seen words carried, mt - Apertium", margin, ">=", 0.0)
+            for name in ("flores", "news")
+            if (margin := never_margin(figures[name])) is not None
+        ]
     figures_out = {"run": str(args.run), "part": args.part, "beam": args.beam, "sets": figures}
     return report(args.out / f"{args.part}.json", figures_out, targets, threads=args.threads)
+
+
+def words_carried(
+    table: words.WordTable, pairs: list, *, mt: list[str], apertium: list[str]
+) -> dict[str, dict]:
+    """Per bucket, the attested words of the set's lines and how many of them each system's
+    output carries, with the share; the words are found once, from source and reference."""
+    attested = [words.attested(source, target, table=table) for source, target in pairs]
+    tallies = {"mt": words.tally(attested, mt), "apertium": words.tally(attested, apertium)}
+    return {
+        bucket: {
+            "words": tallies["mt"][bucket].words,
+            **{
+                system: {"carried": found[bucket].carried, "share": found[bucket].share}
+                for system, found in tallies.items()
+            },
+        }
+        for bucket in words.BUCKETS
+    }
+
+
+def never_margin(found: dict) -> float | None:
+    """mt's share of the never-seen words carried less Apertium's, in points; None without
+    words or without a never-seen one."""
+    never = found.get("words", {}).get(words.NEVER)
+    if not never or not never["words"]:
+        return None
+    return 100 * (never["mt"]["share"] - never["apertium"]["share"])
+
+
+def words_table(figures: dict[str, dict], *, title: str) -> Table:
+    table = Table(title=f"{title}: dictionary-attested words carried, % mt / Apertium (words)")
+    table.add_column("set")
+    for bucket in words.BUCKETS:
+        table.add_column(f"{bucket} in training", justify="right")
+    for name, found in figures.items():
+        table.add_row(name, *(share_cell(found["words"][bucket]) for bucket in words.BUCKETS))
+    return table
+
+
+def share_cell(row: dict) -> str:
+    if not row["words"]:
+        return "-"
+    return f"{100 * row['mt']['share']:.1f} / {100 * row['apertium']['share']:.1f} ({row['words']})"
 
 
 if __name__ == "__main__":
