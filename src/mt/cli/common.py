@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mt.errors import MtError
 from mt.interrupts import handling
+from mt.notes import LOGGER
 
 Opt = typer.Option
 console = Console(stderr=True)
@@ -25,13 +29,43 @@ def say(text: str) -> None:
     console.print(text, highlight=False, soft_wrap=True)
 
 
+class _ConsoleLines(logging.Handler):
+    """What mt's loggers say at WARNING and above, on the console: a note (mt.notes) as one
+    `note:` line, anything else (the server's logged errors) as Python's last-resort handler
+    would print it, which this handler replaces while a command runs."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = escape(self.format(record))
+        say(f"[yellow]note:[/] {text}" if record.name == LOGGER.name else text)
+
+
+@contextlib.contextmanager
+def _showing_notes() -> Iterator[None]:
+    """mt's log records shown through `say` inside the block (once, however deeply commands
+    nest), and mt's logger as it was after it, so a library caller in the same process (a test)
+    gets Python's handling back."""
+    if any(isinstance(h, _ConsoleLines) for h in LOGGER.handlers):
+        yield
+        return
+    handler = _ConsoleLines()
+    LOGGER.addHandler(handler)
+    try:
+        yield
+    finally:
+        LOGGER.removeHandler(handler)
+
+
 def run_or_exit(action: Callable[[], T]) -> T:
-    """Run a library call; a user-facing problem becomes one red line and an exit code."""
+    """Run a library call; a user-facing problem becomes one red line and an exit code, and a
+    note one `note:` line."""
     try:
         # SIGTERM (`kill`, a job scheduler, torchrun) stops a command the way Ctrl-C does, so
         # what it was writing is cleaned up (a half-prepared directory is removed; training
         # saves and stops) instead of being left behind.
-        with handling(_interrupt, signal.SIGTERM):
+        with handling(_interrupt, signal.SIGTERM), _showing_notes():
             return action()
     except MtError as error:
         if state["debug"]:
