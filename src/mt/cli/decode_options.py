@@ -154,7 +154,8 @@ def default_engine(
 ) -> Path | None:
     """The CTranslate2 model to search a shipped model with when the options leave the engine
     to mt (precision auto, best weights, a CPU): its int8 copy (mt.export.int8_copy), made on
-    first use. None: PyTorch (asked for, a run, a GPU, or a home where the copy can't be made)."""
+    first use and again, with a note, when damaged. None: PyTorch (asked for, a run, a GPU, or a
+    home where the copy can't be made)."""
     asked = (precision, checkpoint, compute_type) != ("auto", "best", "default")
     if not info.read_only or asked or device not in ("auto", "cpu"):
         return None

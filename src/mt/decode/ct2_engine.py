@@ -326,6 +326,17 @@ def export_device(name: str) -> str:
     return name
 
 
+class CannotLoad(MtError):
+    """CTranslate2 refused a model's files: `where` names what to mend, an export's directory or
+    the CTranslate2 model searched in a run's place (a shipped model's int8 copy, which
+    mt.export.int8_copy makes again rather than let this reach the user)."""
+
+    def __init__(self, where: Path, *, reason: str) -> None:
+        super().__init__(f"{where}: CTranslate2 cannot load it ({reason})")
+        self.where = where
+        self.reason = reason
+
+
 def open_exported(
     info: ModelInfo,
     *,
@@ -360,8 +371,10 @@ def open_exported(
             inter_threads=workers if cpu else 1,
             intra_threads=1 if cpu else workers,
         )
-    except (ValueError, RuntimeError) as error:
-        raise MtError(f"{directory}: CTranslate2 cannot load it ({error})") from None
+    except RuntimeError as error:  # its files: truncated, garbled, missing
+        raise CannotLoad(ct2_model or directory, reason=str(error)) from None
+    except ValueError as error:  # the options: a compute type this machine lacks
+        raise MtError(f"{ct2_model or directory}: CTranslate2 cannot load it ({error})") from None
     pieces = ([codec.id_to_piece(i) for i in range(codec.vocab_size)] for codec in (source, target))
     engine = Ct2Engine(translator, config, *pieces)
     return ExportedRun(info, source, target, engine)

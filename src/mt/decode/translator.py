@@ -119,10 +119,20 @@ def open_translator(
         from mt.decode.ct2_engine import export_device, open_exported
 
         place = export_device(device)
-        exported = open_exported(
-            info, device=place, threads=threads, compute_type=compute_type, ct2_model=ct2_model
-        )
-        return translator_for(exported, options, place)
+
+        def exported(model: Path | None) -> ExportedRun:
+            return open_exported(
+                info, device=place, threads=threads, compute_type=compute_type, ct2_model=model
+            )
+
+        if ct2_model is None:
+            return translator_for(exported(None), options, place)
+        from mt.export.int8_copy import opened_copy
+
+        run = opened_copy(info, ct2_model, exported)  # a copy that won't load is made again
+        if run is not None:
+            return translator_for(run, options, place)
+        # a damaged copy that can't be made again: PyTorch, as where it was never made
     from mt.decode.engine import open_run
     from mt.model.devices import resolve_device
 

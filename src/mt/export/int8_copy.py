@@ -8,6 +8,16 @@ package would pass its 25 MB, so the int8 model is converted on first use, once,
 folder beside the model's calibration (ModelInfo.writable_directory), and found there by every
 later start. A stamp names what it was made from; a new model, mt or CTranslate2 makes it again.
 Where the folder can't be written the caller falls back to PyTorch.
+
+The copy is a cache, so it mends itself. It lists the SHA-256 of its files (checksums.sha256,
+the stamp among them) when it is made, and each use checks every byte of them: 9 ms, mostly its
+9.5 MB model.bin, of a 0.25 s cold `mt translate` on a quiet 2-core AVX2 EPYC (20-30 ms when the
+machine is busy). Comparing sizes and times instead would save that and miss a byte changed in
+place (docs/performance.md). A copy that fails them (a full disk, a killed copy program, a sync
+tool) or that CTranslate2 cannot load (opened_copy) is made again once, with one note (mt.notes)
+naming it; where it can't be, one note says what to do and the caller searches with PyTorch.
+Processes that start at once each convert in a folder of their own and rename it into place; one
+that loses the race uses the winner's copy.
 """
 
 from __future__ import annotations
@@ -16,42 +26,108 @@ import hashlib
 import json
 import os
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from mt import __version__
-from mt.atomic import atomic_write_text, replace_directory
-from mt.decode.ct2_engine import require_ctranslate2
+from mt.atomic import replace_directory
+from mt.checksums import first_failure, write_checksums
+from mt.decode.ct2_engine import CannotLoad, require_ctranslate2
 from mt.errors import MtError
 from mt.files import CHECKSUMS
 from mt.modelinfo import ModelInfo
+from mt.notes import note
 
 COPY = "ctranslate2-int8"
 STAMP = "made-from.json"
+LAYOUT = 2
+"""The stamp's "layout": 2 lists the copy's checksums. An older copy is made again without a
+note, as for a new mt."""
+T = TypeVar("T")
 
 
 def int8_copy(info: ModelInfo) -> Path | None:
-    """The int8 CTranslate2 model of the shipped model `info`, converted now if no current copy
-    exists; None where it can't be written (a read-only home)."""
+    """The int8 CTranslate2 model of the shipped model `info`, converted now if no current and
+    whole copy exists; None where it can't be written (a read-only home)."""
     if not info.read_only:
         raise MtError(f"{info.label}: only a shipped model gets an int8 copy (`mt export` a run)")
     directory = info.writable_directory / COPY
     stamp = _stamp(info)
-    if _read_stamp(directory) == stamp:
-        return directory
-    from mt.export.writer import convert_weights  # torch: only the first time
+    found = _read_stamp(directory)
+    if not directory.is_dir() or (found is not None and found != stamp):
+        return directory if _make(info, directory, stamp) is None else None
+    damage = first_failure(directory) or (None if found else f"no readable {STAMP}")
+    return directory if damage is None else _remade(info, directory, stamp, damage=damage)
 
+
+def opened_copy(info: ModelInfo, copy: Path, open_copy: Callable[[Path], T]) -> T | None:
+    """`open_copy(copy)`, where `copy` is the int8 copy of `info` that int8_copy gave. One that
+    CTranslate2 cannot load though its checksums pass (they were listed again over a bad file)
+    is made again once and opened; None where it can't be made again, for the caller to search
+    with PyTorch. Any other CTranslate2 model's load error is the caller's."""
+    try:
+        return open_copy(copy)
+    except CannotLoad as error:
+        if copy != info.writable_directory / COPY:
+            raise
+        damage = f"CTranslate2 cannot load it: {error.reason}"
+        remade = _remade(info, copy, _stamp(info), damage=damage)
+    return None if remade is None else open_copy(remade)
+
+
+def _remade(info: ModelInfo, directory: Path, stamp: dict[str, str], *, damage: str) -> Path | None:
+    """The damaged copy `directory` made again, with one note either way."""
+    started = time.perf_counter()
+    failure = _make(info, directory, stamp)
+    if failure is None:
+        seconds = time.perf_counter() - started
+        note(f"{directory} was damaged ({damage}); made it again ({seconds:.1f} s)")
+        return directory
+    note(
+        f"{directory} is damaged ({damage}) and cannot be made again ({failure}): make "
+        f"{directory.parent} writable, or remove that folder; searching with PyTorch meanwhile"
+    )
+    return None
+
+
+def _make(info: ModelInfo, directory: Path, stamp: dict[str, str]) -> str | None:
+    """Convert `info` into a folder of this process's own and rename it to `directory`: None
+    when done (or when another process put a whole copy there meanwhile), else why it could not
+    be."""
+    before = _identity(directory)
     tmp = directory.with_name(f".{COPY}.converting-{os.getpid()}")
     try:
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir(parents=True)  # a read-only home fails here, before torch is imported
+        tmp.rmdir()  # the converter makes its folder itself
+        from mt.export.writer import convert_weights  # torch: only when the copy is made
+
         convert_weights(info, tmp, quantization="int8", checkpoint="best")
-        atomic_write_text(tmp / STAMP, json.dumps(stamp, indent=1, sort_keys=True))
+        (tmp / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True), encoding="utf-8")
+        write_checksums(tmp)
         replace_directory(tmp, directory)
-    except OSError:
-        return None
+    except (OSError, MtError) as error:  # MtError: the listing's atomic write, on a full disk
+        if _identity(directory) != before and _whole(directory, stamp):
+            return None  # another process won the race
+        return getattr(error, "strerror", None) or str(error)
     finally:  # whatever stopped it, nothing half-made is left (after the rename, nothing is)
         shutil.rmtree(tmp, ignore_errors=True)
-    return directory
+    return None
+
+
+def _identity(directory: Path) -> tuple[int, int] | None:
+    """Which folder is at `directory` (a rename puts another there), or None."""
+    try:
+        found = directory.stat()
+    except OSError:
+        return None
+    return found.st_ino, found.st_ctime_ns
+
+
+def _whole(directory: Path, stamp: dict[str, str]) -> bool:
+    return _read_stamp(directory) == stamp and first_failure(directory) is None
 
 
 def _stamp(info: ModelInfo) -> dict[str, str]:
@@ -59,6 +135,7 @@ def _stamp(info: ModelInfo) -> dict[str, str]:
     model was resolved), and the versions of mt and CTranslate2 that converted it."""
     checksums = (info.directory / CHECKSUMS).read_bytes()
     return {
+        "layout": str(LAYOUT),
         "model": str(info.name),
         "checksums": hashlib.sha256(checksums).hexdigest(),
         "mt": __version__,
