@@ -4,24 +4,32 @@ tens of milliseconds instead of parsing and deriving it again (1.8 s and 0.8 s f
 model on a 2-core AVX2 EPYC; docs/performance.md).
 
 An entry is found by the SHA-256 of the table file and of the source of the module that derives
-it: a changed table or a changed derivation misses, never returns a stale result. A cache that
-cannot be read or written costs only the derivation.
+it: a changed table or a changed derivation misses, never returns a stale result. An entry is a
+cache, so it mends itself: its first line records the SHA-256 of the JSON below it, and one that
+fails it (cut short by a full disk, garbled, even where it still parses as JSON) is derived again
+with one note naming it (mt.notes); hashing the shipped model's 0.9 MB lexicon entry costs under
+a millisecond. A cache that cannot be read or written costs only the derivation, quietly; a
+damaged entry that cannot be rewritten gets a note, and the derived result is still used.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from mt.atomic import atomic_write_text
+from mt.atomic import atomic_output
+from mt.notes import note
 
 CACHE_ENV = "MT_CACHE"
+FORMAT = 2
+"""2: a header line with the payload's checksum. Part of the key, so that an entry of another
+format is never read (nor taken for a damaged one)."""
 T = TypeVar("T")
 
 
@@ -43,19 +51,59 @@ def derived(
     decode: Callable[[Any], T],
 ) -> T:
     """`build()`'s result for `table` (which must exist), from the cache when an earlier call
-    left it there; `code` are the modules whose source decides the result."""
-    path = cache_home() / "derived" / f"{kind}-{_key(table, code)}.json"
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        return decode(json.loads(path.read_text(encoding="utf-8")))
+    left it there whole; `code` are the modules whose source decides the result."""
+    key = _key(table, code)
+    path = cache_home() / "derived" / f"{kind}-{key}.json"
+    damage: str | None = None
+    try:
+        return decode(_payload(path.read_bytes()))
+    except OSError:  # not made yet, or a cache that can't be read: quietly derived
+        pass
+    except (ValueError, KeyError, TypeError) as error:
+        damage = str(error) if isinstance(error, ValueError) else f"{error!r} in its payload"
+    started = time.perf_counter()
     result = build()
-    with contextlib.suppress(OSError):  # a read-only home only costs the next start the build
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(encode(result), ensure_ascii=False))
+    unwritten = _write(path, encode(result), header={"table": str(table), "key": key})
+    seconds = time.perf_counter() - started
+    if damage is not None and unwritten is None:
+        note(f"{path} was damaged ({damage}); derived it again ({seconds:.1f} s)")
+    elif damage is not None:  # a read-only cache: the result is still used
+        note(
+            f"{path} is damaged ({damage}) and cannot be rewritten ({unwritten}): make "
+            f"{path.parent} writable, or remove it; derived it again meanwhile ({seconds:.1f} s)"
+        )
     return result
+
+
+def _payload(entry: bytes) -> Any:
+    """The JSON an entry holds, once it matches the checksum of its header line; ValueError
+    saying what is wrong."""
+    header, _, payload = entry.partition(b"\n")
+    try:
+        recorded = json.loads(header)["sha256"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError("no header line with its checksum") from None
+    if hashlib.sha256(payload).hexdigest() != recorded:
+        raise ValueError("checksum mismatch")
+    return json.loads(payload)
+
+
+def _write(path: Path, data: Any, *, header: dict[str, str]) -> str | None:
+    """An entry written whole or not at all: its header (what it was made from and its
+    payload's checksum), a newline, the payload. None, or why it could not be written."""
+    payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    header = {**header, "format": str(FORMAT), "sha256": hashlib.sha256(payload).hexdigest()}
+    try:
+        with atomic_output(path) as stream:
+            stream.write(json.dumps(header, sort_keys=True).encode("utf-8") + b"\n" + payload)
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
 
 
 def _key(table: Path, code: tuple[ModuleType, ...]) -> str:
     digest = hashlib.sha256(table.read_bytes())
+    digest.update(f"format {FORMAT}".encode())
     for module in code:
         source = getattr(module, "__file__", None)
         if source:
