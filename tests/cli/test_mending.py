@@ -11,6 +11,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,3 +112,52 @@ def test_a_garbled_derived_table_is_derived_again(made: tuple[Path, str], user: 
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"note: {entry} was damaged (checksum mismatch); derived it again")
     assert translate(user).stderr == ""
+
+
+def test_four_first_calls_at_once_all_translate_with_one_whole_copy(
+    made: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Each converts in a folder of its own; one that loses the race to rename uses the
+    winner's copy, and none leaves a half-made folder behind."""
+    env = {**os.environ, "MT_HOME": str(tmp_path / "home"), "MT_CACHE": str(made[0] / "cache")}
+    command = [sys.executable, "-m", "mt", "translate", SENTENCE]
+    calls = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(4)
+    ]
+    for call in calls:
+        out, err = call.communicate(timeout=300)
+        assert call.returncode == 0 and out == made[1], err
+        assert "note:" not in err and "error" not in err
+    copy = copy_of(tmp_path)
+    assert first_failure(copy) is None
+    assert [p.name for p in copy.parent.iterdir()] == [COPY]
+
+
+def holds_files(folder: Path) -> bool:
+    try:
+        return any(folder.iterdir())
+    except OSError:  # not made yet, or renamed into place already
+        return False
+
+
+def test_a_first_call_killed_while_converting_leaves_no_copy_to_trust(
+    made: tuple[Path, str], tmp_path: Path
+) -> None:
+    env = {**os.environ, "MT_HOME": str(tmp_path / "home"), "MT_CACHE": str(made[0] / "cache")}
+    command = [sys.executable, "-m", "mt", "translate", SENTENCE]
+    call = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    converting = copy_of(tmp_path).with_name(f".{COPY}.converting-{call.pid}")
+    deadline = time.monotonic() + 120
+    while not holds_files(converting) and call.poll() is None:
+        assert time.monotonic() < deadline, "the conversion never started"
+        time.sleep(0.002)
+    call.kill()  # while the converter writes its files
+    call.wait()
+    if copy_of(tmp_path).exists():
+        pytest.skip("the copy was finished before the kill landed")
+    done = translate(tmp_path)
+    assert done.returncode == 0 and done.stdout == made[1], done.stderr
+    assert "note:" not in done.stderr and first_failure(copy_of(tmp_path)) is None
