@@ -226,7 +226,7 @@ def load(
     shipped model), with the engine `mt translate` would choose. The options are defaults for
     every call; `device` is auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
-    from mt.decode.translator import open_translator
+    from mt.export.int8_copy import open_with_copy, searched_copy
 
     if threads is not None and threads < 1:
         raise MtError(f"threads must be positive, got {threads}")
@@ -239,9 +239,10 @@ def load(
         check_language=False,  # only `scored` shows flags; it turns the check on
     )
     info = resolve(model)
-    copy = _int8_copy(info, precision=precision, device=device)
-    pipeline = open_translator(info, options, device=device, threads=threads, ct2_model=copy)
-    return Translator(pipeline)
+    copy = searched_copy(
+        info, precision=precision, device=device, checkpoint="best", compute_type="default"
+    )
+    return Translator(open_with_copy(info, options, copy=copy, device=device, threads=threads))
 
 
 _loaded: dict[tuple[str, str, int | None], Translator] = {}
@@ -288,19 +289,6 @@ def translate(
     return translator.translate(
         text, beam_size=beam_size, glossary=glossary, keep=keep, normalize=normalize
     )
-
-
-def _int8_copy(info: ModelInfo, *, precision: str, device: str) -> Path | None:
-    """The shipped model's int8 CTranslate2 copy where `mt translate` would search with it (auto
-    precision on a CPU), made on first use; None: PyTorch or the export's own model."""
-    if not info.read_only or precision != "auto" or device not in ("auto", "cpu"):
-        return None
-    from mt.decode.ct2_engine import export_device
-    from mt.export.int8_copy import int8_copy
-
-    if export_device(device) != "cpu":
-        return None
-    return int8_copy(info)
 
 
 def _lines(text: str | Sequence[str]) -> list[str]:

@@ -22,7 +22,7 @@ from mt.decode.ct2_engine import ExportedRun
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.errors import MtError
-from mt.export.int8_copy import COPY, STAMP, int8_copy
+from mt.export.int8_copy import COPY, STAMP, int8_copy, open_with_copy
 from mt.export.writer import export_run
 from mt.files import CHECKSUMS
 from mt.model.ship import ship_run
@@ -137,7 +137,7 @@ def test_a_damaged_copy_is_made_again_once_with_one_note(
     DAMAGES[damage](copy)
     with caplog.at_level(logging.WARNING, logger="mt"):
         engine = default_engine(info, **DEFAULTS)  # where the commands find it
-        translator = open_translator(info, OPTIONS, device="cpu", ct2_model=engine)
+        translator = open_with_copy(info, OPTIONS, device="cpu", copy=engine)
         (translation,) = translator.translate(["Ilse likes bread."])
     assert engine == copy and isinstance(translator.run, ExportedRun) and translation.text
     (record,) = caplog.records
@@ -167,7 +167,7 @@ def test_a_damaged_copy_that_cannot_be_made_again_says_so_and_pytorch_translates
     monkeypatch.setattr("mt.export.writer.convert_weights", refused)  # a read-only home
     with caplog.at_level(logging.WARNING, logger="mt"):
         engine = default_engine(info, **DEFAULTS)
-        translator = open_translator(info, OPTIONS, device="cpu", ct2_model=engine)
+        translator = open_with_copy(info, OPTIONS, device="cpu", copy=engine)
         (translation,) = translator.translate(["Ilse likes bread."])
     assert not isinstance(translator.run, ExportedRun) and translation.text
     (record,) = caplog.records

@@ -102,7 +102,7 @@ def translate(
 
     def action() -> None:
         from mt.cli.textio import write_translations
-        from mt.decode.translator import open_translator
+        from mt.export.int8_copy import open_with_copy
         from mt.modelinfo import resolve
 
         search = decode_config(
@@ -125,20 +125,20 @@ def translate(
         if model is None:
             _warn_model_as_text(text)
         info = resolve(model)
-        translator = open_translator(
+        translator = open_with_copy(
             info,
             options,
-            device=device,
-            checkpoint=checkpoint,
-            threads=threads,
-            compute_type=compute_type,
-            ct2_model=default_engine(
+            copy=default_engine(
                 info,
                 precision=precision,
                 device=device,
                 checkpoint=checkpoint,
                 compute_type=compute_type,
             ),
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            compute_type=compute_type,
         )
         if document is not None:
             _write_document(document, translator, output_file)
@@ -318,9 +318,9 @@ def evaluate(
     """
 
     def action() -> None:
-        from mt.decode.translator import open_translator
         from mt.evaluate.engines import teacher_forcing
         from mt.evaluate.evaluation import evaluate_set, evaluation_set
+        from mt.export.int8_copy import open_with_copy
         from mt.modelinfo import resolve
 
         if limit is not None and limit <= 0:
@@ -336,20 +336,20 @@ def evaluate(
         test_set = evaluation_set(
             info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)  # read before the model loads: a bad line stops here
-        translator = open_translator(
+        translator = open_with_copy(
             info,
             options,
-            device=device,
-            checkpoint=checkpoint,
-            threads=threads,
-            compute_type=compute_type,
-            ct2_model=default_engine(
+            copy=default_engine(
                 info,
                 precision=precision,
                 device=device,
                 checkpoint=checkpoint,
                 compute_type=compute_type,
             ),
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            compute_type=compute_type,
         )
         if test_set.skipped:
             say(

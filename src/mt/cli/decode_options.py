@@ -152,21 +152,14 @@ def translate_options(
 def default_engine(
     info: ModelInfo, *, precision: str, device: str, checkpoint: str, compute_type: str
 ) -> Path | None:
-    """The CTranslate2 model to search a shipped model with when the options leave the engine
-    to mt (precision auto, best weights, a CPU): its int8 copy (mt.export.int8_copy), made on
-    first use and again, with a note, when damaged. None: PyTorch (asked for, a run, a GPU, or a
-    home where the copy can't be made)."""
-    asked = (precision, checkpoint, compute_type) != ("auto", "best", "default")
-    if not info.read_only or asked or device not in ("auto", "cpu"):
-        return None
-    from mt.decode.ct2_engine import export_device
-    from mt.export.int8_copy import COPY, int8_copy
+    """mt.export.int8_copy.searched_copy, saying so when the copy was made now (once)."""
+    from mt.export.int8_copy import COPY, searched_copy
 
-    if export_device(device) != "cpu":
-        return None  # a GPU searches the bf16 weights with PyTorch
-    made = not (info.writable_directory / COPY).is_dir()
+    made = info.read_only and not (info.writable_directory / COPY).is_dir()
     started = time.perf_counter()
-    copy = int8_copy(info)
+    copy = searched_copy(
+        info, precision=precision, device=device, checkpoint=checkpoint, compute_type=compute_type
+    )
     if copy is not None and made:
         say(
             f"{info.label}: made its int8 CTranslate2 copy in {copy} "

@@ -110,29 +110,20 @@ def open_translator(
 ) -> Translator:
     """The one way callers (CLI, server, API, benchmarks) open a model for translation, resolved
     by them (mt.modelinfo.resolve): a run, or an `mt export` (searched with CTranslate2, whose
-    `compute_type` applies). `threads` sets the CPU
-    threads of either engine. An export is opened without importing torch, and so is a run
-    searched by its CTranslate2 copy `ct2_model` (a shipped model's, mt.export.int8_copy)."""
+    `compute_type` applies). `threads` sets the CPU threads of either
+    engine. An export is opened without importing torch, and so is a run searched by its
+    CTranslate2 copy `ct2_model` (a shipped model's: mt.export.int8_copy.open_with_copy opens it
+    so, and makes it again when CTranslate2 cannot load it)."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
     if info.kind == "export" or ct2_model is not None:
         from mt.decode.ct2_engine import export_device, open_exported
 
         place = export_device(device)
-
-        def exported(model: Path | None) -> ExportedRun:
-            return open_exported(
-                info, device=place, threads=threads, compute_type=compute_type, ct2_model=model
-            )
-
-        if ct2_model is None:
-            return translator_for(exported(None), options, place)
-        from mt.export.int8_copy import opened_copy
-
-        run = opened_copy(info, ct2_model, exported)  # a copy that won't load is made again
-        if run is not None:
-            return translator_for(run, options, place)
-        # a damaged copy that can't be made again: PyTorch, as where it was never made
+        exported = open_exported(
+            info, device=place, threads=threads, compute_type=compute_type, ct2_model=ct2_model
+        )
+        return translator_for(exported, options, place)
     from mt.decode.engine import open_run
     from mt.model.devices import resolve_device
 

@@ -34,7 +34,9 @@ from typing import TypeVar
 from mt import __version__
 from mt.atomic import replace_directory
 from mt.checksums import first_failure, write_checksums
-from mt.decode.ct2_engine import CannotLoad, require_ctranslate2
+from mt.decode.ct2_engine import CannotLoad, export_device, require_ctranslate2
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.files import CHECKSUMS
 from mt.modelinfo import ModelInfo
@@ -60,6 +62,48 @@ def int8_copy(info: ModelInfo) -> Path | None:
         return directory if _make(info, directory, stamp) is None else None
     damage = first_failure(directory) or (None if found else f"no readable {STAMP}")
     return directory if damage is None else _remade(info, directory, stamp, damage=damage)
+
+
+def searched_copy(
+    info: ModelInfo, *, precision: str, device: str, checkpoint: str, compute_type: str
+) -> Path | None:
+    """The copy to search `info` with when the options leave the engine to mt (precision auto,
+    best weights, a CPU), made on first use and again, with a note, when damaged. None: PyTorch
+    (asked for, a run, a GPU, or a home where the copy can't be made)."""
+    asked = (precision, checkpoint, compute_type) != ("auto", "best", "default")
+    if not info.read_only or asked or device not in ("auto", "cpu"):
+        return None
+    if export_device(device) != "cpu":
+        return None  # a GPU searches the bf16 weights with PyTorch
+    return int8_copy(info)
+
+
+def open_with_copy(
+    info: ModelInfo,
+    options: TranslateOptions,
+    *,
+    copy: Path | None,
+    device: str = "auto",
+    checkpoint: str = "best",
+    threads: int | None = None,
+    compute_type: str = "default",
+) -> Translator:
+    """open_translator, searching with `copy` (searched_copy's) where there is one: a copy that
+    CTranslate2 cannot load is made again once, and where it can't be PyTorch searches."""
+
+    def opened(model: Path | None) -> Translator:
+        return open_translator(
+            info,
+            options,
+            device=device,
+            checkpoint=checkpoint,
+            threads=threads,
+            compute_type=compute_type,
+            ct2_model=model,
+        )
+
+    found = None if copy is None else opened_copy(info, copy, opened)
+    return found if found is not None else opened(None)
 
 
 def opened_copy(info: ModelInfo, copy: Path, open_copy: Callable[[Path], T]) -> T | None:
