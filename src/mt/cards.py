@@ -29,6 +29,23 @@ SET_NAMES = {
 }
 DEV_NAMES = {"news": "news-test2008 (WMT news)", "tatoeba": "Tatoeba selection part"}
 """Where the dev part's set is another than the test part's of the same name."""
+PUBLISHED_PEERS: dict[str, Any] = {
+    "source": "mozilla/firefox-translations-models, evaluation/bleu-results.json, en-es, at "
+    "commit 87961cea2855b80b140bb4f65c34b0a903577036 (sacreBLEU; Mozilla's evals tool ran every "
+    "system on the same lines)",
+    "sets": ["FLORES-200 devtest", "newstest2013"],
+    "systems": [
+        ("Argos Translate (LibreTranslate's engine)", 23.3, 31.9),
+        ("Firefox Translations, en-es student (bergamot-tiny)", 26.2, 34.8),
+        ("NLLB-200-distilled-600M", 26.4, 34.5),
+        ("OPUS-MT (Helsinki-NLP/opus-mt-en-es)", 26.7, 35.0),
+    ],
+    "note": "Published figures of translators that cannot run here, on public sets that are not "
+    "this card's test parts (FLORES devtest and newstest2013 are never trained on, chosen on or "
+    "scored here): they place the model among its peers, they are not a side-by-side run.",
+}
+"""What the translators people compare mt with score, as published: every card shows them
+(issue 66), beside its own figures on its own sets, never as if measured on the same lines."""
 
 
 def scores_from(bench: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +108,7 @@ def render_card(card: dict[str, Any]) -> str:
     lines += ["```sh", *card["recipe"], "```", ""]
     for part in ("dev", "test"):
         lines += _scores(part, card["scores"][part])
+    lines += _peers(card.get("peers"))
     lines += ["## Speed on this machine", "", _pairs(card["speed"]), ""]
     lines += ["## Known weaknesses", "", *(f"- {w}" for w in card["weaknesses"]), ""]
     lines += ["## Reproduce", "", *(f"- {step}" for step in card["reproduce"]), ""]
@@ -140,6 +158,21 @@ def _words(part: str, scores: dict[str, Any]) -> list[str]:
         "(mt.evaluate.words).",
         "",
         _table(("set", *(f"{bucket} in training" for bucket in buckets)), rows),
+        "",
+    ]
+
+
+def _peers(peers: dict[str, Any] | None) -> list[str]:
+    """The published peers (PUBLISHED_PEERS as the card kept them); none on an older card."""
+    if not peers:
+        return []
+    rows = [(name, *(f"{bleu:.1f}" for bleu in scores)) for name, *scores in peers["systems"]]
+    return [
+        "## Published peers (BLEU; not this card's test sets)",
+        "",
+        _table(("translator", *peers["sets"]), rows),
+        "",
+        f"{peers['note']} Source: {peers['source']}.",
         "",
     ]
 

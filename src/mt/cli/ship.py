@@ -133,7 +133,7 @@ def _card(
 ) -> dict[str, Any]:
     import torch
 
-    from mt.cards import SCORES, SPEED, scores_from, speed_from
+    from mt.cards import PUBLISHED_PEERS, SCORES, SPEED, scores_from, speed_from
     from mt.model.transformer import count_parameters, make_model
 
     folder = info.directory
@@ -162,6 +162,7 @@ def _card(
         "recipe": notes["recipe"],
         "scores": {part: scores_from(read_json(files[SCORES[part]])) for part in SCORES},
         "speed": speed_from(read_json(files[SCORES["test"]]), read_json(files[SPEED])),
+        "peers": PUBLISHED_PEERS,
         "weaknesses": notes["weaknesses"],
         "reproduce": notes["reproduce"],
     }
