@@ -150,7 +150,8 @@ bench-shipped: $(STAMP)  ## start-up of mt translate and mt serve, and what bf16
 
 # The release model beside Apertium (apt-get install apertium-eng-spa) on the same lines: FLORES
 # dev, a held-out WMT news set, held-out TICO-19 and XQuAD documents, Tatoeba and the domains'
-# test samples; GENERAL_PART=dev scores the development parts that choices are made on.
+# test samples; GENERAL_PART=dev scores the development parts that choices are made on. Each set
+# also counts the dictionary-attested words each carries, by training count (../shared/data/lexicon).
 GENERAL_RUN ?= runs/model
 GENERAL_PART ?= test
 bench-general: corpus  ## a model beside Apertium on general text, Tatoeba and the domains
