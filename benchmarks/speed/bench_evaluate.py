@@ -4,10 +4,12 @@ the same model and options (issue 67: evaluation at translation speed).
     python -m benchmarks.speed.bench_evaluate [--model en-es-general-7] [--limit 1012] \
         [--general ../shared/data/general] [--domains ../shared/data/domains] [--out bench/evaluate]
 
-The lines are development pairs, never a test part: the dev documents of TICO-19 and XQuAD
+The lines are development pairs, never a test part, one sentence a line as in FLORES (the issue
+measured FLORES dev, which mt.recipes.general_split keeps for test): the dev documents of TICO-19
 (mt.recipes.general_split) and news-test2008, the news dev set (mt.recipes.domain_split), in
-that order, the first --limit (1,012 by default: FLORES dev's size, the issue's figure; FLORES
-itself is kept for test and has no dev part).
+that order, the first --limit (1,012: FLORES dev's size). `--sets tico,xquad,news` puts XQuAD's
+dev documents between them: its context paragraphs (120 words) are where TER, which grows faster
+than the square of a line's length, costs most.
 
 Each command runs as a person runs it, in a process of its own with its default options (beam 5;
 for the shipped model on a CPU, its int8 CTranslate2 copy): after one warm-up of each on the
@@ -47,14 +49,22 @@ MAX_RATIO = 1.3
 MAX_BLEU_GAP = 0.01
 
 
-def dev_pairs(general: Path, domains: Path, limit: int) -> dict[str, list[tuple[str, str]]]:
-    """The development pairs of each set, the first `limit` of all of them (empty sets left
-    out): pairs a TSV line can hold (one line, no tab, both sides not blank)."""
-    found = {name: pairs_of(general, name, "dev") for name in ("tico", "xquad")}
-    found["news"] = [(pair.english, pair.spanish) for pair in split_parts("news", domains).dev]
+SETS = ("tico", "xquad", "news")
+
+
+def dev_pairs(
+    general: Path, domains: Path, names: list[str], limit: int
+) -> dict[str, list[tuple[str, str]]]:
+    """The development pairs of each set named, in SETS' order, the first `limit` of all of
+    them (empty sets left out): pairs a TSV line can hold (one line, no tab, both sides not
+    blank)."""
     chosen: dict[str, list[tuple[str, str]]] = {}
     room = limit
-    for name, pairs in found.items():
+    for name in (name for name in SETS if name in names):
+        if name == "news":
+            pairs = [(pair.english, pair.spanish) for pair in split_parts("news", domains).dev]
+        else:
+            pairs = pairs_of(general, name, "dev")
         usable = [pair for pair in pairs if all(_one_line(side) for side in pair)][:room]
         if usable:
             chosen[name] = usable
@@ -114,16 +124,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--general", type=Path, default=harness.GENERAL)
     harness.add_domains(parser)
     harness.add_limit(parser, 1012, help="development pairs translated")
+    parser.add_argument(
+        "--sets", default="tico,news", help=f"dev sets, comma-separated, of {', '.join(SETS)}"
+    )
     harness.add_threads(parser, None, help="--threads of both commands (default: mt's own)")
     harness.add_out(parser, Path("bench/evaluate"), help="the files and results.json go here")
     args = parser.parse_args(argv)
+    names = args.sets.split(",")
+    if unknown := sorted(set(names) - set(SETS)):
+        parser.error(f"--sets: unknown {', '.join(unknown)} (known: {', '.join(SETS)})")
     for needed in (args.general / "tico19.tsv", args.domains / "news" / "news-dev.en"):
         if not needed.exists():
             raise SystemExit(f"bench-evaluate: {needed} is absent: it needs ../shared/data")
     threads = args.threads or os.cpu_count() or 1
     console = Console()
     console.print(harness.machine_line(threads))
-    sets = dev_pairs(args.general, args.domains, args.limit)
+    sets = dev_pairs(args.general, args.domains, names, args.limit)
     pairs = [pair for chosen in sets.values() for pair in chosen]
     args.out.mkdir(parents=True, exist_ok=True)
     run_both(args.model, args.threads, *write_set(args.out, "warm-up", pairs[:WARM_UP]))
