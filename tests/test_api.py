@@ -154,3 +154,13 @@ def test_one_call_resolves_its_model_once(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(described) == 2
     mt.load().translate(["Good morning."])
     assert len(described) == 3
+
+
+def test_a_dictionary_gives_a_never_seen_noun_its_spanish(tmp_path: Path) -> None:
+    lexicon = tmp_path / "en-es.txt"
+    lexicon.write_text("zorblat {n} (an invented machine) :: zorbláculo {m}\n", encoding="utf-8")
+    sentence = "She bought a new zorblat."
+    assert "zorbláculo" not in mt.translate(sentence)
+    assert "zorbláculo" in mt.load(dictionary=lexicon).translate(sentence)
+    with pytest.raises(mt.Error, match="^dictionary .*missing.txt: no such file$"):
+        mt.load(dictionary=tmp_path / "missing.txt")

@@ -217,6 +217,7 @@ def load(
     normalize: bool = NORMALIZE_INPUT,
     glossary: GlossaryLike | None = None,
     keep: KeepLike | None = None,
+    dictionary: Path | str | None = None,
     split: bool = True,
     device: str = "auto",
     threads: int | None = None,
@@ -224,8 +225,11 @@ def load(
 ) -> Translator:
     """A Translator for `model` (a shipped model's name, a run or export directory; None: the
     shipped model), with the engine `mt translate` would choose. The options are defaults for
-    every call; `device` is auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
+    every call; `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand
+    in for the words the model's training never had; `device` is auto, cpu or cuda;
+    `precision` auto, fp32 or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
+    from mt.decode.unseen import read_dictionary
     from mt.export.int8_copy import open_with_copy, searched_copy
 
     if threads is not None and threads < 1:
@@ -236,6 +240,7 @@ def load(
         normalize=normalize,
         keep=() if keep is None else _keep(keep),
         glossary=None if glossary is None else _glossary(glossary),
+        dictionary=None if dictionary is None else read_dictionary(Path(dictionary)),
         check_language=False,  # only `scored` shows flags; it turns the check on
     )
     info = resolve(model)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mt.errors import MtError
-from mt.text.bilingual import parse_line, read_bilingual
+from mt.text.bilingual import parse_line, read_bilingual, read_nouns
 
 DICTIONARY = """\
 # English :: Spanish dictionary (invented for the tests)
@@ -78,3 +78,19 @@ def test_a_line_without_its_separator_or_headword_names_the_file_and_line(
     message = str(refused.value)
     assert message.startswith(f"{path}:{number}: not a dictionary line")
     assert "\n" not in message
+
+
+def test_the_nouns_are_one_word_headwords_with_their_first_one_word_noun_translation(
+    tmp_path: Path,
+) -> None:
+    nouns = read_nouns(write(tmp_path, DICTIONARY))
+    assert nouns == {"teapot": "tetera"}  # not brew (a verb), not and/or, not Lake Quilp
+    twice = DICTIONARY + "teapot {n} (a later sense) :: tetilla {f}\nsaucer {n} :: plato de taza\n"
+    assert read_nouns(write(tmp_path, twice)) == {"teapot": "tetera"}  # first sense; no one-word
+
+
+def test_the_nouns_of_a_damaged_file_are_refused_with_its_line(tmp_path: Path) -> None:
+    with pytest.raises(MtError, match=r"en-es\.txt:4: not a dictionary line"):
+        read_nouns(
+            write(tmp_path, DICTIONARY.replace("teapot {n} /", "teapot {n} / no separator\n", 1))
+        )

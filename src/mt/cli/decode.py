@@ -16,6 +16,7 @@ from mt.cli.decode_options import (
     Checkpoint,
     ComputeType,
     Device,
+    DictionaryFile,
     GlossaryFile,
     Keep,
     LengthPenalty,
@@ -87,6 +88,7 @@ def translate(
     ] = False,
     normalize: Normalize = NORMALIZE_INPUT,
     glossary: GlossaryFile = None,
+    dictionary: DictionaryFile = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -120,6 +122,7 @@ def translate(
             normalize=normalize,
             keep=keep,
             glossary=glossary,
+            dictionary=dictionary,
             check_language=style in ("scores", "json"),  # only they show flags
         )
         if model is None:
@@ -306,6 +309,7 @@ def evaluate(
     ] = None,
     normalize: Normalize = NORMALIZE_INPUT,
     glossary: GlossaryFile = None,
+    dictionary: DictionaryFile = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -330,7 +334,12 @@ def evaluate(
         )
         # no flags are shown, so no language check: as `mt translate`'s plain text
         options = translate_options(
-            search, normalize=normalize, keep=keep, glossary=glossary, check_language=False
+            search,
+            normalize=normalize,
+            keep=keep,
+            glossary=glossary,
+            dictionary=dictionary,
+            check_language=False,
         )
         info = resolve(model)
         test_set = evaluation_set(

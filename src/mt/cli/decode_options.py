@@ -74,6 +74,15 @@ GlossaryFile = Annotated[
         rich_help_panel=SEARCH,
     ),
 ]
+DictionaryFile = Annotated[
+    Path | None,
+    Opt(
+        "--dictionary",
+        help="Bilingual dictionary in Wiktionary's format (../shared/data/lexicon): its nouns "
+        "for the words the model's training never had (docs/general.md).",
+        rich_help_panel=SEARCH,
+    ),
+]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -130,6 +139,7 @@ def translate_options(
     normalize: bool = NORMALIZE_INPUT,
     keep: Path | None = None,
     glossary: Path | None = None,
+    dictionary: Path | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
@@ -137,6 +147,7 @@ def translate_options(
     here, before the model loads."""
     from mt.decode.glossary import read_glossary
     from mt.decode.options import TranslateOptions
+    from mt.decode.unseen import read_dictionary
     from mt.text.spans import read_keep
 
     return TranslateOptions(
@@ -145,6 +156,7 @@ def translate_options(
         normalize=normalize,
         keep=() if keep is None else read_keep(keep),
         glossary=None if glossary is None else read_glossary(glossary),
+        dictionary=None if dictionary is None else read_dictionary(dictionary),
         check_language=check_language,
     )
 

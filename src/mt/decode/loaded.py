@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from mt.data.tokenization import PLACEHOLDERS, has_placeholders
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.glossary import NAME_STAND_INS
-from mt.decode.run_tables import lexicon_for, normalizer_for
+from mt.decode.run_tables import lexicon_for, normalizer_for, word_stats_for
 from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
 from mt.text.names import NameRule
 from mt.text.normalize import Normalizer, careful
@@ -84,6 +84,12 @@ class LoadedModel:
         """`sentence` through the run's normaliser; one written with care comes out as it is
         (Normalizer's own first test), before the word statistics are even read."""
         return sentence if careful(sentence) else self.normalizer(sentence)
+
+    @cached_property
+    def seen_words(self) -> frozenset[str]:
+        """The words its training English has (words.tsv, whatever the capitals): the rest are
+        the never-seen words a dictionary may give (mt.decode.unseen)."""
+        return frozenset(s.lower() for s in word_stats_for(self.run.directory).spellings)
 
     @cached_property
     def normalizer(self) -> Normalizer:

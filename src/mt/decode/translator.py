@@ -20,6 +20,7 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
+from mt.decode.unseen import UnseenNouns
 from mt.errors import MtError
 from mt.modelinfo import ModelInfo
 from mt.quality.confidence import Calibration, Uncalibrated
@@ -42,6 +43,9 @@ class Translator:
         self.model = model
         self.options = options
         self.pipeline = Pipeline.build(model, options)
+        self.unseen = None
+        if options.dictionary is not None:
+            self.unseen = UnseenNouns(options.dictionary, model.seen_words, name="dictionary")
 
     def with_options(self, options: TranslateOptions) -> Translator:
         """Another Translator on the same model (nothing is reloaded)."""
@@ -83,8 +87,14 @@ class Translator:
     def translate_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[Translation]:
         """Like translate(), but each batch is decoded as soon as it arrives: a live pipe's lines
         (mt.cli.textio) are not held back waiting for more."""
+        glossary = self.options.glossary
         for batch in batches:
-            yield from self.pipeline.apply(batch, [self.options.glossary] * len(batch))
+            if self.unseen is None:
+                yield from self.pipeline.apply(batch, [glossary] * len(batch))
+            else:
+                yield from self.pipeline.apply(
+                    batch, [self.unseen.glossary(line, glossary) for line in batch]
+                )
 
     def translate_each(
         self, lines: Sequence[str], glossaries: Sequence[Glossary | None]

@@ -49,6 +49,27 @@ def read_bilingual(path: Path) -> dict[str, frozenset[str]]:
     return {headword: frozenset(translations) for headword, translations in found.items()}
 
 
+def read_nouns(path: Path) -> dict[str, str]:
+    """One-word English nouns in lower case -> the first one-word translation of their first
+    noun line that has one: what a translation can put in place of a noun it never learned
+    (mt.decode.unseen). Read after read_bilingual's checks, so its lines are known good."""
+    read_bilingual(path)  # a malformed line is refused with its number here
+    nouns: dict[str, str] = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if _NOUN.match(line) is None:
+                continue
+            headword, translations = parse_line(line) or ("", [])
+            first = next((t for t in translations if t.isalpha()), None)
+            if headword.isalpha() and headword.islower() and first and headword not in nouns:
+                nouns[headword] = first
+    return nouns
+
+
+_NOUN = re.compile(r"^[^{:]+ \{n\}")
+"""A line whose part of speech is {n}."""
+
+
 def parse_line(line: str) -> tuple[str, list[str]] | None:
     """(headword, translations) of one line; None for a header or blank line; an empty headword
     for a line that is neither (no `::`, or nothing before it)."""

@@ -1,0 +1,105 @@
+"""Decided `--dictionary` stays an option, not a default (docs/general.md, "A dictionary for ...").
+
+The dev part of bench_general (news-test2008, TICO-19 and XQuAD dev, the Tatoeba selection part,
+the domains' dev samples), translated by a model as bench_general translates it (beam 5), then
+again with mt.decode.unseen's glossary of the nouns its training English never had: BLEU, chrF,
+the words carried (mt.evaluate.words) and how many lines changed, side by side, with a sample of
+the changed lines to read.
+
+    python -m experiments.unseen_nouns --run en-es-general-7 --tatoeba runs/tatoeba-split \\
+        --out bench/unseen
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from benchmarks import harness
+from benchmarks.quality.bench_general import sets
+from mt.config import DecodeConfig
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import open_translator
+from mt.evaluate import words
+from mt.evaluate.scores import corpus_scores
+from mt.files import WORD_STATS
+from mt.modelinfo import resolve
+from mt.text.bilingual import read_nouns
+
+LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", default="en-es-general-7")
+    parser.add_argument("--tatoeba", type=Path, required=True)
+    parser.add_argument("--general", type=Path, default=harness.GENERAL)
+    parser.add_argument("--domains", type=Path, default=harness.DOMAINS)
+    parser.add_argument("--lexicon", type=Path, default=LEXICON)
+    parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
+    parser.add_argument("--out", type=Path, default=Path("bench/unseen"))
+    args = parser.parse_args(argv)
+    if not args.lexicon.is_file():
+        raise SystemExit(f"unseen_nouns: {args.lexicon} is absent (see ../shared)")
+    print(harness.machine_line(2))
+    info = resolve(args.run)
+    options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32))
+    translator = open_translator(info, options)
+    with_dictionary = translator.with_options(replace(options, dictionary=read_nouns(args.lexicon)))
+    unseen = with_dictionary.unseen
+    assert unseen is not None
+    table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
+    figures, samples = {}, []
+    for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
+        pairs = pairs[: args.limit] if args.limit else pairs
+        english = [source for source, _ in pairs]
+        references = [[target] for _, target in pairs]
+        plain = [t.text for t in translator.translate(english)]
+        glossaries = [unseen.glossary(line) for line in english]
+        asked = [i for i, glossary in enumerate(glossaries) if glossary is not None]
+        # the other lines would come out as the plain ones (no glossary): not translated again
+        redone = with_dictionary.translate([english[i] for i in asked])
+        helped = list(plain)
+        for i, translation in zip(asked, redone, strict=True):
+            helped[i] = translation.text
+        changed = [i for i in asked if helped[i] != plain[i]]
+        samples += [(name, english[i], plain[i], helped[i]) for i in changed[:8]]
+        attested = [words.attested(s, t, table=table) for s, t in pairs]
+        figures[name] = {
+            "pairs": len(pairs),
+            "lines with a never-seen noun": len(asked),
+            "lines changed": len(changed),
+            **{
+                system: {
+                    "bleu": (scores := corpus_scores(output, references)).bleu,
+                    "chrf": scores.chrf,
+                    "words": {b: t.share for b, t in words.tally(attested, output).items()},
+                }
+                for system, output in (("plain", plain), ("dictionary", helped))
+            },
+        }
+        row = figures[name]
+        print(
+            f"{name}: {len(pairs)} pairs, {len(asked)} lines with a never-seen noun, "
+            f"{len(changed)} changed; BLEU {row['plain']['bleu']:.2f} -> "
+            f"{row['dictionary']['bleu']:.2f}, chrF {row['plain']['chrf']:.2f} -> "
+            f"{row['dictionary']['chrf']:.2f}; never-seen words carried "
+            f"{_share(row['plain']['words']['never'])} -> "
+            f"{_share(row['dictionary']['words']['never'])}"
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = {"run": args.run, "part": "dev", "sets": figures, "samples": samples}
+    (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    for name, source, plain_text, helped_text in samples[:24]:
+        print(f"[{name}] {source}\n   plain:      {plain_text}\n   dictionary: {helped_text}")
+    return 0
+
+
+def _share(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.1f}%"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

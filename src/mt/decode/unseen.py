@@ -1,0 +1,81 @@
+"""A dictionary's nouns for the words a model never learned (issue 66): "She bought a new
+dishwasher" was "un nuevo playado", as no training pair has a dishwasher.
+
+A word of a line is given its dictionary noun when its training English never had it (words.tsv
+counts, whatever the capitals), it is a lower-case word of MIN_LETTERS or more (a capitalised
+one is a name or a sentence's first word, left to the model), and the dictionary has it as a
+noun, or has the singular of its regular plural ("dishwashers": "lavaplatos"; Spanish plurals
+are made by rule). The terms go through the glossary's placement (mt.decode.glossary): each line
+is translated first without them, and only one that lacks a term's Spanish is searched again
+with its stand-in, so a word the model does translate keeps the model's own choice. Inflection
+beyond the plural (gender agreement of what surrounds it) is left to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from mt.decode.glossary import Glossary, Term
+from mt.errors import MtError
+from mt.text.bilingual import read_nouns
+
+MIN_LETTERS = 4
+"""Shorter words are left to the model (most are function words or abbreviations)."""
+_WORD = re.compile(r"\b[a-z]+\b")
+
+
+class UnseenNouns:
+    """Per line, a glossary of the nouns the training English never had."""
+
+    def __init__(self, nouns: Mapping[str, str], seen: frozenset[str], *, name: str) -> None:
+        self.nouns = nouns  # mt.text.bilingual.read_nouns
+        self.seen = seen  # the training English's words in lower case (LoadedModel.seen_words)
+        self.name = name
+
+    def glossary(self, line: str, given: Glossary | None = None) -> Glossary | None:
+        """The never-seen nouns of `line` as a glossary, after the terms of a `given` one (whose
+        Spanish wins where both have a word); `given` alone where the line has none."""
+        terms: dict[str, Term] = {}
+        for word in _WORD.findall(line):
+            if len(word) < MIN_LETTERS or word in self.seen or word in terms:
+                continue
+            spanish = self.spanish(word)
+            if spanish is not None:
+                terms[word] = Term(word, spanish)
+        if not terms:
+            return given
+        if given is None:
+            return Glossary(terms.values(), self.name)
+        return Glossary([*given.terms.values(), *terms.values()], given.name)
+
+    def spanish(self, word: str) -> str | None:
+        """The dictionary's noun for `word`, or the plural of its singular's."""
+        if word in self.nouns:
+            return self.nouns[word]
+        for ending, singular_ending in (("ies", "y"), ("es", ""), ("s", "")):
+            stem = word[: -len(ending)] + singular_ending
+            if word.endswith(ending) and stem not in self.seen and stem in self.nouns:
+                return spanish_plural(self.nouns[stem])
+        return None
+
+
+def read_dictionary(path: Path) -> dict[str, str]:
+    """The nouns of a dictionary file (mt.text.bilingual.read_nouns), one MtError where it is
+    missing or malformed."""
+    if not path.is_file():
+        raise MtError(f"dictionary {path}: no such file")
+    try:
+        return read_nouns(path)
+    except UnicodeDecodeError as error:
+        raise MtError(f"dictionary {path}: not UTF-8 (byte {error.start})") from None
+
+
+def spanish_plural(noun: str) -> str:
+    """The regular plural: casa casas, ciudad ciudades, luz luces; a word ending in s stays."""
+    if noun.endswith("s"):
+        return noun
+    if noun.endswith("z"):
+        return noun[:-1] + "ces"
+    return noun + ("s" if noun[-1] in "aeiouáéó" else "es")

@@ -1,0 +1,78 @@
+"""The dictionary's nouns for never-seen words: only lower-case words the training English never
+had, plurals by rule, and through the glossary's placement, so a model that knows a word keeps
+its own choice."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mt.config import DecodeConfig
+from mt.decode.glossary import Glossary, Term
+from mt.decode.options import TranslateOptions
+from mt.decode.translator import open_translator
+from mt.decode.unseen import UnseenNouns, spanish_plural
+from mt.modelinfo import resolve
+
+NOUNS = {"dishwasher": "lavaplatos", "lawnmower": "cortacésped", "city": "ciudad", "bus": "bus"}
+
+
+def unseen(*seen: str) -> UnseenNouns:
+    return UnseenNouns(NOUNS, frozenset(word.lower() for word in seen), name="dictionary")
+
+
+def terms(found: UnseenNouns, line: str) -> dict[str, str]:
+    glossary = found.glossary(line)
+    return {} if glossary is None else {t.english: t.spanish for t in glossary.terms.values()}
+
+
+def test_only_never_seen_lower_case_nouns_get_their_dictionary_word() -> None:
+    found = unseen("City", "bought")
+    line = "She bought a dishwasher and a lawnmower in the city."
+    assert terms(found, line) == {"dishwasher": "lavaplatos", "lawnmower": "cortacésped"}
+    assert terms(found, "Dishwasher Lawnmower.") == {}  # capitalised: a name, or the model's
+    assert terms(found, "She bought bread.") == {}
+    assert found.glossary("She bought bread.") is None
+
+
+def test_a_regular_plural_gets_the_spanish_plural() -> None:
+    found = unseen()
+    assert terms(found, "two dishwashers, three cities and buses") == {
+        "dishwashers": "lavaplatos",
+        "cities": "ciudades",
+        "buses": "bus",
+    }
+    assert terms(unseen("city"), "three cities") == {}  # its singular is known to the model
+
+
+@pytest.mark.parametrize(
+    ("noun", "plural"),
+    [("casa", "casas"), ("ciudad", "ciudades"), ("luz", "luces"), ("lavaplatos", "lavaplatos"),
+     ("café", "cafés")],
+)  # fmt: skip
+def test_spanish_plurals_by_rule(noun: str, plural: str) -> None:
+    assert spanish_plural(noun) == plural
+
+
+def test_a_given_glossary_s_spanish_wins_and_its_name_stays() -> None:
+    given = Glossary([Term("lawnmower", "podadora"), Term("garden", "huerto")], "mine.tsv")
+    glossary = unseen().glossary("a dishwasher and a lawnmower in the garden", given)
+    assert glossary is not None and glossary.name == "mine.tsv"
+    spanish = {t.english: t.spanish for t in glossary.terms.values()}
+    assert spanish == {"lawnmower": "podadora", "garden": "huerto", "dishwasher": "lavaplatos"}
+    assert unseen().glossary("bread", given) is given
+
+
+def test_a_translator_with_a_dictionary_puts_a_never_seen_noun_s_spanish_in_place(
+    trained_run: Path,
+) -> None:
+    options = TranslateOptions(decode=DecodeConfig(beam_size=2))
+    plain = open_translator(resolve(trained_run), options, device="cpu")
+    helped = plain.with_options(replace(options, dictionary={"zorblat": "zorbláculo"}))
+    lines = ["Where is the zorblat?", "Where is the museum?"]
+    before = [t.text for t in plain.translate(lines)]
+    after = [t.text for t in helped.translate(lines)]
+    assert "zorbláculo" not in before[0] and "zorbláculo" in after[0].lower()
+    assert after[1] == before[1]  # a line without such a word is the plain translation
