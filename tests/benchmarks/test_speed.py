@@ -129,7 +129,8 @@ def test_bench_evaluate_times_both_commands_on_the_same_dev_lines(
 ) -> None:
     run_main(
         bench_evaluate.main, "--model", trained_run, "--general", tiny_general(),
-        "--domains", tiny_domains(), "--limit", 12, "--threads", 1, "--out", tmp_path,
+        "--domains", tiny_domains(), "--limit", 12, "--threads", 1, "--repeats", 1,
+        "--out", tmp_path,
     )  # fmt: skip
     measured = figures(tmp_path / "results.json")
     assert measured["lines"] == sum(measured["sets"].values()) == 12
