@@ -13,17 +13,16 @@ beyond the plural (gender agreement of what surrounds it) is left to the model.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
 from mt.text.bilingual import read_nouns
+from mt.text.words import WORD
 
 MIN_LETTERS = 4
 """Shorter words are left to the model (most are function words or abbreviations)."""
-_WORD = re.compile(r"\b[a-z]+\b")
 
 
 class UnseenNouns:
@@ -38,8 +37,9 @@ class UnseenNouns:
         """The never-seen nouns of `line` as a glossary, after the terms of a `given` one (whose
         Spanish wins where both have a word); `given` alone where the line has none."""
         terms: dict[str, Term] = {}
-        for word in _WORD.findall(line):
-            if len(word) < MIN_LETTERS or word in self.seen or word in terms:
+        for word in WORD.findall(line):
+            lower_case = word.isalpha() and word.islower()
+            if not lower_case or len(word) < MIN_LETTERS or word in self.seen or word in terms:
                 continue
             spanish = self.spanish(word)
             if spanish is not None:
