@@ -221,3 +221,16 @@ def legacy_models() -> Path:
     for name in ("run", "export"):
         upgrade_directory(legacy_copy(root, name, prepared=root / "gone"))
     return root
+
+
+def ship_tiny(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The tiny run shipped as the default model, with a user folder (MT_HOME) of the test's
+    own: where a test needs the int8 copy or the shipped model's paths without the real one."""
+    from mt.model.ship import ship_run
+    from mt.modelinfo import DEFAULT_MODEL
+
+    root = tmp_path / "shipped"
+    ship_run(trained_run, DEFAULT_MODEL, root=root)
+    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
+    monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
+    return root / DEFAULT_MODEL

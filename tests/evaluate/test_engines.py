@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_output, invented_pairs
+from conftest import cli_output, invented_pairs, ship_tiny
 from mt.export.int8_copy import COPY
 from mt.export.writer import export_run
-from mt.model.ship import ship_run
 from mt.modelinfo import DEFAULT_MODEL, resolve
 
 # Sentences the tiny run was trained on, and two it never saw (the int8 copy may part from fp32
@@ -25,12 +24,7 @@ PAIRS = invented_pairs()[::37] + [
 
 @pytest.fixture()
 def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The tiny run shipped as the default model, with a user folder of this test's own."""
-    root = tmp_path / "shipped"
-    ship_run(trained_run, DEFAULT_MODEL, root=root)
-    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
-    monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
-    return root / DEFAULT_MODEL
+    return ship_tiny(tmp_path, trained_run, monkeypatch)
 
 
 def files(tmp_path: Path) -> tuple[Path, Path]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ship_tiny
 from mt.checksums import first_failure, write_checksums
 from mt.cli.decode_options import default_engine
 from mt.config import DecodeConfig
@@ -25,8 +26,7 @@ from mt.errors import MtError
 from mt.export.int8_copy import COPY, STAMP, int8_copy, open_with_copy
 from mt.export.writer import export_run
 from mt.files import CHECKSUMS
-from mt.model.ship import ship_run
-from mt.modelinfo import DEFAULT_MODEL, resolve
+from mt.modelinfo import resolve
 
 DEFAULTS = {"precision": "auto", "device": "auto", "checkpoint": "best", "compute_type": "default"}
 OPTIONS = TranslateOptions(decode=DecodeConfig(beam_size=1))
@@ -77,12 +77,7 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
 
 @pytest.fixture()
 def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The tiny run shipped as the default model, with a user folder of this test's own."""
-    root = tmp_path / "shipped"
-    ship_run(trained_run, DEFAULT_MODEL, root=root)
-    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
-    monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
-    return root / DEFAULT_MODEL
+    return ship_tiny(tmp_path, trained_run, monkeypatch)
 
 
 def test_the_copy_is_made_once_and_searched_like_an_export(shipped: Path) -> None:

@@ -28,7 +28,7 @@ from mt.cli.decode_options import (
     Precision,
     Threads,
     decode_config,
-    default_engine,
+    open_for_command,
     translate_options,
 )
 from mt.config import DECODE, NORMALIZE_INPUT
@@ -104,7 +104,6 @@ def translate(
 
     def action() -> None:
         from mt.cli.textio import write_translations
-        from mt.export.int8_copy import open_with_copy
         from mt.modelinfo import resolve
 
         search = decode_config(
@@ -128,16 +127,10 @@ def translate(
         if model is None:
             _warn_model_as_text(text)
         info = resolve(model)
-        translator = open_with_copy(
+        translator = open_for_command(
             info,
             options,
-            copy=default_engine(
-                info,
-                precision=precision,
-                device=device,
-                checkpoint=checkpoint,
-                compute_type=compute_type,
-            ),
+            precision=precision,
             device=device,
             checkpoint=checkpoint,
             threads=threads,
@@ -324,7 +317,6 @@ def evaluate(
     def action() -> None:
         from mt.evaluate.engines import teacher_forcing
         from mt.evaluate.evaluation import evaluate_set, evaluation_set
-        from mt.export.int8_copy import open_with_copy
         from mt.modelinfo import resolve
 
         if limit is not None and limit <= 0:
@@ -345,16 +337,10 @@ def evaluate(
         test_set = evaluation_set(
             info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)  # read before the model loads: a bad line stops here
-        translator = open_with_copy(
+        translator = open_for_command(
             info,
             options,
-            copy=default_engine(
-                info,
-                precision=precision,
-                device=device,
-                checkpoint=checkpoint,
-                compute_type=compute_type,
-            ),
+            precision=precision,
             device=device,
             checkpoint=checkpoint,
             threads=threads,

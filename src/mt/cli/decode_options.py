@@ -18,6 +18,7 @@ from mt.config import NORMALIZE_INPUT, DecodeConfig
 
 if TYPE_CHECKING:
     from mt.decode.options import TranslateOptions
+    from mt.decode.translator import Translator
     from mt.modelinfo import ModelInfo
 
 SEARCH = "Decoding"
@@ -178,3 +179,32 @@ def default_engine(
             f"({time.perf_counter() - started:.1f} s, once)"
         )
     return copy
+
+
+def open_for_command(
+    info: ModelInfo,
+    options: TranslateOptions,
+    *,
+    precision: str,
+    device: str,
+    checkpoint: str,
+    threads: int | None,
+    compute_type: str,
+) -> Translator:
+    """The Translator `mt translate` and `mt evaluate` search with: a shipped model's int8 copy
+    where the options leave the engine to mt (default_engine), made again once when CTranslate2
+    cannot load it (mt.export.int8_copy.open_with_copy), else the run or export itself."""
+    from mt.export.int8_copy import open_with_copy
+
+    copy = default_engine(
+        info, precision=precision, device=device, checkpoint=checkpoint, compute_type=compute_type
+    )
+    return open_with_copy(
+        info,
+        options,
+        copy=copy,
+        device=device,
+        checkpoint=checkpoint,
+        threads=threads,
+        compute_type=compute_type,
+    )
