@@ -158,6 +158,8 @@ def test_a_first_call_killed_while_converting_leaves_no_copy_to_trust(
     call.wait()
     if copy_of(tmp_path).exists():
         pytest.skip("the copy was finished before the kill landed")
+    assert converting.is_dir()  # what the killed call left
     done = translate(tmp_path)
     assert done.returncode == 0 and done.stdout == made[1], done.stderr
     assert "note:" not in done.stderr and first_failure(copy_of(tmp_path)) is None
+    assert not converting.exists()  # the next conversion removed it: its process is gone

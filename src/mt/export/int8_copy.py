@@ -142,6 +142,7 @@ def _make(info: ModelInfo, directory: Path, stamp: dict[str, str]) -> str | None
     be."""
     before = _identity(directory)
     tmp = directory.with_name(f".{COPY}.converting-{os.getpid()}")
+    _remove_abandoned(directory)
     try:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)  # a read-only home fails here, before torch is imported
@@ -159,6 +160,25 @@ def _make(info: ModelInfo, directory: Path, stamp: dict[str, str]) -> str | None
     finally:  # whatever stopped it, nothing half-made is left (after the rename, nothing is)
         shutil.rmtree(tmp, ignore_errors=True)
     return None
+
+
+def _remove_abandoned(directory: Path) -> None:
+    """The conversion folders of processes that are gone (killed while converting): a folder
+    whose process still runs is another conversion, left to it."""
+    for folder in directory.parent.glob(f".{COPY}.converting-*"):
+        pid = folder.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
 
 
 def _identity(directory: Path) -> tuple[int, int] | None:
