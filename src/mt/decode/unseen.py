@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
-from mt.text.bilingual import read_nouns
+from mt.text.bilingual import english_singulars, read_nouns
 from mt.text.words import WORD
 
 MIN_LETTERS = 4
@@ -54,9 +54,8 @@ class UnseenNouns:
         """The dictionary's noun for `word`, or the plural of its singular's."""
         if word in self.nouns:
             return self.nouns[word]
-        for ending, singular_ending in (("ies", "y"), ("es", ""), ("s", "")):
-            stem = word[: -len(ending)] + singular_ending
-            if word.endswith(ending) and stem not in self.seen and stem in self.nouns:
+        for stem in english_singulars(word):
+            if stem not in self.seen and stem in self.nouns:
                 return spanish_plural(self.nouns[stem])
         return None
 

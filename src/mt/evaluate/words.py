@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mt.text.bilingual import read_bilingual
+from mt.text.bilingual import english_singulars, read_bilingual
 from mt.text.dictionary import english_words
 from mt.text.words import ANY_WORD
 from mt.text.wordstats import WordStats, read_word_stats, words_of
@@ -47,7 +47,6 @@ NEVER, SOME, OFTEN = "never", "1-9", "10+"
 BUCKETS = (NEVER, SOME, OFTEN)
 OFTEN_COUNT = 10
 _KEPT_MARKS = {"\u0303"}  # the tilde of ñ: año and ano are two words
-_PLURALS = (("ies", "y"), ("es", ""), ("s", ""))  # English plural ending -> its singular's
 
 
 @dataclass(frozen=True)
@@ -182,10 +181,7 @@ def _headword(word: str, translations: Mapping[str, frozenset[str]]) -> str | No
     """The word, else the singular of a regular plural, if the dictionary has it."""
     if word in translations:
         return word
-    for plural, singular in _PLURALS:
-        if word.endswith(plural) and (stem := word[: -len(plural)] + singular) in translations:
-            return stem
-    return None
+    return next((stem for stem in english_singulars(word) if stem in translations), None)
 
 
 def _forms(translation: str) -> set[str]:

@@ -18,6 +18,7 @@ What a use needs of it (single words, folded case) is that use's choice (mt.eval
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from mt.errors import MtError
@@ -34,6 +35,41 @@ def read_bilingual(path: Path) -> dict[str, frozenset[str]]:
     """Every headword of the file with its translations (a headword with none is left out); a
     line without its `::` or its headword is one MtError naming the file and the line."""
     found: dict[str, set[str]] = {}
+    for _, headword, translations in _entries(path):
+        if translations:
+            found.setdefault(headword, set()).update(translations)
+    return {headword: frozenset(translations) for headword, translations in found.items()}
+
+
+def read_nouns(path: Path) -> dict[str, str]:
+    """One-word English nouns in lower case -> the first one-word translation of their first
+    noun line that has one: what a translation can put in place of a noun it never learned
+    (mt.decode.unseen). A malformed line is refused as read_bilingual refuses it."""
+    nouns: dict[str, str] = {}
+    for line, headword, translations in _entries(path):
+        if _NOUN.match(line) is None or headword in nouns:
+            continue
+        first = next((t for t in translations if t.isalpha()), None)
+        if headword.isalpha() and headword.islower() and first:
+            nouns[headword] = first
+    return nouns
+
+
+def english_singulars(word: str) -> Iterator[str]:
+    """The singulars `word` would have as a regular English plural ("cities": "city",
+    "buses": "bus", "dishwashers": "dishwasher"), likeliest first: what a dictionary's headword
+    is looked up by when the word itself is not one."""
+    for ending, singular_ending in _PLURALS:
+        if word.endswith(ending):
+            yield word[: -len(ending)] + singular_ending
+
+
+_PLURALS = (("ies", "y"), ("es", ""), ("s", ""))  # English plural ending -> its singular's
+
+
+def _entries(path: Path) -> Iterator[tuple[str, str, list[str]]]:
+    """(line, headword, translations) of each entry of the file, in order; a line without its
+    `::` or its headword is one MtError naming the file and the line."""
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             entry = parse_line(line)
@@ -44,26 +80,7 @@ def read_bilingual(path: Path) -> dict[str, frozenset[str]]:
                     f"{path}:{number}: not a dictionary line (`headword {{pos}} (sense) :: "
                     f"translation, …`): {line.strip()[:60]!r}"
                 )
-            if entry[1]:
-                found.setdefault(entry[0], set()).update(entry[1])
-    return {headword: frozenset(translations) for headword, translations in found.items()}
-
-
-def read_nouns(path: Path) -> dict[str, str]:
-    """One-word English nouns in lower case -> the first one-word translation of their first
-    noun line that has one: what a translation can put in place of a noun it never learned
-    (mt.decode.unseen). Read after read_bilingual's checks, so its lines are known good."""
-    read_bilingual(path)  # a malformed line is refused with its number here
-    nouns: dict[str, str] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if _NOUN.match(line) is None:
-                continue
-            headword, translations = parse_line(line) or ("", [])
-            first = next((t for t in translations if t.isalpha()), None)
-            if headword.isalpha() and headword.islower() and first and headword not in nouns:
-                nouns[headword] = first
-    return nouns
+            yield line, *entry
 
 
 _NOUN = re.compile(r"^[^{:]+ \{n\}")
