@@ -250,7 +250,8 @@ def load(
     return Translator(open_with_copy(info, options, copy=copy, device=device, threads=threads))
 
 
-_loaded: dict[tuple[str, str, int | None], Translator] = {}
+_loaded: dict[str, Translator] = {}
+"""mt.translate's Translators, by the model reference they were loaded for."""
 _loading = threading.Lock()
 
 
@@ -286,7 +287,7 @@ def translate(
     """Spanish for `text` (a string gives a string, a list a list) with `model`, the shipped one
     by default. The model is loaded on the first call and kept for the next ones in this process
     (`mt.load` for your own Translator)."""
-    key = (str(model or DEFAULT_MODEL), "auto", None)
+    key = str(model or DEFAULT_MODEL)
     with _loading:
         if key not in _loaded:
             _loaded[key] = load(model)

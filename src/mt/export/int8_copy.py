@@ -14,7 +14,7 @@ the stamp among them) when it is made, and each use checks every byte of them: 9
 9.5 MB model.bin, of a 0.25 s cold `mt translate` on a quiet 2-core AVX2 EPYC (20-30 ms when the
 machine is busy). Comparing sizes and times instead would save that and miss a byte changed in
 place (docs/performance.md). A copy that fails them (a full disk, a killed copy program, a sync
-tool) or that CTranslate2 cannot load (opened_copy) is made again once, with one note (mt.notes)
+tool) or that CTranslate2 cannot load (open_with_copy) is made again once, with one note (mt.notes)
 naming it; where it can't be, one note says what to do and the caller searches with PyTorch.
 Processes that start at once each convert in a folder of their own and rename it into place; one
 that loses the race uses the winner's copy.
@@ -27,9 +27,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 from mt import __version__
 from mt.atomic import replace_directory
@@ -47,7 +45,6 @@ STAMP = "made-from.json"
 LAYOUT = 2
 """The stamp's "layout": 2 lists the copy's checksums. An older copy is made again without a
 note, as for a new mt."""
-T = TypeVar("T")
 
 
 def int8_copy(info: ModelInfo) -> Path | None:
@@ -102,23 +99,18 @@ def open_with_copy(
             ct2_model=model,
         )
 
-    found = None if copy is None else opened_copy(info, copy, opened)
-    return found if found is not None else opened(None)
-
-
-def opened_copy(info: ModelInfo, copy: Path, open_copy: Callable[[Path], T]) -> T | None:
-    """`open_copy(copy)`, where `copy` is the int8 copy of `info` that int8_copy gave. One that
-    CTranslate2 cannot load though its checksums pass (they were listed again over a bad file)
-    is made again once and opened; None where it can't be made again, for the caller to search
-    with PyTorch. Any other CTranslate2 model's load error is the caller's."""
+    if copy is None:
+        return opened(None)
     try:
-        return open_copy(copy)
+        return opened(copy)
     except CannotLoad as error:
+        # checksums that pass over a bad file (listed again after it was damaged); a load error
+        # of any other CTranslate2 model is the caller's
         if copy != info.writable_directory / COPY:
             raise
         damage = f"CTranslate2 cannot load it: {error.reason}"
         remade = _remade(info, copy, _stamp(info), damage=damage)
-    return None if remade is None else open_copy(remade)
+    return opened(remade)  # None where it can't be made again: PyTorch searches
 
 
 def _remade(info: ModelInfo, directory: Path, stamp: dict[str, str], *, damage: str) -> Path | None:
