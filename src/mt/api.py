@@ -73,12 +73,15 @@ def models(under: Path | str | None = None) -> list[ModelEntry]:
         )
     for info in local_models(Path(under)) if under is not None else []:
         shape = info.config
+        summary = f"{shape.arch}, d {shape.d_model}, {shape.layers} layers"
+        if info.lineage.get("init_from"):
+            summary += f", fine-tuned from {info.lineage['init_from'].get('run')}"
         entries.append(
             ModelEntry(
                 name=str(info.directory),
                 kind=info.kind,
                 direction=info.direction.label,
-                summary=f"{shape.arch}, d {shape.d_model}, {shape.layers} layers",
+                summary=summary,
                 path=info.directory,
             )
         )

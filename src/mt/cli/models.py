@@ -25,23 +25,14 @@ def models(
     """
 
     def action() -> None:
-        from mt.modelinfo import DEFAULT_MODEL, local_models, resolve, shipped_names
+        from mt.api import models as listed
 
         table = Table(box=None, pad_edge=False, show_edge=False)
         for column in ("model", "kind", "direction", "summary"):
             table.add_column(column, overflow="fold")
-        for name in shipped_names():
-            info = resolve(name)
-            default = " (default)" if name == DEFAULT_MODEL else ""
-            table.add_row(
-                name + default, "shipped", info.direction.label, info.card.get("summary", "")
-            )
-        for info in local_models(under):
-            shape = info.config
-            summary = f"{shape.arch}, d {shape.d_model}, {shape.layers} layers"
-            if info.lineage.get("init_from"):
-                summary += f", fine-tuned from {info.lineage['init_from'].get('run')}"
-            table.add_row(str(info.directory), info.kind, info.direction.label, summary)
+        for entry in listed(under):
+            default = " (default)" if entry.default else ""
+            table.add_row(entry.name + default, entry.kind, entry.direction, entry.summary)
         Console().print(table)  # the listing is the output: stdout, so `mt models | grep` works
 
     run_or_exit(action)
