@@ -73,7 +73,9 @@ def models(under: Path | str | None = None) -> list[ModelEntry]:
         )
     for info in local_models(Path(under)) if under is not None else []:
         shape = info.config
-        summary = f"{shape.arch}, d {shape.d_model}, {shape.layers} layers"
+        equal = shape.encoder_depth == shape.decoder_depth
+        layers = shape.layers if equal else f"{shape.encoder_depth}+{shape.decoder_depth}"
+        summary = f"{shape.arch}, d {shape.d_model}, {layers} layers"
         if info.lineage.get("init_from"):
             summary += f", fine-tuned from {info.lineage['init_from'].get('run')}"
         entries.append(

@@ -49,7 +49,9 @@ class ModelConfig(_DictMixin):
     d_model: int = 256
     ff: int = 512
     heads: int = 8
-    layers: int = 2
+    layers: int = 2  # each stack's depth, unless the stack's own count below is given
+    encoder_layers: int | None = None  # None: `layers`
+    decoder_layers: int | None = None  # None: `layers`
     dropout: float = 0.1
     pre_norm: bool = False
     tie_embeddings: bool = False
@@ -58,6 +60,21 @@ class ModelConfig(_DictMixin):
     cell: Literal["lstm", "gru"] = "lstm"
     attention: Literal["bahdanau", "luong"] = "bahdanau"
 
+    @property
+    def encoder_depth(self) -> int:
+        return self.layers if self.encoder_layers is None else self.encoder_layers
+
+    @property
+    def decoder_depth(self) -> int:
+        return self.layers if self.decoder_layers is None else self.decoder_layers
+
+    def to_dict(self) -> dict[str, Any]:
+        """As stored in model.json: a stack's own depth only where it was given, so a model of
+        equal stacks is written exactly as before the two counts existed (and an older mt reads
+        it)."""
+        data = super().to_dict()
+        return {k: v for k, v in data.items() if k not in _DEPTHS or v is not None}
+
     def __post_init__(self) -> None:
         _check(self.arch in ("transformer", "rnn"), f"unknown architecture {self.arch!r}")
         _check(self.src_vocab > 4 and self.tgt_vocab > 4, "vocabularies need more than 4 labels")
@@ -65,6 +82,7 @@ class ModelConfig(_DictMixin):
         _check(self.ff > 0, f"--ff must be positive, got {self.ff}")
         _check(self.heads > 0, f"--heads must be positive, got {self.heads}")
         _check(self.layers > 0, f"--layers must be positive, got {self.layers}")
+        self._settle_depths()
         if self.arch == "transformer":
             _check(
                 self.d_model % self.heads == 0,
@@ -78,6 +96,27 @@ class ModelConfig(_DictMixin):
         _check(self.cell in ("lstm", "gru"), f"unknown --cell {self.cell!r}")
         _check(self.attention in ("bahdanau", "luong"), f"unknown --attention {self.attention!r}")
 
+    def _settle_depths(self) -> None:
+        """One spelling per shape: a stack count equal to `layers` is dropped, and two equal
+        counts become `layers`, so `--encoder-layers 3 --decoder-layers 3` is stored as
+        `--layers 3` is. The recurrent baseline has one depth for both stacks."""
+        for name in _DEPTHS:
+            value = getattr(self, name)
+            flag = "--" + name.replace("_", "-")
+            _check(value is None or value > 0, f"{flag} must be positive, got {value}")
+        encoder, decoder = self.encoder_depth, self.decoder_depth
+        if encoder == decoder:
+            object.__setattr__(self, "layers", encoder)  # frozen: settled once, while built
+        _check(
+            self.arch != "rnn" or encoder == decoder,
+            f"--arch rnn has one depth for both stacks (--layers), not {encoder}+{decoder}",
+        )
+        for name, depth in zip(_DEPTHS, (encoder, decoder), strict=True):
+            object.__setattr__(self, name, None if depth == self.layers else depth)
+
+
+_DEPTHS = ("encoder_layers", "decoder_layers")
+
 
 @dataclass(frozen=True)
 class ModelShape:
@@ -87,6 +126,8 @@ class ModelShape:
     ff: int
     heads: int
     layers: int
+    encoder_layers: int | None = None
+    decoder_layers: int | None = None
     arch: Arch = "transformer"
     pre_norm: bool = False
     tie_embeddings: bool = False
@@ -337,13 +378,14 @@ def new_run_config(
 
     - a batch size given without a token budget asks for sentence batches (``batch_tokens`` 0);
     - a recurrent model under a recipe without gradient clipping gets ``RNN_CLIP_NORM``, unless
-      ``clip_norm`` is given.
+      ``clip_norm`` is given;
+    - ``layers`` sets both stacks: a stack's own count given beside it must agree.
     """
     changes = dict(changes or {})
     unknown = sorted(set(changes) - OPTIONS)
     _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
     chosen = recipe(preset)
-    shape = dataclasses.replace(chosen.shape, **_only(changes, MODEL_OPTIONS))
+    shape = dataclasses.replace(chosen.shape, **_depth_changes(changes))
     model = shape.with_vocabularies(src_vocab, tgt_vocab)
     train = chosen.train
     if "batch_size" in changes and "batch_tokens" not in changes:
@@ -351,6 +393,22 @@ def new_run_config(
     if model.arch == "rnn" and not train.clip_norm:
         train = dataclasses.replace(train, clip_norm=RNN_CLIP_NORM)
     return RunConfig(model, dataclasses.replace(train, **_only(changes, TRAIN_OPTIONS)))
+
+
+def _depth_changes(changes: Mapping[str, object]) -> dict[str, Any]:
+    """The model changes, with ``layers`` meaning both stacks: a preset's own stack counts give
+    way to it, and a stack count given beside it that differs is refused."""
+    model = _only(changes, MODEL_OPTIONS)
+    if "layers" not in model:
+        return model
+    for name in ("encoder_layers", "decoder_layers"):
+        given = model.get(name)
+        _check(
+            given is None or given == model["layers"],
+            f"--layers {model['layers']} sets both stacks and --{name.replace('_', '-')} {given} "
+            "another depth: give --layers alone or --encoder-layers and --decoder-layers",
+        )
+    return {"encoder_layers": None, "decoder_layers": None, **model}
 
 
 def check_resumable(changes: Mapping[str, object]) -> None:

@@ -150,7 +150,7 @@ def _card(
         "model": {
             "direction": info.direction.label,
             "architecture": f"Transformer, d {shape.d_model}, ff {shape.ff}, {shape.heads} heads, "
-            f"{shape.layers}+{shape.layers} layers",
+            f"{shape.encoder_depth}+{shape.decoder_depth} layers",
             "parameters": f"{parameters:,}",
             "vocabulary": f"WordPiece, {shape.src_vocab:,} English / {shape.tgt_vocab:,} Spanish",
             "weights": f"bfloat16 safetensors, {weights.stat().st_size / 1e6:.1f} MB",

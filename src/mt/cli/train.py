@@ -47,7 +47,17 @@ def train(
     d_model: Annotated[int | None, Opt("--d-model", help="Model width d.")] = None,
     ff: Annotated[int | None, Opt("--ff", help="Perceptron width d_p.")] = None,
     heads: Annotated[int | None, Opt(help="Attention heads.")] = None,
-    layers: Annotated[int | None, Opt(help="Layers per stack.")] = None,
+    layers: Annotated[int | None, Opt(help="Layers per stack (both stacks).")] = None,
+    encoder_layers: Annotated[
+        int | None, Opt("--encoder-layers", help="Encoder layers (default: --layers).")
+    ] = None,
+    decoder_layers: Annotated[
+        int | None,
+        Opt(
+            "--decoder-layers",
+            help="Decoder layers, the ones each output token runs (default: --layers).",
+        ),
+    ] = None,
     dropout: Annotated[float | None, Opt(help="Dropout rate.")] = None,
     pre_norm: Annotated[
         bool | None, Opt("--pre-norm/--post-norm", help="Layer norm before sublayers.")

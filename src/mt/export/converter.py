@@ -50,7 +50,7 @@ class MtConverter(Converter):
     def _load(self) -> transformer_spec.TransformerSpec:
         config = self._config
         spec = transformer_spec.TransformerSpec.from_config(
-            config.layers,
+            (config.encoder_depth, config.decoder_depth),
             config.heads,
             pre_norm=config.pre_norm,
             activation=common_spec.Activation.RELU,

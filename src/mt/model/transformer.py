@@ -262,8 +262,10 @@ class Transformer(nn.Module):
         d, p = config.d_model, config.dropout
         self.src_embedding = Embedding(config.src_vocab, d, config.max_positions, p)
         self.tgt_embedding = Embedding(config.tgt_vocab, d, config.max_positions, p)
-        self.encoder = nn.ModuleList(EncoderLayer(config) for _ in range(config.layers))
-        self.decoder = nn.ModuleList(DecoderLayer(config) for _ in range(config.layers))
+        # The stacks may differ in depth: a deep encoder runs once per sentence, a shallow decoder
+        # once per output token (Kasai et al. 2021).
+        self.encoder = nn.ModuleList(EncoderLayer(config) for _ in range(config.encoder_depth))
+        self.decoder = nn.ModuleList(DecoderLayer(config) for _ in range(config.decoder_depth))
         # Pre-norm stacks need a closing normalization; the thesis' post-norm stacks have none.
         self.encoder_norm = nn.LayerNorm(d) if config.pre_norm else nn.Identity()
         self.decoder_norm = nn.LayerNorm(d) if config.pre_norm else nn.Identity()

@@ -44,7 +44,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
         "format": (EXPORT_FORMAT if model.kind == "export" else "mt run") if model else None,
         "engine": _engine(model, translator) if model else None,
         **(model.direction.to_dict() if model else {}),  # source_language, target_language
-        "architecture": {key: config[key] for key in ARCHITECTURE_KEYS if key in config},
+        "architecture": _architecture(model.config) if model else {},
         "parameters": _parameters(translator),
         "disk_bytes": _disk_bytes(model.directory) if model else 0,
         "vocabulary": {"source": config.get("src_vocab"), "target": config.get("tgt_vocab")},
@@ -57,6 +57,13 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
         "evaluation": _evaluation(model.directory) if model else None,
     }
     return info
+
+
+def _architecture(config: ModelConfig) -> dict[str, Any]:
+    """The shape, each stack's depth spelt out (model.json names them only where they differ
+    from `layers`)."""
+    shape = {key: value for key, value in config.to_dict().items() if key in ARCHITECTURE_KEYS}
+    return {**shape, "encoder_layers": config.encoder_depth, "decoder_layers": config.decoder_depth}
 
 
 def _engine(model: ModelInfo, translator: Any) -> dict[str, Any] | str:
