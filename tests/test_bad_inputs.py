@@ -151,6 +151,9 @@ def test_run_directory_from_another_version(run: Path, tmp_path: Path) -> None:
         (["--precision", "fp8"], "unknown --precision 'fp8'"),
         (["--arch", "lstm"], "unknown architecture 'lstm'"),
         (["--tie-embeddings"], "tied embeddings need a shared vocabulary"),
+        (["--layers", "3", "--encoder-layers", "6"], "--layers 3 sets both stacks and"),
+        (["--decoder-layers", "0"], "--decoder-layers must be positive, got 0"),
+        (["--arch", "rnn", "--encoder-layers", "3"], "--arch rnn has one depth for both"),
     ],
 )
 def test_bad_train_options_are_one_line_and_create_nothing(

@@ -18,6 +18,7 @@ from mt.config import (
     DecodeConfig,
     ModelConfig,
     TrainConfig,
+    finetune_run_config,
     given_options,
     new_run_config,
     parse_duration,
@@ -52,6 +53,63 @@ def test_changes_reach_the_model_and_the_training_config() -> None:
     )
     assert (config.model.layers, config.model.d_model) == (3, PRESETS["thesis-small"].d_model)
     assert (config.train.lr, config.train.time_budget) == (0.5, 60.0)
+
+
+def test_each_stack_may_have_its_own_depth() -> None:
+    model = new_run_config(**VOCAB, changes={"encoder_layers": 6, "decoder_layers": 2}).model
+    assert (model.encoder_depth, model.decoder_depth) == (6, 2)
+    assert ModelConfig.from_dict(model.to_dict()) == model
+    assert model.to_dict()["encoder_layers"] == 6
+    deep = new_run_config(**VOCAB, preset="thesis-small", changes={"encoder_layers": 3}).model
+    assert (deep.encoder_depth, deep.decoder_depth) == (3, PRESETS["thesis-small"].layers)
+
+
+def test_equal_stacks_are_stored_as_layers_alone() -> None:
+    both = new_run_config(**VOCAB, changes={"encoder_layers": 3, "decoder_layers": 3}).model
+    assert both == new_run_config(**VOCAB, changes={"layers": 3}).model
+    assert "encoder_layers" not in both.to_dict() and "decoder_layers" not in both.to_dict()
+    agreeing = new_run_config(**VOCAB, changes={"layers": 3, "encoder_layers": 3}).model
+    assert agreeing == both
+
+
+def test_a_model_json_without_stack_depths_loads_and_is_written_as_it_was() -> None:
+    """A model.json written before the two counts existed (en-es-general-7's)."""
+    stored = {
+        "src_vocab": 8001, "tgt_vocab": 8000, "arch": "transformer", "d_model": 256, "ff": 512,
+        "heads": 8, "layers": 2, "dropout": 0.1, "pre_norm": True, "tie_embeddings": False,
+        "max_positions": 512, "cell": "lstm", "attention": "bahdanau",
+    }  # fmt: skip
+    model = ModelConfig.from_dict(stored)
+    assert (model.encoder_depth, model.decoder_depth) == (2, 2)
+    assert model.to_dict() == stored
+    assert list(model.to_dict()) == list(stored)  # the same keys in the same order
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"layers": 3, "encoder_layers": 6}, "--layers 3 sets both stacks and --encoder-layers 6"),
+        ({"layers": 1, "decoder_layers": 2}, "--layers 1 sets both stacks and --decoder-layers 2"),
+        ({"encoder_layers": 0}, "--encoder-layers must be positive, got 0"),
+        ({"decoder_layers": -1}, "--decoder-layers must be positive, got -1"),
+        ({"arch": "rnn", "encoder_layers": 3}, "--arch rnn has one depth for both stacks"),
+    ],
+)
+def test_bad_stack_depths_are_one_clear_error(changes, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        new_run_config(**VOCAB, changes=changes)
+
+
+def test_a_fine_tuning_or_resumed_run_keeps_its_stack_depths() -> None:
+    base = new_run_config(**VOCAB, changes={"encoder_layers": 6})
+    with pytest.raises(ConfigError, match="keeps the base run's model; drop --decoder-layers"):
+        finetune_run_config(
+            base_model=base.model, base_train=base.train, changes={"decoder_layers": 1}
+        )
+    tuned = finetune_run_config(base_model=base.model, base_train=base.train, changes={})
+    assert tuned.model == base.model
+    with pytest.raises(ConfigError, match="give no model size, preset or prepared directory"):
+        resumed_train_config(base.train, {"encoder_layers": 3})
 
 
 def test_a_batch_size_alone_asks_for_sentence_batches() -> None:

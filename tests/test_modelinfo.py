@@ -203,3 +203,24 @@ def test_a_damaged_shipped_model_is_one_line_from_the_command(shipped: Path) -> 
     weights.write_bytes(weights.read_bytes()[:-10])
     lines = run_cli("translate", "Hello.", code=2).stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "reinstall mt" in lines[0]
+
+
+def test_unequal_stacks_round_trip_through_model_json(tmp_path: Path) -> None:
+    from mt.config import ModelConfig, TrainConfig
+    from mt.modelinfo import read_model_config, write_configs
+
+    deep = ModelConfig(src_vocab=30, tgt_vocab=40, encoder_layers=3, decoder_layers=1)
+    write_configs(tmp_path, deep, TrainConfig(), prepared=tmp_path / "data")
+    stored = json.loads((tmp_path / "model.json").read_text(encoding="utf-8"))["model"]
+    assert (stored["layers"], stored["encoder_layers"], stored["decoder_layers"]) == (2, 3, 1)
+    read = read_model_config(tmp_path)
+    assert read == deep and (read.encoder_depth, read.decoder_depth) == (3, 1)
+
+
+def test_a_model_json_from_before_the_stack_depths_opens_as_equal_stacks() -> None:
+    """The shipped model's model.json has only `layers` (2): it opens as 2+2, unchanged."""
+    info = resolve()
+    stored = json.loads((info.directory / "model.json").read_text(encoding="utf-8"))["model"]
+    assert "encoder_layers" not in stored and "decoder_layers" not in stored
+    assert (info.config.encoder_depth, info.config.decoder_depth) == (stored["layers"],) * 2
+    assert info.config.to_dict() == stored

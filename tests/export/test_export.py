@@ -7,6 +7,7 @@ embeddings, the two layouts the converter must get right.
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import subprocess
@@ -16,8 +17,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import cli_output, invented_pairs, run_cli, write_corpus
-from mt.config import DecodeConfig
+import mt
+from conftest import cli_output, invented_pairs, run_cli, ship_tiny, write_corpus
+from mt.config import DecodeConfig, ModelConfig
 from mt.data.tokenization import BOS, EOS, PAD, encode_sources
 from mt.decode.ct2_engine import ExportedRun, open_exported
 from mt.decode.engine import TorchEngine
@@ -48,13 +50,13 @@ def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _train(root: Path, data: str, name: str, *flags: str) -> Path:
+def _train(root: Path, data: str, name: str, *flags: str, steps: int = 300) -> Path:
     run = root / name
     if (run / "best.safetensors").exists():  # trained for an earlier test of this module
         return run
     run_cli(
         "train", root / data, "--out", run, "--preset", "thesis-small", *flags, "--lr", "0.05",
-        "--warmup", "30", "--batch-size", "32", "--max-steps", "300", "--threads", "1",
+        "--warmup", "30", "--batch-size", "32", "--max-steps", str(steps), "--threads", "1",
         "--device", "cpu",
     )  # fmt: skip
     return run
@@ -239,6 +241,52 @@ def _nbest_rows(output: str, *, approx: bool = False) -> list[tuple[object, ...]
 def _figure(report: str, metric: str) -> float:
     line = next(line for line in report.splitlines() if line.strip("│┃ ").startswith(metric))
     return float(line.split("│")[-2].strip())
+
+
+# ----- a deep encoder and a shallow decoder (issue 66) ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def deep_shallow(corpus_root: Path) -> Path:
+    """3 encoder layers, 1 decoder layer, trained for a few steps: enough for a search that is
+    not trivial, on the shape CTranslate2 must be told twice (its spec's separate counts)."""
+    return _train(
+        corpus_root, "data", "deep-shallow", "--pre-norm", "--encoder-layers", "3",
+        "--decoder-layers", "1", steps=120,
+    )  # fmt: skip
+
+
+def test_unequal_stacks_export_and_search_as_pytorch_does(deep_shallow: Path) -> None:
+    info = resolve(deep_shallow)
+    assert (info.config.encoder_depth, info.config.decoder_depth) == (3, 1)
+    export = deep_shallow.with_name("deep-shallow-float32")
+    export_run(info, export, quantization="float32")
+    assert resolve(export).config == info.config
+    torch_engine, exported, sentences = _both(deep_shallow, export)
+    greedy = torch_engine.search(sentences[:64], DecodeConfig(beam_size=1))
+    assert sum(len(best[0].tokens) for best in greedy) > 3 * 64  # not a trivial search
+    for beam in (1, 5):
+        _compare(torch_engine, exported.engine, sentences, DecodeConfig(beam_size=beam))
+
+
+def test_unequal_stacks_int8_export_shipped_copy_and_listing(
+    deep_shallow: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The int8 export; the shipped-model writer, and the int8 copy `mt translate` makes of a
+    shipped model; `mt models`' summary: each keeps the 3+1 shape."""
+    sentences = ["Ilse likes bread.", "Where is the museum, Bruno?"]
+    int8 = deep_shallow.with_name("deep-shallow-int8")
+    export_run(resolve(deep_shallow), int8, quantization="int8", force=True)
+    from_export = run_cli("translate", "--model", int8, *sentences, "--threads", "1").stdout
+    assert len(from_export.splitlines()) == 2 and all(from_export.splitlines())
+    shipped = ship_tiny(tmp_path, deep_shallow, monkeypatch)
+    stored = ModelConfig.from_dict(json.loads((shipped / "model.json").read_text())["model"])
+    assert (stored.encoder_depth, stored.decoder_depth) == (3, 1)
+    from_copy = run_cli("translate", *sentences, "--beam-size", "1", "--threads", "1").stdout
+    assert len(from_copy.splitlines()) == 2 and all(from_copy.splitlines())
+    assert any((tmp_path / "home").rglob("model.bin")), "translated without the int8 copy"
+    summaries = [entry.summary for entry in mt.models(deep_shallow.parent)]
+    assert any("3+1 layers" in summary for summary in summaries), summaries
 
 
 def test_export_directory_is_complete_and_checked(float32_export: Path, tmp_path: Path) -> None:

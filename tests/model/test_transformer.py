@@ -132,3 +132,48 @@ def test_gradients_reach_every_parameter() -> None:
     model(src, mask, tgt).sum().backward()
     for name, parameter in model.named_parameters():
         assert parameter.grad is not None, name
+
+
+# ----- a deep encoder and a shallow decoder (issue 66) ------------------------------------------
+
+
+def deep_shallow(pre_norm: bool = False) -> Transformer:
+    """3 encoder layers and 1 decoder layer."""
+    return tiny_model(encoder_layers=3, decoder_layers=1, pre_norm=pre_norm)
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_unequal_stacks_have_their_own_depths_and_shapes(pre_norm: bool) -> None:
+    model = deep_shallow(pre_norm)
+    assert (len(model.encoder), len(model.decoder)) == (3, 1)
+    src, mask, tgt = random_batch()
+    assert model.encode(src, mask).shape == (3, 7, 16)
+    assert model(src, mask, tgt).shape == (3, 6, 40)
+    # Each encoder layer adds the same count, each decoder layer another: 2+2 against 3+1.
+    equal = count_parameters(tiny_model(pre_norm=pre_norm))
+    encoder_layer = count_parameters(model.encoder[0])
+    decoder_layer = count_parameters(model.decoder[0])
+    assert count_parameters(model) == equal + encoder_layer - decoder_layer
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_unequal_stacks_cache_one_state_per_decoder_layer(pre_norm: bool) -> None:
+    model = deep_shallow(pre_norm)
+    src, mask, tgt = random_batch()
+    mask[0, 5:] = False
+    memory = model.encode(src, mask)
+    full = model.decode(tgt, memory, mask)
+    state = model.start_state(memory, mask)
+    assert len(state.memory_kv) == 1
+    for position in range(tgt.size(1)):
+        logits, state = model.step(tgt[:, position], state)
+        torch.testing.assert_close(logits, full[:, position], atol=1e-5, rtol=1e-5)
+    assert len(state.self_kv) == 1
+
+
+def test_gradients_reach_every_layer_of_unequal_stacks() -> None:
+    model = tiny_model(encoder_layers=3, decoder_layers=1, dropout=0.1).train()
+    src, mask, tgt = random_batch()
+    model(src, mask, tgt).sum().backward()
+    for name, parameter in model.named_parameters():
+        assert parameter.grad is not None and parameter.grad.abs().sum() > 0, name

@@ -135,6 +135,8 @@ def test_languages_health_model_and_openapi(client, trained_run: Path) -> None:
     assert weights < info["disk_bytes"] < 3 * weights + 1_000_000  # checkpoints/ not counted
     assert info["vocabulary"] == {"source": 150, "target": 180}
     assert info["architecture"]["d_model"] == 64 and info["training"]["steps"] == 60
+    depths = [info["architecture"][key] for key in ("layers", "encoder_layers", "decoder_layers")]
+    assert depths == [1, 1, 1]  # each stack's depth spelt out (thesis-small: 1+1)
     assert info["training"]["best_selection_loss"] > 0 and info["evaluation"] is None
     assert info["decoding"]["beam_size"] == 3 and info["api_key_required"] is False
     schema = client.get("/openapi.json").json()
