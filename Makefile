@@ -20,7 +20,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
+.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -303,6 +303,12 @@ bench-export: $(STAMP)  ## CTranslate2 exports beside PyTorch
 # DOMAINS with the shipped model (issue 67): evaluate within 1.3x translate's time, BLEU within 0.01.
 bench-evaluate: $(STAMP)  ## mt evaluate's time and BLEU beside mt translate's, shipped model
 	$(BIN)/python -m benchmarks.speed.bench_evaluate --general $(GENERAL) --domains $(DOMAINS) --out bench/evaluate
+
+# Decoding speed of a deep-encoder, shallow-decoder student (6+2 layers, ff 1536) beside today's
+# shape (2+2, ff 512), random weights in int8 CTranslate2, beam 5 on 2 threads, each batch of
+# GENERAL's TICO-19 lines forced to its longest reference's length (issue 66): >= 0.5x today's.
+bench-student-shape: $(STAMP)  ## a 6+2 student's decoding speed beside today's 2+2 shape
+	$(BIN)/python -m benchmarks.speed.bench_student_shape --data $(GENERAL)/tico19.tsv --out bench/student-shape
 
 # mt prepare and mt train on the real corpus and on synthetic corpora of SCALE_SIZES pairs (cached
 # in bench/scale): time, memory, disk, train start and tokens/s against the scaling targets.

@@ -24,6 +24,7 @@ from benchmarks.speed import (
     bench_precision,
     bench_step,
     bench_step_floor,
+    bench_student_shape,
     bench_train,
     bench_train_start,
     bench_translate,
@@ -145,3 +146,34 @@ def test_bench_evaluate_times_both_commands_on_the_same_dev_lines(
 def test_bench_evaluate_says_the_shared_data_is_absent(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="general/tico19.tsv is absent: it needs ../shared"):
         bench_evaluate.main(["--general", str(tmp_path / "general"), "--out", str(tmp_path)])
+
+
+def test_bench_student_shape_times_each_shape_at_the_same_output_lengths(
+    trained_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "dev.tsv"
+    data.write_text(
+        "Where is the museum?\t¿Dónde está el museo?\n"
+        "I have seven cats and a dog.\tTengo siete gatos y un perro.\n"
+        "Ilse likes bread.\tA Ilse le gusta el pan.\n",
+        encoding="utf-8",
+    )
+    run_main(
+        bench_student_shape.main, "--data", data, "--model", trained_run,
+        "--shapes", "today,student", "--repeats", 1, "--threads", 1, "--out", tmp_path,
+    )  # fmt: skip
+    measured = figures(tmp_path / "results.json")
+    today, student = measured["shapes"]["today"], measured["shapes"]["student"]
+    assert measured["lines"] == 3 and measured["forced_labels"] >= measured["reference_labels"]
+    assert today["output_tokens"] == student["output_tokens"] == measured["forced_labels"]
+    assert student["parameters"] > today["parameters"] and student["int8_bytes"] > 0
+    assert student["shape"] == "6+2, d 256, ff 1536, 8 heads"
+    assert "x today" in capsys.readouterr().out
+
+
+def test_bench_student_shape_says_its_data_is_absent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "tico19.tsv"
+    assert bench_student_shape.main(["--data", str(missing), "--out", str(tmp_path)]) == 2
+    assert f"{missing} is absent" in capsys.readouterr().err
