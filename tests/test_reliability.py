@@ -29,6 +29,7 @@ from mt.errors import MtError
 from mt.files import read_metrics
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint
+from mt.train.throughput import RATE_COLUMNS
 from train_support import copy_task, make_trainer
 
 TRAIN_FLAGS = [
@@ -50,7 +51,7 @@ os.replace = slow_replace
 from mt.cli.app import app
 app(args=sys.argv[1:], prog_name="mt")
 """
-TIMING = {"tokens_per_second", "elapsed", "eval_seconds"}
+TIMING = {"tokens_per_second", "elapsed", "eval_seconds", *RATE_COLUMNS}
 
 
 @dataclass

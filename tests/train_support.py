@@ -29,9 +29,11 @@ def make_trainer(
     *,
     model: ModelConfig | None = None,
     dist: Distributed | None = None,
+    peak_tflops: float | None = None,
     **changes: object,
 ) -> Trainer:
-    """A CPU trainer for the copy task; tests change the model, process group or settings."""
+    """A CPU trainer for the copy task; tests change the model, process group, peak or
+    settings."""
     model_config = model or ModelConfig(
         src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=dropout
     )
@@ -47,6 +49,7 @@ def make_trainer(
         device=torch.device("cpu"),
         reporter=SilentReporter(),
         dist=dist or Distributed(),
+        peak_tflops=peak_tflops,
     )
 
 

@@ -224,6 +224,7 @@ def test_resume_continues_a_stopped_run(trained_run: Path, tmp_path: Path) -> No
 
     copy = tmp_path / "run"
     shutil.copytree(trained_run, copy)
-    result = invoke("train", "--resume", str(copy), "--max-steps", "70")
+    result = invoke("train", "--resume", str(copy), "--max-steps", "70", "--peak-tflops", "0.1")
     assert result.exit_code == 0, result.output
     assert "resuming" in result.output and "reached --max-steps 70" in result.output
+    assert "target tokens/s" in result.output and "of 0.1 TFLOP/s (--peak-tflops)" in result.output

@@ -26,12 +26,13 @@ from mt.files import read_metrics
 from mt.model.loss import masked_loss_terms
 from mt.model.transformer import make_model
 from mt.train.distributed import Distributed, setup_distributed
+from mt.train.throughput import RATE_COLUMNS
 from mt.train.trainer import Trainer, learning_rate
 from train_support import copy_task
 from train_support import make_trainer as make_copy_trainer
 
 MODEL = ModelConfig(src_vocab=14, tgt_vocab=14, d_model=32, ff=64, heads=4, layers=1, dropout=0.0)
-TIMING = {"tokens_per_second", "elapsed", "eval_seconds"}
+TIMING = {"tokens_per_second", "elapsed", "eval_seconds", *RATE_COLUMNS}
 
 
 def make_trainer(run_dir: Path, data: TrainData, dist: Distributed, **changes: object) -> Trainer:

@@ -67,8 +67,14 @@ def test_a_library_call_trains_a_complete_run_directory(prepared: Path, tmp_path
     assert (train.max_steps, train.batch_tokens, prepared_dir) == (3, 0, prepared.resolve())
     assert json.loads((run / MODEL_JSON).read_text())["format_version"] == RUN_FORMAT
 
-    resumed = train_run(resume=run, changes={"max_steps": 5}, reporter=SilentReporter())
+    assert summary.throughput is not None and summary.throughput.mfu is None  # a CPU: no peak
+
+    resumed = train_run(
+        resume=run, changes={"max_steps": 5}, reporter=SilentReporter(), peak_tflops=2.0
+    )
     assert resumed.steps == 5
+    assert resumed.throughput is not None and resumed.throughput.peak.tflops == 2.0
+    assert resumed.throughput.mfu == pytest.approx(resumed.throughput.tflops / 2.0)
     assert read_train_config(run)[0].max_steps == 3, "train.json keeps what the run started with"
 
 
@@ -85,6 +91,7 @@ def test_the_recurrent_rule_reaches_the_stored_config(prepared: Path, tmp_path: 
         ({"resume": Path("r"), "preset": "default"}, "give no model size, preset or prepared"),
         ({"resume": Path("r"), "changes": {"lr": 0.1}}, "only stopping limits may be given"),
         ({"resume": Path("no-such-run")}, "--resume no-such-run: no such run directory"),
+        ({"resume": Path("r"), "peak_tflops": 0.0}, "--peak-tflops must be a positive number"),
     ],
 )
 def test_what_is_asked_is_checked_before_any_work(arguments: dict, message: str) -> None:

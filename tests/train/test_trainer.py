@@ -12,6 +12,7 @@ from mt.data.tokenization import PAD
 from mt.errors import MtError
 from mt.files import read_metrics
 from mt.model.loss import masked_loss_terms
+from mt.train.throughput import RATE_COLUMNS
 from mt.train.trainer import learning_rate
 from train_support import copy_task, make_trainer
 
@@ -64,7 +65,7 @@ def test_resume_gives_bitwise_the_same_weights(tmp_path) -> None:
 
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
-    timing = {"tokens_per_second", "elapsed", "eval_seconds"}
+    timing = {"tokens_per_second", "elapsed", "eval_seconds", *RATE_COLUMNS}
 
     def by_step(run: str) -> dict[float, dict[str, float]]:
         rows = read_metrics(tmp_path / run)

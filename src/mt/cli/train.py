@@ -140,6 +140,13 @@ def train(
     seed: Annotated[int | None, Opt(help="Seed for weights, batches and dropout.")] = None,
     device: Annotated[str, Opt(help="auto, cpu or cuda.")] = "auto",
     threads: Annotated[int | None, Opt(help="CPU threads for torch.")] = None,
+    peak_tflops: Annotated[
+        float | None,
+        Opt(
+            help="The device's dense peak TFLOP/s at the training precision, for MFU (a CPU, "
+            "a GPU mt does not know)."
+        ),
+    ] = None,
     force: Annotated[bool, Opt("--force", help="Replace an existing --out directory.")] = False,
     dry_run: Annotated[
         bool, Opt("--dry-run", help="Build the model, print its parameter count, exit.")
@@ -182,6 +189,7 @@ def train(
             reporter=RichReporter(console, max_steps=max_steps or 0),  # step limit: time left
             init_from=init_from,
             mix=parse_mix(mix) if mix is not None else None,
+            peak_tflops=peak_tflops,
         )
         if summary.is_main:  # only the main process of a torchrun job reports
             _print_summary(summary)
@@ -198,3 +206,7 @@ def _print_summary(summary) -> None:
         f"{summary.best_selection_loss:.4f}; run directory {summary.run_dir}",
         highlight=False,
     )
+    if summary.throughput is not None:
+        console.print(
+            f"[bold]throughput:[/] {summary.throughput.describe()}", highlight=False, soft_wrap=True
+        )

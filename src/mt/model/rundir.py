@@ -44,9 +44,17 @@ METRICS_FIELDS = (
     "selection_loss",
     "selection_accuracy",
     "selection_pairs",
-    "tokens_per_second",
+    "tokens_per_second",  # target tokens/s of the progress bar's last window (10 steps)
     "elapsed",
     "eval_seconds",
+    # mt.train.throughput's, since 2026-11-28 (older files lack them; readers take rows as dicts):
+    # real tokens so far, then rates over the training seconds since the row before
+    "source_tokens",
+    "target_tokens",
+    "source_target_tokens_per_second",
+    "target_tokens_per_second",
+    "model_tflop_per_second",
+    "mfu",  # blank where the device's peak is not known
 )
 
 

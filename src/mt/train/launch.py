@@ -48,6 +48,7 @@ from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves
 from mt.train.reporting import Reporter, SilentReporter
+from mt.train.throughput import Throughput
 from mt.train.trainer import Trainer
 
 
@@ -64,6 +65,7 @@ class TrainSummary:
     notes: tuple[str, ...]
     is_main: bool = True  # only the main process of a torchrun job reports
     precision: str = ""  # what training computed in, and why (--precision auto probes)
+    throughput: Throughput | None = None  # of this command's training, to its last metrics row
 
 
 def train_run(
@@ -79,10 +81,14 @@ def train_run(
     reporter: Reporter | None = None,
     init_from: str | Path | None = None,
     mix: Mix | None = None,
+    peak_tflops: float | None = None,
 ) -> TrainSummary:
     """A new run (``prepared`` and ``out``; fine-tuned from the run ``init_from``, rehearsing
-    ``mix``) or a resumed one (``resume``)."""
+    ``mix``) or a resumed one (``resume``); ``peak_tflops``: the device's peak for MFU where
+    mt.train.peaks does not know it."""
     reporter = reporter or SilentReporter()
+    if peak_tflops is not None and not peak_tflops > 0:
+        raise MtError(f"--peak-tflops must be a positive number, got {peak_tflops}")
     if resume is not None:
         if preset or prepared or init_from or mix:
             raise MtError(
@@ -90,7 +96,12 @@ def train_run(
                 "prepared directory, nor --init-from or --mix"
             )
         return resume_training(
-            run_dir=resume, changes=changes, device_name=device, threads=threads, reporter=reporter
+            run_dir=resume,
+            changes=changes,
+            device_name=device,
+            threads=threads,
+            reporter=reporter,
+            peak_tflops=peak_tflops,
         )
     if prepared is None or out is None:
         raise MtError("give the prepared directory and --out RUN (or --resume RUN)")
@@ -105,6 +116,7 @@ def train_run(
         reporter=reporter,
         init_from=init_from,
         mix=mix,
+        peak_tflops=peak_tflops,
     )
 
 
@@ -131,6 +143,7 @@ def start_training(
     reporter: Reporter,
     init_from: str | Path | None = None,
     mix: Mix | None = None,
+    peak_tflops: float | None = None,
 ) -> TrainSummary:
     """A new run: the recipe ``preset`` with ``changes`` (option name -> value), or the run
     ``init_from``'s model and settings with them; ``mix`` rehearses base data."""
@@ -169,6 +182,7 @@ def start_training(
         resume=False,
         weights=start.weights if start else None,
         rehearse=rehearse,
+        peak_tflops=peak_tflops,
     )
 
 
@@ -185,6 +199,7 @@ def resume_training(
     device_name: str = "auto",
     threads: int | None = None,
     reporter: Reporter,
+    peak_tflops: float | None = None,
 ) -> TrainSummary:
     """Continue a run where its newest good checkpoint stopped; only stopping limits may change."""
     check_resumable(changes or {})  # before any work
@@ -219,6 +234,7 @@ def resume_training(
         reporter=reporter,
         resume=True,
         rehearse=rehearsal(prepared, mix, train_config) if mix else None,
+        peak_tflops=peak_tflops,
     )
 
 
@@ -250,24 +266,16 @@ def _run(
     resume: bool,
     weights: dict[str, torch.Tensor] | None = None,
     rehearse: Rehearsal | None = None,
+    peak_tflops: float | None = None,
 ) -> TrainSummary:
     """Train a set-up run: from ``weights`` (a base run's) if given, else from its seed, or from
     its checkpoint when resumed."""
     if threads:
         torch.set_num_threads(threads)
     device = resolve_device(device_name)
-    # train.json keeps "auto", so a resumed run decides again on another machine; on the same
-    # one it keeps what its checkpoint was trained in.
-    kept = _kept_precision(run_dir, device) if resume and train_config.precision == "auto" else ""
-    if kept:
-        precision, precision_reason = kept, f"{kept} (kept from this run's checkpoint)"
-    else:
-        precision, precision_reason = resolve_precision(
-            train_config.precision,
-            device,
-            probe=lambda: _probe_training(model_config, device),
-            what="training",
-        )
+    precision, precision_reason = _training_precision(
+        run_dir, model_config, train_config.precision, device, resume=resume
+    )
     train_config = dataclasses.replace(train_config, precision=precision)
     if not dist.is_main:
         reporter = SilentReporter()
@@ -280,6 +288,7 @@ def _run(
         device=device,
         reporter=reporter,
         dist=dist,
+        peak_tflops=peak_tflops,
     )
     if weights is not None:
         trainer.model.load_state_dict(weights)
@@ -311,6 +320,20 @@ def _run(
         notes=tuple(trainer.notes),
         is_main=dist.is_main,
         precision=precision_reason,
+        throughput=trainer.meter.summary(),
+    )
+
+
+def _training_precision(
+    run_dir: Path, model_config: ModelConfig, asked: str, device: torch.device, *, resume: bool
+) -> tuple[str, str]:
+    """What training computes in, and why. train.json keeps "auto", so a resumed run decides
+    again on another machine; on the same one it keeps what its checkpoint was trained in."""
+    kept = _kept_precision(run_dir, device) if resume and asked == "auto" else ""
+    if kept:
+        return kept, f"{kept} (kept from this run's checkpoint)"
+    return resolve_precision(
+        asked, device, probe=lambda: _probe_training(model_config, device), what="training"
     )
 
 

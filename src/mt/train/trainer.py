@@ -42,8 +42,10 @@ from mt.model.rundir import (
 from mt.model.transformer import count_parameters, make_model
 from mt.native_memory import TRIM_EVERY, release_freed_memory
 from mt.train.distributed import Distributed
+from mt.train.peaks import training_peak
 from mt.train.reporting import Reporter
 from mt.train.selection import Selection
+from mt.train.throughput import Meter, Throughput
 
 REPORT_EVERY = 10
 """Steps between progress updates; on CUDA also between reads of the running loss (a sync)."""
@@ -79,6 +81,8 @@ class Progress:
     epoch_correct: int = 0
     epoch_count: int = 0
     skipped: int = 0  # batches skipped for a non-finite loss, counted against --skip-nonfinite
+    source_tokens: int = 0  # real tokens trained on, all processes (an older run: since resumed)
+    target_tokens: int = 0
     history: list[dict[str, float]] = field(default_factory=list)
 
 
@@ -95,7 +99,9 @@ class Trainer:
         device: torch.device,
         reporter: Reporter,
         dist: Distributed,
+        peak_tflops: float | None = None,
     ) -> None:
+        """`peak_tflops`: the device's peak for MFU where mt.train.peaks does not know it."""
         self.config = config
         self.data = data
         self.run_dir = run_dir
@@ -127,6 +133,8 @@ class Trainer:
         self.clock = 0.0  # seconds of the time budget used, as rank 0 last said
         self.steps_in_epoch = 1
         self.target_positions = [0, 0]  # real, padded: the padding share of training batches
+        peak = training_peak(device, config.precision, peak_tflops)
+        self.meter = Meter(model_config, peak, dist, device)
 
     # ----- the loop -------------------------------------------------------------------------------
 
@@ -135,6 +143,7 @@ class Trainer:
         progress = self.progress
         started = time.monotonic() - progress.elapsed
         self.clock = progress.elapsed  # seconds of the budget used, the same on every rank
+        self.meter.start(progress.elapsed - progress.eval_seconds)
         first_step = True  # this process's: the message says how soon training started
         stopped = ""  # a stopping rule that fired on an epoch's last step
         with self._ctrl_c_sets_a_flag():
@@ -309,6 +318,7 @@ class Trainer:
         progress = self.progress
         started = time.monotonic()
         improved = False
+        throughput = self._count_tokens()  # before every save, so a resume counts on exactly
         if evaluate:
             stats, pairs, decisive = self._selection_figures(whole=end_of_epoch or final)
             row = {
@@ -323,6 +333,9 @@ class Trainer:
                 "tokens_per_second": self.reporter.tokens_per_second,
                 "elapsed": progress.elapsed,
                 "eval_seconds": progress.eval_seconds,
+                "source_tokens": progress.source_tokens,
+                "target_tokens": progress.target_tokens,
+                **throughput.columns(),
             }
             progress.history.append(row)
             self.reporter.evaluation(row)
@@ -336,6 +349,15 @@ class Trainer:
             progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
         progress.eval_seconds += time.monotonic() - started  # counted before the save keeps it
         self.save()
+
+    def _count_tokens(self) -> Throughput:
+        """The tokens trained on since the last call, added to the run's totals, and their rates
+        (a collective: every process evaluates and saves at the same steps)."""
+        progress = self.progress
+        window = self.meter.window(progress.elapsed - progress.eval_seconds)
+        progress.source_tokens += window.tokens.source
+        progress.target_tokens += window.tokens.target
+        return window
 
     def _selection_figures(self, *, whole: bool) -> tuple[TokenStats, int, TokenStats]:
         """The figures to record, how many pairs they cover, and the figures that decide (best
@@ -359,6 +381,7 @@ class Trainer:
         for batch in step.micro_batches:
             self.target_positions[0] += batch.target_tokens
             self.target_positions[1] += batch.tgt_out.numel()
+            self.meter.count(batch)
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate(
                 self.progress.step + 1,
