@@ -4,7 +4,8 @@
 
 Both models get the same size (thesis-large unless --preset), the same length-bucketed batches,
 the same loss and the same Adam, in alternating rounds of the same run, so machine noise hits both
-alike; the ratio is the figure that counts. On a GPU it also prints model FLOP utilisation.
+alike; the ratio is the figure that counts. On a GPU it also prints model FLOP utilisation, with
+`mt train`'s model FLOPs (mt.train.flops) and peaks (mt.train.peaks).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from mt.files import PREPARE_JSON
 from mt.model.devices import resolve_device
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.transformer import Embedding, count_parameters, make_model
-
-PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}  # dense bf16 tensor-core peaks
+from mt.train.flops import TokenCounts, mac_rates, training_flops
+from mt.train.peaks import training_peak
 
 
 class TorchTransformer(nn.Module):
@@ -138,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, m in models.items()
     }
     totals = {name: [0, 0.0] for name in models}
+    counted = TokenCounts()  # the measured batches' tokens, the same for both models
     warm = batches[: args.steps // 3]
     for name, model in models.items():  # warm-up: allocator, kernels, first-touch
         train_steps(model, optimizers[name], warm, device, args.precision)
@@ -147,21 +149,12 @@ def main(argv: list[str] | None = None) -> int:
             tokens, seconds = train_steps(model, optimizers[name], chunk, device, args.precision)
             totals[name][0] += tokens
             totals[name][1] += seconds
+        for batch in chunk:
+            counted = counted + TokenCounts.of_batch(batch)
 
-    flops_per_token = 6 * (
-        count_parameters(ours)
-        - sum(
-            p.numel() for p in (ours.src_embedding.tokens.weight, ours.tgt_embedding.tokens.weight)
-        )
-    )
-    peak = next(
-        (
-            v
-            for k, v in PEAK_TFLOPS.items()
-            if device.type == "cuda" and k in torch.cuda.get_device_name()
-        ),
-        None,
-    )
+    # both models compute the same products, so mt's count serves torch.nn.Transformer too
+    flops_per_token = training_flops(mac_rates(config), counted) / max(counted.target, 1)
+    peak = training_peak(device, args.precision).tflops
     table = Table(
         title=f"training throughput, {args.preset} ({count_parameters(ours):,} parameters), "
         f"{device}, {torch.get_num_threads()} threads, batches of ~{args.batch_tokens} tokens"
@@ -171,13 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     rates = {}
     for name, (tokens, seconds) in totals.items():
         rates[name] = tokens / seconds
-        mfu = f"{rates[name] * flops_per_token / (peak * 1e12):.1%}" if peak else "n/a (CPU)"
+        mfu = f"{rates[name] * flops_per_token / (peak * 1e12):.1%}" if peak else "n/a"
         table.add_row(name, f"{rates[name]:,.0f}", f"{epoch_tokens / rates[name]:,.0f}", mfu)
     Console().print(table)
     ratio = rates["mt"] / rates["torch.nn.Transformer"]
     print(
         f"ratio mt / torch.nn.Transformer: {ratio:.2f}  (epoch = {epoch_tokens:,} target tokens; "
-        f"approx. training FLOPs/token {flops_per_token / 1e6:.1f} M)"
+        f"model training FLOPs a target token {flops_per_token / 1e6:.1f} M)"
     )
     return 0 if math.isfinite(ratio) else 1
 
