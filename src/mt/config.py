@@ -442,6 +442,9 @@ FINETUNE_PEAK_SHARE = 1.0
 new data more slowly in a fixed budget. Rehearsal is what holds the base."""
 FINETUNE_MODEL_OPTIONS = frozenset({"dropout"})
 """What --init-from lets a user change about the model: anything else changes its shapes."""
+GROWN_DEPTHS = frozenset(_DEPTHS)
+"""What --init-from may also deepen (never make shallower) in a pre-norm Transformer: the new
+layers start as the identity (mt.train.depth_growth)."""
 
 
 def finetune_run_config(
@@ -454,11 +457,12 @@ def finetune_run_config(
     changes = dict(changes)
     unknown = sorted(set(changes) - OPTIONS)
     _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
-    fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS))
+    fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS - GROWN_DEPTHS))
     if fixed:
         named = ", ".join("--" + name.replace("_", "-") for name in fixed)
         raise ConfigError(f"--init-from keeps the base run's model; drop {named}")
     model = dataclasses.replace(base_model, **_only(changes, FINETUNE_MODEL_OPTIONS))
+    model = _grown(model, _only(changes, GROWN_DEPTHS))
     peak = base_train.lr * base_train.warmup**-0.5 * FINETUNE_PEAK_SHARE
     train = dataclasses.replace(
         base_train,
@@ -472,6 +476,33 @@ def finetune_run_config(
     if "batch_size" in changes and "batch_tokens" not in changes:
         train = dataclasses.replace(train, batch_tokens=0)
     return RunConfig(model, dataclasses.replace(train, **_only(changes, TRAIN_OPTIONS)))
+
+
+def _grown(base: ModelConfig, depths: Mapping[str, Any]) -> ModelConfig:
+    """The base model with deeper stacks where --encoder-layers/--decoder-layers ask for them."""
+    depths = {name: value for name, value in depths.items() if value is not None}
+    if not depths:
+        return base
+    old = {"encoder_layers": base.encoder_depth, "decoder_layers": base.decoder_depth}
+    for name, value in depths.items():
+        flag, stack = "--" + name.replace("_", "-"), name.split("_")[0]
+        _check(
+            value >= old[name],
+            f"{flag} {value}: --init-from can add layers to the base's {stack} of "
+            f"{old[name]}, not remove them",
+        )
+        _check(
+            base.arch == "transformer" and base.pre_norm,
+            f"{flag}: only a pre-norm Transformer grows deeper (a new layer starts as the "
+            "identity only where the norm comes before it)",
+        )
+    new = {**old, **depths}
+    return dataclasses.replace(
+        base,
+        layers=new["encoder_layers"],
+        encoder_layers=new["encoder_layers"],
+        decoder_layers=new["decoder_layers"],
+    )
 
 
 def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any]:

@@ -266,3 +266,67 @@ def test_a_bad_mix_is_one_clear_error(text: str) -> None:
     with pytest.raises(MtError, match="--mix must be BASE_PREPARED:FRACTION"):
         parse_mix(text)
     assert parse_mix("C:/data/x:0.3") == Mix(Path("C:/data/x"), 0.3)
+
+
+@pytest.fixture(scope="module")
+def pre_norm_run(trained_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny pre-norm run of 1+1 layers: a base that can grow deeper."""
+    run = tmp_path_factory.mktemp("pre_norm") / "run"
+    changes = {**TINY, "max_steps": 6, "pre_norm": True, "layers": 1}
+    train_run(prepared=base_prepared(trained_run), out=run, preset="thesis-small", changes=changes)
+    return run
+
+
+def test_a_deeper_model_starts_as_its_base_and_learns(
+    pre_norm_run: Path, domain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deeper = {**TINY, "encoder_layers": 3, "decoder_layers": 2}
+    seen: dict[str, object] = {}
+
+    def stop_before_the_first_step(trainer: Trainer) -> str:
+        seen["weights"] = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+        seen["loss"] = trainer.selection.score(trainer.model).loss
+        seen["base_loss"] = trainer.selection.score(load_run(resolve(pre_norm_run)).model).loss
+        return "stopped by the test"
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Trainer, "train", stop_before_the_first_step)
+        train_run(prepared=domain, out=tmp_path / "first", init_from=pre_norm_run, changes=deeper)
+    base = load_run(resolve(pre_norm_run)).model.state_dict()
+    weights = seen["weights"]
+    assert {
+        k for k in weights if k.startswith("encoder.2.")
+    } and "decoder.1.feed_forward.3.bias" in weights
+    assert all(torch.equal(weights[name], base[name]) for name in base)
+    assert not weights["encoder.2.attention.out.weight"].any()
+    assert weights["encoder.2.attention.qkv.weight"].any()  # drawn, so the zeros get gradients
+    assert seen["loss"] == pytest.approx(seen["base_loss"], abs=1e-6)  # the new layers pass through
+
+    run = tmp_path / "deep"
+    summary = train_run(prepared=domain, out=run, init_from=pre_norm_run, changes=deeper)
+    assert summary.steps == 4
+    config = read_model_config(run)
+    assert (config.encoder_depth, config.decoder_depth) == (3, 2)
+    assert read_lineage(run)["init_from"]["layers"] == {"decoder": [1, 2], "encoder": [1, 3]}
+    trained = load_run(resolve(run), checkpoint="last").model.state_dict()
+    assert trained["encoder.2.attention.out.weight"].any(), "the new layer learned"
+
+
+def test_only_a_pre_norm_model_grows_and_never_shrinks(
+    trained_run: Path, pre_norm_run: Path, domain: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(MtError, match="only a pre-norm Transformer grows deeper"):
+        train_run(
+            prepared=domain, out=tmp_path / "a", init_from=trained_run,
+            changes={**TINY, "encoder_layers": 4},
+        )  # fmt: skip
+    deep = tmp_path / "deep"
+    train_run(
+        prepared=domain, out=deep, init_from=pre_norm_run, changes={**TINY, "encoder_layers": 2}
+    )
+    with pytest.raises(MtError, match="can add layers to the base's encoder of 2, not remove them"):
+        train_run(
+            prepared=domain, out=tmp_path / "b", init_from=deep,
+            changes={**TINY, "encoder_layers": 1},
+        )  # fmt: skip
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

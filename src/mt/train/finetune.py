@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import torch
 from torch import Tensor
 
 from mt.checksums import file_sha256
@@ -32,6 +33,7 @@ from mt.files import BEST_WEIGHTS
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits
 from mt.model.transformer import make_model
+from mt.train.depth_growth import grow_depth
 from mt.train.vocab_rows import grow_vocabulary_rows
 
 Rehearsal = Callable[[EncodedPairs, int], EncodedPairs]
@@ -76,10 +78,14 @@ def fine_tuning(
     weights, _ = load_tensors(path)
     # a shipped model stores bfloat16 (mt.model.ship): training starts from float32 weights
     weights = {k: v.float() if v.is_floating_point() else v for k, v in weights.items()}
-    expected = make_model(config.model).state_dict()
+    with torch.random.fork_rng():  # the new layers of a deeper model are drawn from the seed
+        torch.manual_seed(config.train.seed)
+        expected = make_model(config.model).state_dict()
     old = {"source": base.config.src_vocab, "target": base.config.tgt_vocab}
     growth = {(old[side], sizes[side]) for side in old if sizes[side] != old[side]}
     weights = grow_vocabulary_rows(weights, expected, growth=growth)
+    depths = {"encoder": base.config.encoder_depth, "decoder": base.config.decoder_depth}
+    weights, deeper = grow_depth(weights, expected, depths=depths)
     check_fits(path, weights, expected)
     lineage: dict[str, Any] = {
         "init_from": {
@@ -90,6 +96,8 @@ def fine_tuning(
     }
     if growth:  # the labels after the base's are new, their rows made by mt.train.vocab_rows
         lineage["init_from"]["vocabulary"] = {side: [old[side], sizes[side]] for side in old}
+    if deeper:  # layers on top of the base's, the identity at first (mt.train.depth_growth)
+        lineage["init_from"]["layers"] = deeper
     return FineTuning(config=config, weights=weights, lineage=lineage)
 
 
