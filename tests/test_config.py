@@ -100,14 +100,20 @@ def test_bad_stack_depths_are_one_clear_error(changes, message) -> None:
         new_run_config(**VOCAB, changes=changes)
 
 
-def test_a_fine_tuning_or_resumed_run_keeps_its_stack_depths() -> None:
-    base = new_run_config(**VOCAB, changes={"encoder_layers": 6})
-    with pytest.raises(ConfigError, match="keeps the base run's model; drop --decoder-layers"):
+def test_a_fine_tuning_run_keeps_or_grows_its_stack_depths_and_a_resumed_one_keeps_them() -> None:
+    base = new_run_config(**VOCAB, changes={"encoder_layers": 6, "pre_norm": True})
+    with pytest.raises(ConfigError, match="base's decoder of 2, not remove them"):
         finetune_run_config(
             base_model=base.model, base_train=base.train, changes={"decoder_layers": 1}
         )
     tuned = finetune_run_config(base_model=base.model, base_train=base.train, changes={})
     assert tuned.model == base.model
+    deeper = {"encoder_layers": 8, "decoder_layers": 3}
+    grown = finetune_run_config(base_model=base.model, base_train=base.train, changes=deeper)
+    assert (grown.model.encoder_depth, grown.model.decoder_depth) == (8, 3)
+    assert dataclasses.replace(grown.model, layers=2, encoder_layers=6, decoder_layers=None) == (
+        base.model
+    )
     with pytest.raises(ConfigError, match="give no model size, preset or prepared directory"):
         resumed_train_config(base.train, {"encoder_layers": 3})
 
