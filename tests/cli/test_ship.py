@@ -88,3 +88,19 @@ def test_a_card_needs_its_training_data_one_way_and_not_two(tmp_path: Path) -> N
         )
         assert result.exit_code == 2  # the usage error of run_or_exit
         assert "give the training data as --data DIR or --weights-of NAME" in result.output
+
+
+def test_a_run_ships_into_another_folder_as_a_device_call_brings_it_back(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        ship_app, ["model", str(trained_run), "--name", "gpu", "--into", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "out" / "gpu"
+    assert f"shipped {trained_run} as gpu: {folder}" in " ".join(result.output.split())
+    info = mt.modelinfo.resolve(folder)  # a model as the run was, its weights in bfloat16
+    assert info.config == mt.modelinfo.resolve(trained_run).config
+    run_weights = (trained_run / "best.safetensors").stat().st_size
+    assert (folder / "best.safetensors").stat().st_size < 0.6 * run_weights
+    assert not (mt.modelinfo.shipped_root() / "gpu").exists()

@@ -2,6 +2,7 @@
 who make mt's releases (`make release`); users get the model with the package.
 
     python -m mt.cli.ship model runs/model --name en-es-general-8
+    python -m mt.cli.ship model runs/gpu --name gpu --into "$OUT"     # a device call's result
     python -m mt.cli.ship card en-es-general-8 --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
@@ -27,13 +28,17 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 def ship_model(
     run: Annotated[Path, typer.Argument(help="The run to ship (its best weights).")],
     name: Annotated[str, Opt(help="The shipped model's name, with its version.")],
+    into: Annotated[
+        Path | None,
+        Opt(help="Write INTO/NAME instead (a device call's $OUT: bfloat16, a third of the run)."),
+    ] = None,
 ) -> None:
     """Write RUN as the shipped model NAME in src/mt/shipped/ (mt.model.ship)."""
 
     def action() -> None:
         from mt.model.ship import ship_run
 
-        folder = ship_run(run, name)
+        folder = ship_run(run, name, root=into)
         size = sum(p.stat().st_size for p in folder.iterdir())
         say(f"shipped {run} as {name}: {folder} ({size / 1e6:.1f} MB)")
 
