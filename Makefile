@@ -20,7 +20,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu release corpus sources clean
+.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -106,6 +106,46 @@ TEACHER_BUDGET ?= 280s
 model-gpu-teacher: $(STAMP)  ## a larger model on a GPU, the teacher of the next shipped one
 	$(BIN)/mt train $(RELEASE_DATA) $(TEACHER_SHAPE) --device cuda --batch-size 512 --lr 0.04 --seed 4 \
 		--time-budget $(TEACHER_BUDGET) --eval-every 1000 --out $(TEACHER_RUN)
+
+# A GPU link in one device call (docs/release.md, "A link in one device call"). A call carries 64
+# MiB with the working tree, and make model's prepared arrays do not fit beside it, so `make
+# gpu-pack` packs what they are prepared from (the Tatoeba corpus, the split and held-out parts,
+# the back-translations: GPU_INPUTS; 27 MB) and the wheels of the three small dependencies that
+# preparing and training import and a device's Python lacks (translating there needs py3langid and
+# pyspellchecker too: 12 MB more), into GPU_PACK; on the device `make gpu-link` installs those, prepares the data
+# with GPU_BASE's tokenizers (the back-translations tagged), continues GPU_BASE for GPU_BUDGET
+# with GPU_ARGS (`--encoder-layers 6`: the deep-encoder student grown from it) and copies the run's
+# small files and best weights, in bfloat16, into $$OUT/GPU_RUN.
+GPU_PACK ?= runs/gpu-pack
+GPU_SYNTHETIC ?= runs/bt/un-news.tsv runs/words/amlo-words.tsv runs/words/entries.tsv
+GPU_INPUTS ?= $(CORPUS) runs/model-split/train runs/model-general/train runs/model-parts \
+	$(wildcard $(GPU_SYNTHETIC))
+GPU_WHEELS ?= polib defusedxml pysbd
+GPU_PYTHON ?= python
+GPU_DEVICE ?= cuda
+GPU_ARGS ?=
+gpu-pack: $(STAMP)  ## what a GPU link prepares from, packed to travel with a device call
+	rm -rf $(GPU_PACK)/wheels && mkdir -p $(GPU_PACK)/wheels
+	tar cf - $(GPU_INPUTS) | xz -6 -T0 > $(GPU_PACK)/inputs.tar.xz.part
+	mv $(GPU_PACK)/inputs.tar.xz.part $(GPU_PACK)/inputs.tar.xz
+	$(BIN)/pip download --quiet --no-deps --only-binary :all: -d $(GPU_PACK)/wheels \
+		$(shell $(BIN)/pip freeze | grep -i -E '^($(subst $(eval) ,|,$(GPU_WHEELS)))==')
+	du -sh $(GPU_PACK)/*
+
+gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_BASE, results to $OUT
+	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(GPU_PACK)/wheels/*.whl
+	tar xJf $(GPU_PACK)/inputs.tar.xz
+	PYTHONPATH=src $(GPU_PYTHON) -m mt prepare $(CORPUS) runs/model-split/train/*.tsv \
+		runs/model-general/train/*.tsv \
+		$$(for file in $(GPU_SYNTHETIC); do [ -f $$file ] && echo --synthetic $$file; done) \
+		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --tokenizers-from $(GPU_BASE) --no-extend \
+		--selection runs/model-parts/selection.tsv --test runs/model-parts/test.tsv --paragraphs all \
+		--max-length 64 --sampling-temperature $(MODEL_TEMPERATURE) --out $(GPU_RUN)-data --force
+	PYTHONPATH=src $(GPU_PYTHON) -m mt train $(GPU_RUN)-data --init-from $(GPU_BASE) $(GPU_ARGS) \
+		--device $(GPU_DEVICE) --batch-size 256 --seed $(GPU_SEED) --time-budget $(GPU_BUDGET) \
+		--eval-every 1000 --out $(GPU_RUN)
+	PYTHONPATH=src $(GPU_PYTHON) -m mt.cli.ship model $(GPU_RUN) --name $(notdir $(GPU_RUN)) \
+		--into $${OUT:?set OUT}
 
 # The recipe's data from its public sources when ../shared/data is not there: resumable, each file
 # checked against the digest its README records; what is there and right is skipped.
