@@ -64,6 +64,13 @@ def test_each_stack_may_have_its_own_depth() -> None:
     assert (deep.encoder_depth, deep.decoder_depth) == (3, PRESETS["thesis-small"].layers)
 
 
+def test_one_shape_is_one_config_however_its_depths_were_given() -> None:
+    given = new_run_config(**VOCAB, changes={"encoder_layers": 6, "decoder_layers": 2}).model
+    grown = dataclasses.replace(given, layers=6, encoder_layers=None, decoder_layers=2)
+    assert grown == given and grown.to_dict() == given.to_dict()
+    assert (given.layers, given.encoder_layers, given.decoder_layers) == (6, 6, 2)
+
+
 def test_equal_stacks_are_stored_as_layers_alone() -> None:
     both = new_run_config(**VOCAB, changes={"encoder_layers": 3, "decoder_layers": 3}).model
     assert both == new_run_config(**VOCAB, changes={"layers": 3}).model

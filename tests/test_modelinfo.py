@@ -212,7 +212,7 @@ def test_unequal_stacks_round_trip_through_model_json(tmp_path: Path) -> None:
     deep = ModelConfig(src_vocab=30, tgt_vocab=40, encoder_layers=3, decoder_layers=1)
     write_configs(tmp_path, deep, TrainConfig(), prepared=tmp_path / "data")
     stored = json.loads((tmp_path / "model.json").read_text(encoding="utf-8"))["model"]
-    assert (stored["layers"], stored["encoder_layers"], stored["decoder_layers"]) == (2, 3, 1)
+    assert (stored["layers"], stored["encoder_layers"], stored["decoder_layers"]) == (3, 3, 1)
     read = read_model_config(tmp_path)
     assert read == deep and (read.encoder_depth, read.decoder_depth) == (3, 1)
 

@@ -69,7 +69,7 @@ class ModelConfig(_DictMixin):
         return self.layers if self.decoder_layers is None else self.decoder_layers
 
     def to_dict(self) -> dict[str, Any]:
-        """As stored in model.json: a stack's own depth only where it was given, so a model of
+        """As stored in model.json: the stacks' own depths only where they differ, so a model of
         equal stacks is written exactly as before the two counts existed (and an older mt reads
         it)."""
         data = super().to_dict()
@@ -97,9 +97,11 @@ class ModelConfig(_DictMixin):
         _check(self.attention in ("bahdanau", "luong"), f"unknown --attention {self.attention!r}")
 
     def _settle_depths(self) -> None:
-        """One spelling per shape: a stack count equal to `layers` is dropped, and two equal
-        counts become `layers`, so `--encoder-layers 3 --decoder-layers 3` is stored as
-        `--layers 3` is. The recurrent baseline has one depth for both stacks."""
+        """One spelling per shape, so two configs of one shape compare equal however they were
+        given: equal stacks are `layers` alone (`--encoder-layers 3 --decoder-layers 3` is stored
+        as `--layers 3` is), unequal ones both counts with `layers` the encoder's (6+2 from a
+        2-layer preset and 6+2 grown from a 6-layer base are one config). The recurrent baseline
+        has one depth for both stacks."""
         for name in _DEPTHS:
             value = getattr(self, name)
             flag = "--" + name.replace("_", "-")
@@ -111,8 +113,13 @@ class ModelConfig(_DictMixin):
             self.arch != "rnn" or encoder == decoder,
             f"--arch rnn has one depth for both stacks (--layers), not {encoder}+{decoder}",
         )
-        for name, depth in zip(_DEPTHS, (encoder, decoder), strict=True):
-            object.__setattr__(self, name, None if depth == self.layers else depth)
+        if encoder == decoder:
+            object.__setattr__(self, "encoder_layers", None)
+            object.__setattr__(self, "decoder_layers", None)
+        else:
+            object.__setattr__(self, "layers", encoder)
+            object.__setattr__(self, "encoder_layers", encoder)
+            object.__setattr__(self, "decoder_layers", decoder)
 
 
 _DEPTHS = ("encoder_layers", "decoder_layers")
