@@ -10,7 +10,7 @@ from mt.config import ModelConfig
 from mt.data.feed.batching import Batch
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.model.transformer import make_model
-from mt.train.flops import MacRates, TokenCounts, depths, mac_rates, training_flops
+from mt.train.flops import MacRates, TokenCounts, mac_rates, training_flops
 
 
 def batch_of(sources: list[list[int]], targets: list[list[int]]) -> Batch:
@@ -57,14 +57,10 @@ def test_one_source_and_one_target_token_pass_every_linear_weight_once(
     )  # fmt: skip
     rates = mac_rates(config)
     assert rates.source + rates.target == linear_weights(make_model(config))
-    assert depths(config) == (encoder_layers or 2, decoder_layers or 2)
-
-
-def test_depths_fall_back_to_layers_for_a_config_without_stack_counts() -> None:
-    class OneDepth:  # a config from before the stacks had their own counts
-        layers = 3
-
-    assert depths(OneDepth()) == (3, 3)  # type: ignore[arg-type]
+    assert (config.encoder_depth, config.decoder_depth) == (
+        encoder_layers or 2,
+        decoder_layers or 2,
+    )
 
 
 def test_a_tiny_lstm_costs_what_the_hand_count_says() -> None:

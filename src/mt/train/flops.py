@@ -25,8 +25,7 @@ split by what each token passes through (for d_model d, perceptron d_p, target v
 Tokens are real ones, never padding, and the attention terms use each sentence's own lengths:
 MFU credits the work the model needed, not what batching made it do on padding.
 
-Encoder and decoder depths come from the config's ``encoder_layers`` / ``decoder_layers`` where it
-has them (None or absent: ``layers``, the depth of both stacks).
+Encoder and decoder depths are each stack's own (ModelConfig.encoder_depth, decoder_depth).
 
 The recurrent baseline (mt.model.rnn) is counted the same way: per source token the
 bidirectional encoder's gates (4 for an LSTM, 3 for a GRU, each H·(input + H)) and the attention
@@ -99,20 +98,12 @@ class MacRates:
         return tuple(getattr(self, field.name) for field in fields(self))
 
 
-def depths(config: ModelConfig) -> tuple[int, int]:
-    """(encoder, decoder) layers: each stack's own count where the config has one, else
-    ``layers`` for both."""
-    encoder = getattr(config, "encoder_layers", None)
-    decoder = getattr(config, "decoder_layers", None)
-    return encoder or config.layers, decoder or config.layers
-
-
 def mac_rates(config: ModelConfig) -> MacRates:
     """The forward multiply-adds of one token, pair and sentence of this model."""
     if config.arch == "rnn":
         return _recurrent_rates(config)
     d, ff = config.d_model, config.ff
-    encoder, decoder = depths(config)
+    encoder, decoder = config.encoder_depth, config.decoder_depth
     return MacRates(
         source=encoder * (4 * d * d + 2 * d * ff) + decoder * 2 * d * d,
         target=decoder * (6 * d * d + 2 * d * ff) + d * config.tgt_vocab,
