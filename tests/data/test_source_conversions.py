@@ -1,6 +1,8 @@
 """The conversions of mt.data.sources on archives built here in the shape of the real downloads
-(GitHub's archive of a commit, Debian packages, XQuAD's JSON, the corpus zip), the tree digest
-beside the shell pipeline the READMEs give, and the registry's own consistency."""
+(GitHub's archive of a commit, Debian packages, XQuAD's JSON, the corpus zip, the dictionary's
+text files), the tree digest beside the shell pipeline the READMEs give, and the registry's own
+consistency (and its digests against ../shared/data's files, where ../shared is beside the
+checkout)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,15 @@ import pytest
 
 from archive_support import tar_bytes, zip_bytes
 from mt.data.sources.corpora import tatoeba, xquad
-from mt.data.sources.digests import tree_digest
+from mt.data.sources.digests import digest_of, tree_digest
 from mt.data.sources.domains import NEWS_SETS, news, news_files, python_docs, tldr
 from mt.data.sources.heldout import held_out
 from mt.data.sources.libreoffice import libreoffice
-from mt.data.sources.registry import SOURCES
+from mt.data.sources.registry import GITHUB_RAW, LEXICON, SOURCES, WIKTIONARY_COMMIT
+from mt.data.sources.wiktionary import wiktionary
 from mt.errors import MtError
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 HELD_OUT_NAME = next(f"cmd{i}" for i in range(100) if held_out(f"cmd{i}"))
 HELD_OUT_PO = next(f"library/m{i}.po" for i in range(100) if held_out(f"library/m{i}.po"))
@@ -266,6 +271,55 @@ def test_the_registry_names_each_file_once_and_says_why_a_source_is_not_reproduc
             assert source.why_not and source.convert is None, source.name
     names = {source.name for source in SOURCES}
     assert {"tatoeba", "python-docs-es", "tldr", "news", "libreoffice-help", "xquad"} <= names
+    assert {"tico19", "flores-dev", "un-news", "eltec", "amlo", "wiktionary"} <= names
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data beside the checkout")
+def test_each_recorded_digest_is_that_of_the_file_in_shared() -> None:
+    wrong = [
+        (output.path, found)
+        for source in SOURCES
+        for output in source.outputs
+        if (found := digest_of(SHARED / output.path)) != output.sha256
+    ]
+    assert not wrong, "the registry disagrees with ../shared/data (None: the file is absent)"
+
+
+def test_the_dictionary_is_fetched_at_the_pinned_commit_and_checked_before_and_after() -> None:
+    """An identity conversion: each download's recorded digest is the one of the file it gives."""
+    downloads = {download.name: download for download in LEXICON.downloads}
+    outputs = {output.path: output.sha256 for output in LEXICON.outputs}
+    for pair in ("en-es", "es-en"):
+        download = downloads[f"{pair}-enwiktionary.txt"]
+        assert download.urls == (
+            f"{GITHUB_RAW}/open-dsl-dict/wiktionary-dict/{WIKTIONARY_COMMIT}/"
+            f"src/{pair}-enwiktionary.txt",
+        )
+        assert download.sha256 == outputs[f"lexicon/{pair}.wiktionary.txt"]
+    assert len(outputs) == len(downloads) == 2
+
+
+def test_the_dictionary_is_each_download_byte_for_byte_under_its_name(tmp_path: Path) -> None:
+    contents = {  # invented, in Wiktionary's format: a CR and a missing final newline stay
+        "en-es-enwiktionary.txt": b"# English-Spanish\r\ndishwasher {n} :: lavaplatos {m}\n",
+        "es-en-enwiktionary.txt": b"lavaplatos {m} :: dishwasher",
+    }
+    downloads = []
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+        downloads.append(tmp_path / name)
+    wiktionary(downloads, tmp_path / "r")
+    assert files_below(tmp_path / "r") == {
+        "lexicon/en-es.wiktionary.txt": contents["en-es-enwiktionary.txt"],
+        "lexicon/es-en.wiktionary.txt": contents["es-en-enwiktionary.txt"],
+    }
+
+
+def test_a_download_that_is_not_one_of_the_dictionarys_files_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_bytes(b"<html>404</html>")
+    with pytest.raises(MtError, match="not one of the dictionary's files"):
+        wiktionary([tmp_path / "index.html"], tmp_path / "r")
+    assert not (tmp_path / "r").exists()
 
 
 def test_held_out_is_the_readmes_rule() -> None:

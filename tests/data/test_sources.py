@@ -1,6 +1,7 @@
 """`mt download --recipe` against a local HTTP server that answers Range requests: files land with
 their digests, a second run skips them, a cut download resumes, a wrong digest is one line and
-leaves no file, no network is one line. The registry is monkeypatched with sources built here."""
+leaves no file, no network is one line. The registry is monkeypatched with sources built here, or
+with its own sources served locally with tiny files (the dictionary)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -21,10 +22,15 @@ from conftest import cli_output
 from mt.data.sources import registry
 from mt.data.sources.corpora import tatoeba, xquad
 from mt.data.sources.domains import tldr
-from mt.data.sources.registry import Download, Output, Source
+from mt.data.sources.registry import LEXICON, Download, Output, Source
+from mt.data.sources.wiktionary import WIKTIONARY_FILES
 
 SPA_TXT = "Go.\tVe.\nI see.\tYa veo.\n" * 400  # big enough to be cut in the middle
 EN_PAGE, ES_PAGE = b"# tar\n\n> Archive.\n", b"# tar\n\n> Archivar.\n"
+DICTIONARY = {  # invented lines in Wiktionary's format, by the repository's file names
+    "en-es-enwiktionary.txt": b"# English-Spanish\ndishwasher {n} (machine) :: lavaplatos {m}\n",
+    "es-en-enwiktionary.txt": b"lavaplatos {m} :: dishwasher\n",
+}
 
 
 @dataclass
@@ -255,3 +261,46 @@ def test_no_network_is_one_line_naming_the_source_and_the_address(
     assert len(errors) == 1 and "Traceback" not in output
     assert f"tatoeba: cannot reach {address}" in errors[0] and "../shared" in errors[0]
     assert not (tmp_path / "data/spa-eng.tsv").exists()
+
+
+@pytest.fixture
+def dictionary(server: tuple[str, Served], monkeypatch: pytest.MonkeyPatch) -> Source:
+    """The registry's dictionary (its names, its conversion) with its downloads served locally and
+    the digests of the tiny files served."""
+    base, served = server
+    served.files.update({f"/{name}": data for name, data in DICTIONARY.items()})
+    by_output = {
+        out: DICTIONARY[PurePosixPath(path).name] for path, out in WIKTIONARY_FILES.items()
+    }
+    local = replace(
+        LEXICON,
+        downloads=tuple(
+            replace(item, urls=(f"{base}/{item.name}",), sha256=sha256(DICTIONARY[item.name]))
+            for item in LEXICON.downloads
+        ),
+        outputs=tuple(replace(o, sha256=sha256(by_output[o.path])) for o in LEXICON.outputs),
+    )
+    monkeypatch.setattr(registry, "SOURCES", (local,))
+    return local
+
+
+def test_the_dictionary_lands_under_lexicon_byte_for_byte(
+    dictionary: Source, tmp_path: Path
+) -> None:
+    root = tmp_path / "data"
+    assert "1 fetched" in recipe(root)
+    for path, placed in WIKTIONARY_FILES.items():
+        assert (root / placed).read_bytes() == DICTIONARY[PurePosixPath(path).name]
+    assert not (root / ".downloads").exists()
+
+
+def test_a_dictionary_with_another_digest_is_refused_and_nothing_is_placed(
+    dictionary: Source, server: tuple[str, Served], tmp_path: Path
+) -> None:
+    server[1].files["/es-en-enwiktionary.txt"] = b"<html>rate limited</html>\n"
+    root = tmp_path / "data"
+    output = recipe(root, code=1)
+    line = next(line for line in output.splitlines() if "mismatch" in line)
+    expected = sha256(DICTIONARY["es-en-enwiktionary.txt"])
+    assert "es-en-enwiktionary.txt" in line and expected in line and "Traceback" not in output
+    assert not (root / "lexicon").exists(), "neither file, though the other one was right"

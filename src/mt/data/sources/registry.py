@@ -18,6 +18,7 @@ from pathlib import Path
 from mt.data.sources.corpora import tatoeba, xquad
 from mt.data.sources.domains import news, news_files, python_docs, tldr
 from mt.data.sources.libreoffice import libreoffice
+from mt.data.sources.wiktionary import WIKTIONARY_FILES, wiktionary
 
 Convert = Callable[[Sequence[Path], Path], None]
 """(the downloads in the registry's order, the root to write under) -> None."""
@@ -72,6 +73,15 @@ TLDR_COMMIT = "08e345f42639f67d99282813247ac670dc6e87cb"
 NEWS_COMMIT = "ac0f19c0be3cb4e0d9450fcb2d7a9847c4bdd180"
 LIBREOFFICE_VERSION = "7.4.7-1+deb12u14"  # Debian 12's 4:7.4.7-1+deb12u14
 XQUAD_COMMIT = "60cac411649156efb6aab9dd4c9cde787a2c0345"
+WIKTIONARY_COMMIT = "74c2c11f3398606ef334dd6d0d3ecb9555a44faf"
+WIKTIONARY_SHA256 = {  # of the download and of the file placed: the conversion copies it
+    "lexicon/en-es.wiktionary.txt": (
+        "2abb73d05d79f61ed270e6dfc217e2dff733d3a777589093b5dc5b4bb7a5f55b"
+    ),
+    "lexicon/es-en.wiktionary.txt": (
+        "aff7925284b3cae9fc1e87001608f0db319899c32f9868943c3c1b57715db085"
+    ),
+}
 
 CORPUS = Source(
     name="tatoeba",
@@ -265,6 +275,38 @@ GENERAL = (
         why_not="the TEI extraction is described in prose only (which inline elements keep their "
         "text, the spaces at page and line breaks, which characters count as zero-width)",
     ),
+    Source(
+        name="amlo",
+        home="https://github.com/roicort/ConferenciasMatutinasAMLO, corpus/YYYY-MM-DD.md",
+        version="commit 542f4459ad763c7f75c9df8c519948d69c74cc54",
+        licence="no licence file; Mexican government publications (gob.mx): for research use "
+        "here, do not redistribute",
+        outputs=(
+            Output(
+                "general/amlo.es.tsv.xz",
+                "0979a8c575ab7896ca7d6ce64f6d74c808b80eb64f502851f99211d5d67500f1",
+            ),
+        ),
+        reproducible=False,
+        why_not="the extraction from 1,550 Markdown files is described in prose, not given (which "
+        "letters make a speaker label or count as upper case, what is a word), and the README "
+        "names no xz settings, on which the .xz's bytes depend",
+    ),
 )
 
-SOURCES: tuple[Source, ...] = (CORPUS, *DOMAINS, *GENERAL)
+LEXICON = Source(
+    name="wiktionary",
+    home="https://github.com/open-dsl-dict/wiktionary-dict (English Wiktionary's translation "
+    "tables as Matthias Buchmeier extracted them, version 20150102)",
+    version=f"commit {WIKTIONARY_COMMIT}",
+    licence="CC BY-SA 3.0 Unported and GFDL (dual): attribute English Wiktionary contributors "
+    "(via open-dsl-dict/wiktionary-dict)",
+    outputs=tuple(Output(path, digest) for path, digest in WIKTIONARY_SHA256.items()),
+    downloads=tuple(
+        _github("open-dsl-dict/wiktionary-dict", WIKTIONARY_COMMIT, path, WIKTIONARY_SHA256[placed])
+        for path, placed in WIKTIONARY_FILES.items()
+    ),
+    convert=wiktionary,
+)
+
+SOURCES: tuple[Source, ...] = (CORPUS, *DOMAINS, *GENERAL, LEXICON)
