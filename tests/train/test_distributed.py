@@ -26,8 +26,9 @@ from mt.files import read_metrics
 from mt.model.loss import masked_loss_terms
 from mt.model.transformer import make_model
 from mt.train.distributed import Distributed, setup_distributed
+from mt.train.schedule import learning_rate
 from mt.train.throughput import RATE_COLUMNS
-from mt.train.trainer import Trainer, learning_rate
+from mt.train.trainer import Trainer
 from train_support import copy_task
 from train_support import make_trainer as make_copy_trainer
 

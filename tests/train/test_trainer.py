@@ -13,18 +13,7 @@ from mt.errors import MtError
 from mt.files import read_metrics
 from mt.model.loss import masked_loss_terms
 from mt.train.throughput import RATE_COLUMNS
-from mt.train.trainer import learning_rate
 from train_support import copy_task, make_trainer
-
-
-def test_schedule_rises_linearly_to_its_peak_then_decays_as_inverse_sqrt() -> None:
-    lr, warmup = 0.5, 100
-    rates = [learning_rate(t, lr, warmup) for t in range(1, 401)]
-    peak = int(np.argmax(rates)) + 1
-    assert peak == warmup
-    assert rates[warmup - 1] == pytest.approx(lr * warmup**-0.5)
-    assert learning_rate(50, lr, warmup) == pytest.approx(0.5 * learning_rate(100, lr, warmup))
-    assert learning_rate(400, lr, warmup) == pytest.approx(0.5 * learning_rate(100, lr, warmup))
 
 
 def test_loss_and_accuracy_ignore_padding() -> None:
@@ -109,18 +98,6 @@ def test_dropout_and_label_smoothing_resume_exactly(tmp_path) -> None:
     second.train()
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(tensor, second.model.state_dict()[name]), name
-
-
-def test_budget_decay_rises_like_rsqrt_then_falls_linearly_to_zero() -> None:
-    lr, warmup = 0.5, 100
-    peak = lr * warmup**-0.5
-    for step in (1, 50, 99):  # the same rise, whatever share of the budget is used
-        assert learning_rate(step, lr, warmup, budget_used=0.0) == learning_rate(step, lr, warmup)
-    assert learning_rate(warmup, lr, warmup, budget_used=0.0) == pytest.approx(peak)
-    assert learning_rate(500, lr, warmup, budget_used=0.25) == pytest.approx(0.75 * peak)
-    assert learning_rate(900, lr, warmup, budget_used=0.5) == pytest.approx(0.5 * peak)
-    assert learning_rate(2000, lr, warmup, budget_used=1.0) == 0.0
-    assert learning_rate(10, lr, warmup, budget_used=0.99) == pytest.approx(0.01 * peak)
 
 
 def test_budget_decay_follows_the_step_budget_and_resumes_exactly(tmp_path) -> None:

@@ -1,7 +1,9 @@
-"""The training loop: warmup Adam, masked cross-entropy/accuracy, selection, stopping, resume.
+"""The training loop: Adam steps on masked cross-entropy, evaluations, and why training stops.
 
 `Trainer.train` reads top to bottom: epochs of optimizer steps, an evaluation when one is due,
-and the stopping rules, all of which live in one section below ("why training stops").
+and the stopping rules, all of which live in one section below ("why training stops"). The
+learning rate is mt.train.schedule's; what a checkpoint holds and how a run resumes from it,
+mt.train.resume's.
 
 One optimizer step consumes ``world_size * grad_accum`` consecutive batches of the epoch's
 deterministic batch list (rank r takes its ``grad_accum`` share), and every micro-batch's loss is
@@ -12,11 +14,10 @@ runs on one process with accumulation or on several with DistributedDataParallel
 from __future__ import annotations
 
 import contextlib
-import math
 import signal
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -26,24 +27,22 @@ from mt.config import ModelConfig, TrainConfig
 from mt.cpus import seconds_since_start
 from mt.data.feed.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
 from mt.errors import MtError
-from mt.files import LAST_WEIGHTS
 from mt.interrupts import handling
-from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.model.loss import RunningSums, TokenStats, masked_loss_terms, real_position_logits
-from mt.model.precision import autocast, machine_id
-from mt.model.rundir import (
-    MODEL_PREFIX,
-    load_latest_checkpoint,
-    model_tensors,
-    save_checkpoint,
-    save_weights,
-    write_metrics,
-)
+from mt.model.precision import autocast
 from mt.model.transformer import count_parameters, make_model
 from mt.native_memory import TRIM_EVERY, release_freed_memory
 from mt.train.distributed import Distributed
 from mt.train.peaks import training_peak
 from mt.train.reporting import Reporter
+from mt.train.resume import (
+    Progress,
+    grad_accum_keeping_steps,
+    own_dropout_stream,
+    restore_run_state,
+    save_run_state,
+)
+from mt.train.schedule import budget_used, learning_rate
 from mt.train.selection import Selection
 from mt.train.throughput import Meter, Throughput
 
@@ -51,39 +50,6 @@ REPORT_EVERY = 10
 """Steps between progress updates; on CUDA also between reads of the running loss (a sync)."""
 
 INTERRUPTED = "interrupted"
-
-
-def learning_rate(step: int, lr: float, warmup: int, *, budget_used: float | None = None) -> float:
-    """η_t = η0·min(t^-0.5, t·t_w^-1.5): linear rise to η0/sqrt(t_w) at t_w, then t^-0.5 decay.
-
-    With `budget_used` (the share of the step or time budget spent, --lr-decay budget/auto) the same
-    rise meets a line from that peak down to 0 at the end of the budget: a run whose length is
-    known in advance anneals fully instead of stopping at a still-high rate."""
-    step = max(step, 1)
-    if budget_used is None:
-        return lr * min(step**-0.5, step * warmup**-1.5)
-    left = min(max(1.0 - budget_used, 0.0), 1.0)
-    return lr * min(step * warmup**-1.5, warmup**-0.5 * left)
-
-
-@dataclass
-class Progress:
-    """Counters that, with the weights, optimizer and RNG, make a run resumable exactly."""
-
-    step: int = 0
-    epoch: int = 0  # completed epochs
-    batch_in_epoch: int = 0  # optimizer steps done in the current epoch
-    elapsed: float = 0.0
-    eval_seconds: float = 0.0  # of `elapsed`, spent in selection evaluations: the rest trained
-    best_loss: float = math.inf
-    bad_epochs: int = 0
-    epoch_loss_sum: float = 0.0
-    epoch_correct: int = 0
-    epoch_count: int = 0
-    skipped: int = 0  # batches skipped for a non-finite loss, counted against --skip-nonfinite
-    source_tokens: int = 0  # real tokens trained on, all processes (an older run: since resumed)
-    target_tokens: int = 0
-    history: list[dict[str, float]] = field(default_factory=list)
 
 
 class Trainer:
@@ -112,7 +78,7 @@ class Trainer:
         self.model = make_model(model_config).to(device)
         self.parameters = count_parameters(self.model)
         self.progress = Progress()
-        self._own_dropout_stream()
+        own_dropout_stream(seed=config.seed, rank=dist.rank, step=0)
         self.optimizer = torch.optim.Adam(
             self.model.parameters(),
             lr=learning_rate(1, config.lr, config.warmup),
@@ -250,17 +216,6 @@ class Trainer:
         reason, self.clock = self.dist.agree((reason, progress.elapsed))
         return reason
 
-    def _budget_used(self) -> float | None:
-        """The share of the budget spent, for --lr-decay budget: steps, or rank 0's clock as last
-        agreed (so every rank uses the same rate), whichever is further along."""
-        config = self.config
-        if not config.decays_to_budget:
-            return None
-        used = self.progress.step / config.max_steps if config.max_steps else 0.0
-        if config.time_budget:
-            used = max(used, self.clock / config.time_budget)
-        return used
-
     def _stop_after_epoch(self, train_accuracy: float) -> str:
         """The accuracy goal and patience; the epoch limit is the loop's own condition."""
         config, reason = self.config, ""
@@ -387,7 +342,7 @@ class Trainer:
                 self.progress.step + 1,
                 self.config.lr,
                 self.config.warmup,
-                budget_used=self._budget_used(),
+                budget_used=budget_used(self.config, self.progress.step, self.clock),
             )
         # float64 so that summing micro-batches here or over ranks gives the same number
         loss_total = torch.zeros((), device=self.device, dtype=torch.float64)
@@ -426,58 +381,31 @@ class Trainer:
 
     # ----- state --------------------------------------------------------------------------------
 
-    def state_tensors(self) -> dict[str, Tensor]:
-        optimizer_tensors, _ = optimizer_to_tensors(self.optimizer.state_dict())
-        tensors = {MODEL_PREFIX + k: v for k, v in self.model.state_dict().items()}
-        tensors.update(optimizer_tensors)
-        tensors["rng.cpu"] = torch.get_rng_state()
-        if self.device.type == "cuda":
-            tensors["rng.cuda"] = torch.cuda.get_rng_state(self.device)
-        return tensors
-
     def save(self) -> None:
-        if not self.dist.is_main:
-            return
-        _, optimizer_rest = optimizer_to_tensors(self.optimizer.state_dict())
-        state = {
-            "progress": asdict(self.progress),
-            "optimizer": optimizer_rest,
-            "batches_per_step": self.dist.world_size * self.config.grad_accum,
-            "precision": {"mode": self.config.precision, "machine": machine_id()},
-        }
-        save_checkpoint(self.run_dir, self.progress.step, self.state_tensors(), state)
-        save_weights(self.run_dir / LAST_WEIGHTS, self.model)
-        write_metrics(self.run_dir, self.progress.history)
+        if self.dist.is_main:
+            save_run_state(
+                self.run_dir,
+                model=self.model,
+                optimizer=self.optimizer,
+                progress=self.progress,
+                device=self.device,
+                batches_per_step=self.dist.world_size * self.config.grad_accum,
+                precision=self.config.precision,
+            )
 
     def restore(self) -> list[str]:
-        tensors, state, warnings = load_latest_checkpoint(self.run_dir, self.model.state_dict())
-        self.model.load_state_dict(model_tensors(tensors))
-        self.optimizer.load_state_dict(optimizer_from_tensors(tensors, state["optimizer"]))
-        torch.set_rng_state(tensors["rng.cpu"])
-        if self.device.type == "cuda" and "rng.cuda" in tensors:
-            torch.cuda.set_rng_state(tensors["rng.cuda"], self.device)
-        self.progress = Progress(**state["progress"])
-        self._own_dropout_stream()
-        return warnings + self._keep_batches_per_step(state.get("batches_per_step"))
-
-    def _keep_batches_per_step(self, saved: int | None) -> list[str]:
-        """On another number of processes, change grad_accum so a step takes the same batches."""
-        world = self.dist.world_size
-        if saved is None or saved == world * self.config.grad_accum:
-            return []
-        if saved % world:
-            raise MtError(
-                f"{self.run_dir}: each step of this run takes {saved} batches, which {world} "
-                f"processes cannot share evenly; resume on a number of processes dividing {saved}"
-            )
-        self.config = replace(self.config, grad_accum=saved // world)
-        return [
-            f"{world} process(es) share each step's {saved} batches: "
-            f"--grad-accum {self.config.grad_accum} for this resumed run"
-        ]
-
-    def _own_dropout_stream(self) -> None:
-        """Ranks other than 0 reseed, so they don't draw rank 0's dropout masks (checkpoints hold
-        rank 0's random state only); one process keeps its stream untouched."""
-        if self.dist.rank:
-            torch.manual_seed(self.config.seed + 1_000_003 * self.dist.rank + self.progress.step)
+        """The newest checkpoint's state; warnings for the user (one when the number of processes
+        changed how many batches each takes a step)."""
+        self.progress, saved, warnings = restore_run_state(
+            self.run_dir, model=self.model, optimizer=self.optimizer, device=self.device
+        )
+        own_dropout_stream(seed=self.config.seed, rank=self.dist.rank, step=self.progress.step)
+        grad_accum, notes = grad_accum_keeping_steps(
+            saved,
+            world_size=self.dist.world_size,
+            grad_accum=self.config.grad_accum,
+            run_dir=self.run_dir,
+        )
+        if notes:
+            self.config = replace(self.config, grad_accum=grad_accum)
+        return warnings + notes
