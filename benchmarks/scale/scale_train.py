@@ -28,7 +28,7 @@ from mt.data.tokenization import BOS, EOS, PAD
 from mt.model.devices import resolve_device
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.transformer import make_model
-from mt.train.trainer import learning_rate
+from mt.train.schedule import learning_rate
 
 MAPPED, LISTS = "token-array files", "in-memory lists"
 MIN_ROUNDS = 5

@@ -40,7 +40,7 @@ from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model
 from mt.modelinfo import resolve
-from mt.train.trainer import learning_rate
+from mt.train.schedule import learning_rate
 
 CPU = torch.device("cpu")
 TRAIN_MODES = ("fp32", "bf16")
