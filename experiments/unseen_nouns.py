@@ -22,11 +22,11 @@ from benchmarks.quality.bench_general import sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
+from mt.decode.unseen import read_dictionary
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
 from mt.files import WORD_STATS
 from mt.modelinfo import resolve
-from mt.text.bilingual import read_nouns
 
 LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
 
@@ -47,11 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     info = resolve(args.run)
     options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32))
     translator = open_translator(info, options)
-    with_dictionary = translator.with_options(replace(options, dictionary=read_nouns(args.lexicon)))
+    dictionary = read_dictionary(args.lexicon)
+    with_dictionary = translator.with_options(replace(options, dictionary=dictionary))
     unseen = with_dictionary.unseen
     assert unseen is not None
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
-    figures, samples = {}, []
+    figures, samples, outputs = {}, [], {}
     for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
         pairs = pairs[: args.limit] if args.limit else pairs
         english = [source for source, _ in pairs]
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             helped[i] = translation.text
         changed = [i for i in asked if helped[i] != plain[i]]
         samples += [(name, english[i], plain[i], helped[i]) for i in changed[:8]]
+        outputs[name] = [(english[i], plain[i], helped[i]) for i in changed]
         attested = [words.attested(s, t, table=table) for s, t in pairs]
         figures[name] = {
             "pairs": len(pairs),
@@ -90,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{_share(row['dictionary']['words']['never'])}"
         )
     args.out.mkdir(parents=True, exist_ok=True)
-    out = {"run": args.run, "part": "dev", "sets": figures, "samples": samples}
+    out = {"run": args.run, "part": "dev", "sets": figures, "samples": samples, "changed": outputs}
     (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     for name, source, plain_text, helped_text in samples[:24]:
         print(f"[{name}] {source}\n   plain:      {plain_text}\n   dictionary: {helped_text}")

@@ -10,13 +10,18 @@ from pathlib import Path
 import pytest
 
 from mt.config import DecodeConfig
-from mt.decode.glossary import Glossary, Term
+from mt.decode.glossary import Glossary, Term, with_terms
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.decode.unseen import UnseenNouns, spanish_plural
+from mt.decode.unseen import UnseenNouns, read_dictionary, spanish_plural
 from mt.modelinfo import resolve
 
-NOUNS = {"dishwasher": "lavaplatos", "lawnmower": "cortacésped", "city": "ciudad", "bus": "bus"}
+NOUNS = {
+    "dishwasher": ("lavaplatos", "lavavajillas"),
+    "lawnmower": ("cortacésped",),
+    "city": ("ciudad",),
+    "bus": ("bus",),
+}
 
 
 def unseen(*seen: str) -> UnseenNouns:
@@ -56,6 +61,40 @@ def test_spanish_plurals_by_rule(noun: str, plural: str) -> None:
     assert spanish_plural(noun) == plural
 
 
+def test_a_word_glued_into_a_compound_code_or_an_address_is_left_alone() -> None:
+    found = unseen()
+    assert terms(found, "run dishwasher-cli --fast") == {}
+    assert terms(found, "see www.dishwasher.org or /opt/dishwasher") == {}
+    assert terms(found, "the lawnmower.") == {"lawnmower": "cortacésped"}  # a sentence's end
+    assert terms(found, "mow {{lawnmower}}") == {"lawnmower": "cortacésped"}  # tldr: translated
+
+
+def test_a_dictionary_file_gives_each_noun_its_translation_in_common_use(tmp_path: Path) -> None:
+    path = tmp_path / "en-es.txt"
+    path.write_text(
+        "gauge {n} (instrument) :: galga {f}, calibre {m}\n"
+        "gauge {n} (a measure) :: calibración {f}, medida {f}\n"
+        "gauge {v} (to measure) :: medir\n",
+        encoding="utf-8",
+    )
+    # the first written (galga) after the one in common use; the verb's is no noun's
+    assert read_dictionary(path) == {"gauge": ("medida", "galga", "calibre", "calibración")}
+
+
+def test_another_sense_or_number_of_the_noun_counts_as_translated_already() -> None:
+    glossary = unseen().glossary("two dishwashers")
+    assert glossary is not None
+    (term,) = glossary.terms.values()
+    assert (term.spanish, term.also) == ("lavaplatos", ("lavavajillas",))
+    cities = unseen().glossary("three cities")
+    assert cities is not None and [(t.spanish, t.also) for t in cities.terms.values()] == [
+        ("ciudades", ("ciudad",))  # the singular the model may have written
+    ]
+    plain = "Compró dos lavavajillas nuevos."  # the model's own choice, another sense
+    assert with_terms("She bought two dishwashers.", plain, glossary) == plain
+    assert with_terms("She bought two dishwashers.", "Compró dos playados.", glossary) is None
+
+
 def test_a_given_glossary_s_spanish_wins_and_its_name_stays() -> None:
     given = Glossary([Term("lawnmower", "podadora"), Term("garden", "huerto")], "mine.tsv")
     glossary = unseen().glossary("a dishwasher and a lawnmower in the garden", given)
@@ -70,7 +109,7 @@ def test_a_translator_with_a_dictionary_puts_a_never_seen_noun_s_spanish_in_plac
 ) -> None:
     options = TranslateOptions(decode=DecodeConfig(beam_size=2))
     plain = open_translator(resolve(trained_run), options, device="cpu")
-    helped = plain.with_options(replace(options, dictionary={"zorblat": "zorbláculo"}))
+    helped = plain.with_options(replace(options, dictionary={"zorblat": ("zorbláculo",)}))
     lines = ["Where is the zorblat?", "Where is the museum?"]
     before = [t.text for t in plain.translate(lines)]
     after = [t.text for t in helped.translate(lines)]

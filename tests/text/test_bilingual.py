@@ -94,3 +94,17 @@ def test_the_nouns_of_a_damaged_file_are_refused_with_its_line(tmp_path: Path) -
         read_nouns(
             write(tmp_path, DICTIONARY.replace("teapot {n} /", "teapot {n} / no separator\n", 1))
         )
+
+
+def test_with_a_frequency_the_nouns_take_their_most_used_translation_of_any_noun_line(
+    tmp_path: Path,
+) -> None:
+    senses = DICTIONARY + "teapot {n} (a later sense) :: tetilla {f}, tetera\n"
+    uses = {"tetilla": 5, "tetera": 2}
+    assert read_nouns(write(tmp_path, senses), frequency=lambda t: uses.get(t, 0)) == {
+        "teapot": "tetilla"
+    }
+    level = {"tetilla": 2, "tetera": 2}  # a tie: the first written
+    assert read_nouns(write(tmp_path, senses), frequency=lambda t: level.get(t, 0)) == {
+        "teapot": "tetera"
+    }

@@ -38,6 +38,9 @@ _OUTPUT_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
 class Term:
     english: str
     spanish: str
+    also: tuple[str, ...] = ()
+    """Other Spanish that counts as the term translated already (a dictionary's other senses,
+    mt.decode.unseen): a translation made without the glossary that has one is kept as it is."""
 
 
 def _key(text: str) -> str:
@@ -189,9 +192,10 @@ def with_terms(source: str, output: str, glossary: Glossary) -> str | None:
         return None
     for match, term in found:
         spanish = in_source_case(term, match.group())
-        words = [re.escape(word) for word in spanish.split()]
-        pattern = re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", re.IGNORECASE)
+        pattern = _written_anywhere(spanish)
         if not pattern.search(output):
+            if any(_written_anywhere(other).search(output) for other in term.also):
+                continue  # the model chose another of the term's senses: its choice stays
             return None
 
         def written(hit: re.Match, spanish: str = spanish) -> str:
@@ -201,6 +205,12 @@ def with_terms(source: str, output: str, glossary: Glossary) -> str | None:
 
         output = pattern.sub(written, output)
     return output
+
+
+def _written_anywhere(spanish: str) -> re.Pattern[str]:
+    """The Spanish as whole words, any case, any spacing between them."""
+    words = [re.escape(word) for word in spanish.split()]
+    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", re.IGNORECASE)
 
 
 def holds_all(text: str, slots: Slots) -> bool:

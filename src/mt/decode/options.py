@@ -7,7 +7,7 @@ glossary) is another Translator made from `dataclasses.replace(options, ...)` wi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
@@ -31,9 +31,9 @@ class TranslateOptions:
     keep: tuple[str, ...] = ()  # --keep names, protected like URLs (placeholder tokens only)
     protectable: Protectable | None = None  # which words are names; None: the run's lexicon
     glossary: Glossary | None = None  # terms for translate(); translate_each() takes them per line
-    # --dictionary: nouns (mt.text.bilingual.read_nouns) for the words the training never had,
+    # --dictionary: nouns (mt.text.bilingual.read_noun_senses) for the words the training never had,
     # placed as glossary terms after the glossary's own (mt.decode.unseen)
-    dictionary: Mapping[str, str] | None = None
+    dictionary: Mapping[str, Sequence[str]] | None = None
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),

@@ -13,12 +13,14 @@ beyond the plural (gender agreement of what surrounds it) is left to the model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
-from mt.text.bilingual import english_singulars, read_nouns
+from mt.text.bilingual import english_singulars, read_noun_senses
+from mt.text.spanish_words import spanish_frequency
 from mt.text.words import WORD
 
 MIN_LETTERS = 4
@@ -28,8 +30,10 @@ MIN_LETTERS = 4
 class UnseenNouns:
     """Per line, a glossary of the nouns the training English never had."""
 
-    def __init__(self, nouns: Mapping[str, str], seen: frozenset[str], *, name: str) -> None:
-        self.nouns = nouns  # mt.text.bilingual.read_nouns
+    def __init__(
+        self, nouns: Mapping[str, Sequence[str]], seen: frozenset[str], *, name: str
+    ) -> None:
+        self.nouns = nouns  # mt.text.bilingual.read_noun_senses
         self.seen = seen  # the training English's words in lower case (LoadedModel.seen_words)
         self.name = name
 
@@ -37,36 +41,62 @@ class UnseenNouns:
         """The never-seen nouns of `line` as a glossary, after the terms of a `given` one (whose
         Spanish wins where both have a word); `given` alone where the line has none."""
         terms: dict[str, Term] = {}
-        for word in WORD.findall(line):
+        for match in WORD.finditer(line):
+            word = match.group()
             lower_case = word.isalpha() and word.islower()
             if not lower_case or len(word) < MIN_LETTERS or word in self.seen or word in terms:
                 continue
-            spanish = self.spanish(word)
-            if spanish is not None:
-                terms[word] = Term(word, spanish)
+            if _glued(line, match.start(), match.end()):
+                continue
+            senses = self.spanish(word)
+            if senses is not None:
+                others = {*senses[1:], *map(spanish_plural, senses), *self._singulars(word)}
+                others.discard(senses[0])
+                terms[word] = Term(word, senses[0], also=tuple(sorted(others)))
         if not terms:
             return given
         if given is None:
             return Glossary(terms.values(), self.name)
         return Glossary([*given.terms.values(), *terms.values()], given.name)
 
-    def spanish(self, word: str) -> str | None:
-        """The dictionary's noun for `word`, or the plural of its singular's."""
+    def spanish(self, word: str) -> tuple[str, ...] | None:
+        """The dictionary's translations of `word` (the one to place first), or the plurals of
+        its singular's."""
         if word in self.nouns:
-            return self.nouns[word]
+            return tuple(self.nouns[word])
         for stem in english_singulars(word):
             if stem not in self.seen and stem in self.nouns:
-                return spanish_plural(self.nouns[stem])
+                return tuple(map(spanish_plural, self.nouns[stem]))
         return None
 
+    def _singulars(self, word: str) -> tuple[str, ...]:
+        """A plural's senses in the singular: a translation that has one translated the word."""
+        for stem in english_singulars(word):
+            if stem not in self.seen and stem in self.nouns:
+                return tuple(self.nouns[stem])
+        return ()
 
-def read_dictionary(path: Path) -> dict[str, str]:
-    """The nouns of a dictionary file (mt.text.bilingual.read_nouns), one MtError where it is
-    missing or malformed."""
+
+def _glued(line: str, start: int, end: int) -> bool:
+    """A word that is part of a compound, a name in code or an address ("bloodhound-python",
+    "www.bioinformatics.nl", "/usr/share"): a dictionary noun put there breaks it. A word in a
+    tldr placeholder ("{{brokers}}") is not glued: those are translated."""
+    before, after = line[max(start - 2, 0) : start], line[end : end + 2]
+    return _GLUED_BEFORE.search(before) is not None or _GLUED_AFTER.match(after) is not None
+
+
+_GLUED_BEFORE = re.compile(r"[-/@\\_]$|\w\.$")
+_GLUED_AFTER = re.compile(r"[-/@\\_]|\.\w")
+
+
+def read_dictionary(path: Path) -> dict[str, tuple[str, ...]]:
+    """The nouns of a dictionary file (mt.text.bilingual.read_noun_senses), the translation in
+    most common use first (mt.text.spanish_words); one MtError where the file is missing or
+    malformed."""
     if not path.is_file():
         raise MtError(f"dictionary {path}: no such file")
     try:
-        return read_nouns(path)
+        return read_noun_senses(path, frequency=spanish_frequency)
     except UnicodeDecodeError as error:
         raise MtError(f"dictionary {path}: not UTF-8 (byte {error.start})") from None
 

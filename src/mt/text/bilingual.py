@@ -18,7 +18,7 @@ What a use needs of it (single words, folded case) is that use's choice (mt.eval
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mt.errors import MtError
@@ -41,18 +41,40 @@ def read_bilingual(path: Path) -> dict[str, frozenset[str]]:
     return {headword: frozenset(translations) for headword, translations in found.items()}
 
 
-def read_nouns(path: Path) -> dict[str, str]:
-    """One-word English nouns in lower case -> the first one-word translation of their first
-    noun line that has one: what a translation can put in place of a noun it never learned
-    (mt.decode.unseen). A malformed line is refused as read_bilingual refuses it."""
-    nouns: dict[str, str] = {}
+def read_nouns(path: Path, frequency: Callable[[str], int] | None = None) -> dict[str, str]:
+    """One-word English nouns in lower case -> the first of their read_noun_senses."""
+    return {headword: senses[0] for headword, senses in read_noun_senses(path, frequency).items()}
+
+
+def read_noun_senses(
+    path: Path, frequency: Callable[[str], int] | None = None
+) -> dict[str, tuple[str, ...]]:
+    """One-word English nouns in lower case -> the one-word translations of all their noun lines,
+    each once: what a translation can put in place of a noun it never learned, and what counts
+    as the noun translated already (mt.decode.unseen). In the order written, except that with
+    `frequency` the most frequent comes first (ties: the first written), since Wiktionary orders
+    senses by history, not use ("gauge": "galga" first, "medida" in the news; "runway": the
+    catwalk before the airstrip). A malformed line is refused as read_bilingual refuses it."""
+    senses: dict[str, dict[str, None]] = {}  # a dict keeps the order written, each once
     for line, headword, translations in _entries(path):
-        if _NOUN.match(line) is None or headword in nouns:
+        if _NOUN.match(line) is None or not (headword.isalpha() and headword.islower()):
             continue
-        first = next((t for t in translations if t.isalpha()), None)
-        if headword.isalpha() and headword.islower() and first:
-            nouns[headword] = first
-    return nouns
+        for translation in translations:
+            if translation.isalpha():
+                senses.setdefault(headword, {})[translation] = None
+    if frequency is None:
+        return {headword: tuple(found) for headword, found in senses.items()}
+    return {
+        headword: _most_frequent_first(list(found), frequency) for headword, found in senses.items()
+    }
+
+
+def _most_frequent_first(
+    translations: list[str], frequency: Callable[[str], int]
+) -> tuple[str, ...]:
+    uses = [frequency(t) for t in translations]
+    first = uses.index(max(uses))  # index() gives the first written of a tie
+    return (translations[first], *translations[:first], *translations[first + 1 :])
 
 
 def english_singulars(word: str) -> Iterator[str]:
