@@ -527,7 +527,10 @@ class DecodeConfig(_DictMixin):
 
     beam_size: int = 5
     n_best: int = 1
-    length_penalty: float = 0.0  # chosen on the selection part by `make bench` (docs/recipe.md)
+    length_penalty: float | None = None
+    """GNMT α. None: the model's own (its decode.json, chosen on its dev part), else 0, which the
+    selection part chose for the Tatoeba recipe (docs/recipe.md); mt.decode.translator fills it
+    in."""
     max_len_a: float = 1.5
     max_len_b: int = 10
     batch_size: int = 64
@@ -554,7 +557,8 @@ class DecodeConfig(_DictMixin):
             f"--n-best must be between 1 and --beam-size ({self.beam_size}), got {self.n_best}",
         )
         _check(
-            self.length_penalty >= 0, f"--length-penalty must be >= 0, got {self.length_penalty}"
+            self.length_penalty is None or self.length_penalty >= 0,
+            f"--length-penalty must be >= 0, got {self.length_penalty}",
         )
         _check(self.max_len_a >= 0, f"--max-len-a must be >= 0, got {self.max_len_a}")
         _check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
@@ -563,6 +567,11 @@ class DecodeConfig(_DictMixin):
             self.precision in ("auto", "fp32", "bf16"),
             f"--precision must be auto, fp32 or bf16, got {self.precision!r}",
         )
+
+    @property
+    def alpha(self) -> float:
+        """The length penalty searched with: 0 where no model filled it in."""
+        return self.length_penalty or 0.0
 
 
 DECODE = DecodeConfig()

@@ -42,6 +42,7 @@ SOURCE_TOKENIZER = "source-tokenizer.json"
 TARGET_TOKENIZER = "target-tokenizer.json"
 LEXICON = "lexicon.tsv"
 CALIBRATION_JSON = "calibration.json"  # `mt calibrate`: evidence -> confidence
+DECODE_JSON = "decode.json"  # the length penalty a model decodes with unless told (chosen on dev)
 WORD_STATS = "words.tsv"
 PREPARE_JSON = "prepare.json"
 MODEL_JSON = "model.json"

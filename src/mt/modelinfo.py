@@ -25,6 +25,7 @@ from mt.errors import MtError
 from mt.files import (
     CALIBRATION_JSON,
     CHECKSUMS,
+    DECODE_JSON,
     EXPORT_FORMAT,
     MODEL_JSON,
     PREPARE_JSON,
@@ -62,6 +63,7 @@ class ModelInfo:
     lineage: dict[str, Any] = field(default_factory=dict)
     card: dict[str, Any] = field(default_factory=dict)  # a shipped model's card.json
     engine: dict[str, Any] = field(default_factory=dict)  # an export's CTranslate2 facts
+    decoding: dict[str, Any] = field(default_factory=dict)  # its decode.json, where it has one
 
     @property
     def label(self) -> str:
@@ -80,6 +82,11 @@ class ModelInfo:
     def max_src_len(self) -> int:
         """The source length the model was trained on: pieces are cut to fit it."""
         return self.train.max_src_len
+
+    @property
+    def length_penalty(self) -> float:
+        """The α it decodes with unless told: its decode.json's, chosen on its dev part, else 0."""
+        return float(self.decoding.get("length_penalty", 0.0))
 
     @property
     def read_only(self) -> bool:
@@ -209,6 +216,7 @@ def describe(directory: Path, *, option: str = "model", name: str | None = None)
         lineage=lineage,
         card=_read_card(directory) if name else {},
         engine=_dict_at(model_data, "ctranslate2") if kind == "export" else {},
+        decoding=_read_decoding(directory),
     )
 
 
@@ -252,6 +260,19 @@ def _shipped(name: str, *, option: str) -> ModelInfo:
 def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
     value = data.get(key)
     return value if isinstance(value, dict) else {}
+
+
+def _read_decoding(directory: Path) -> dict[str, Any]:
+    """decode.json's settings ({} without one); a length penalty that is not a number >= 0 is one
+    MtError naming the file."""
+    path = directory / DECODE_JSON
+    if not path.is_file():
+        return {}
+    data = read_json(path)
+    alpha = data.get("length_penalty", 0.0) if isinstance(data, dict) else None
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or alpha < 0:
+        raise MtError(f"{path}: length_penalty must be a number >= 0, got {alpha!r}")
+    return data
 
 
 def _read_card(directory: Path) -> dict[str, Any]:

@@ -84,3 +84,21 @@ def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None
     casual, clean = next(watched.translate(["hello there"])), next(off.translate(["Hello there."]))
     assert seen == ["hello there"] and casual.source == "hello there"
     assert casual.text == clean.text  # the model was given the normalised sentence
+
+
+def test_a_model_decodes_with_its_own_length_penalty_unless_told(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    unset = TranslateOptions(decode=DecodeConfig(beam_size=3))
+    assert open_translator(resolve(run), unset, device="cpu").config.length_penalty == 0.0
+    (run / "decode.json").write_text('{"length_penalty": 1.4}\n', encoding="utf-8")
+    assert open_translator(resolve(run), unset, device="cpu").config.length_penalty == 1.4
+    told = TranslateOptions(decode=DecodeConfig(beam_size=3, length_penalty=0.0))
+    assert open_translator(resolve(run), told, device="cpu").config.length_penalty == 0.0
+    (run / "decode.json").write_text('{"length_penalty": "long"}\n', encoding="utf-8")
+    with pytest.raises(MtError, match=r"decode\.json: length_penalty must be a number >= 0"):
+        resolve(run)

@@ -28,7 +28,13 @@ BeamSize = Annotated[
     int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.", rich_help_panel=SEARCH)
 ]
 LengthPenalty = Annotated[
-    float, Opt(help="GNMT length penalty α (0 = none).", rich_help_panel=SEARCH)
+    float | None,
+    Opt(
+        help="GNMT length penalty α (0 = none). Default: the model's (a shipped model's was "
+        "chosen on its dev part: `mt models`), else 0.",
+        show_default=False,
+        rich_help_panel=SEARCH,
+    ),
 ]
 MaxLenA = Annotated[
     float,
@@ -115,7 +121,7 @@ ComputeType = Annotated[
 def decode_config(
     beam_size: int,
     n_best: int,
-    length_penalty: float,
+    length_penalty: float | None,
     max_len_a: float,
     max_len_b: int,
     batch_size: int,

@@ -113,7 +113,7 @@ class Ct2Engine:
         self, sources: Sequence[Sequence[int]], config: DecodeConfig
     ) -> list[list[Hypothesis]]:
         limits = [self._limit(len(ids), config) for ids in sources]
-        single = config.beam_size == 1 or (config.length_penalty == 0 and config.n_best == 1)
+        single = config.beam_size == 1 or (config.alpha == 0 and config.n_best == 1)
         if single and min(limits) > 0:
             return self._search_batch(sources, limits, config)
         found: list[list[Hypothesis]] = [[] for _ in sources]
@@ -161,7 +161,7 @@ class Ct2Engine:
         if limit == 0:  # nothing may be emitted: every translation is [EOS] alone
             return [self._rank([_Found((), False, 0.0)], src, config) for src in sources]
         greedy = config.beam_size == 1
-        plain = config.length_penalty == 0
+        plain = config.alpha == 0
         # With alpha = 0 one best hypothesis lets CTranslate2 stop as soon as it is final; an
         # n-best list is mt's only if the search goes on to the limit (see the module notes).
         exhaustive = not greedy and plain and config.n_best > 1
@@ -199,7 +199,7 @@ class Ct2Engine:
     ) -> list[list[_Found]]:
         beam = config.beam_size
         # Greedy choices do not depend on the penalty: ask for plain log-probs.
-        alpha = 0.0 if beam == 1 else config.length_penalty
+        alpha = 0.0 if beam == 1 else config.alpha
         # Searching to the limit and keeping everything: room for `beam` finished per step.
         patience = limit + 1 if exhaustive else 1
         results = self.translator.translate_batch(
@@ -242,7 +242,7 @@ class Ct2Engine:
         hyps = []
         for hyp in found:
             log_prob = completed.get(id(hyp), hyp.log_prob)
-            penalty = gnmt_penalty(len(hyp.tokens) + 1, config.length_penalty)
+            penalty = gnmt_penalty(len(hyp.tokens) + 1, config.alpha)
             hyps.append(Hypothesis(hyp.tokens, log_prob / penalty, log_prob))
         hyps.sort(key=lambda hyp: -hyp.score)  # stable: CTranslate2's order breaks ties
         return hyps[: config.n_best]

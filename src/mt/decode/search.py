@@ -329,7 +329,7 @@ def search(
             src_mask,
             max_len_a=config.max_len_a,
             max_len_b=config.max_len_b,
-            length_penalty=config.length_penalty,
+            length_penalty=config.alpha,
             sampling=sampling,
             banned=banned,
         )
@@ -340,7 +340,7 @@ def search(
         src_mask,
         beam_size=config.beam_size,
         n_best=config.n_best,
-        length_penalty=config.length_penalty,
+        length_penalty=config.alpha,
         max_len_a=config.max_len_a,
         max_len_b=config.max_len_b,
         banned=banned,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,9 @@ class Translator:
 
     def __init__(self, model: LoadedModel, options: TranslateOptions) -> None:
         self.model = model
+        if options.decode.length_penalty is None:  # not asked for: the model's own
+            decode = replace(options.decode, length_penalty=model.run.info.length_penalty)
+            options = replace(options, decode=decode)
         self.options = options
         self.pipeline = Pipeline.build(model, options)
         self.unseen = None

@@ -40,6 +40,7 @@ from mt.errors import MtError
 from mt.files import (
     CALIBRATION_JSON,
     CT2_MODEL,
+    DECODE_JSON,
     EXPORT_FORMAT,
     LEXICON,
     MODEL_JSON,
@@ -103,7 +104,7 @@ def export_run(
             info, tmp / CT2_MODEL, quantization=quantization, checkpoint=checkpoint
         )
         copied = [SOURCE_TOKENIZER, TARGET_TOKENIZER, TRAIN_JSON, LEXICON, WORD_STATS]
-        copied += [CALIBRATION_JSON] if (run_dir / CALIBRATION_JSON).is_file() else []
+        copied += [f for f in (CALIBRATION_JSON, DECODE_JSON) if (run_dir / f).is_file()]
         for name in copied:
             atomic_write_bytes(tmp / name, (run_dir / name).read_bytes())
         facts = {"quantization": quantization, "version": ctranslate2.__version__}

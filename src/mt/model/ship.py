@@ -22,6 +22,7 @@ from mt.checksums import write_checksums
 from mt.files import (
     BEST_WEIGHTS,
     CALIBRATION_JSON,
+    DECODE_JSON,
     LEXICON,
     METRICS_CSV,
     SOURCE_TOKENIZER,
@@ -33,7 +34,7 @@ from mt.model.rundir import load_run, save_weights
 from mt.modelinfo import resolve, ship_configs, shipped_root
 
 COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, WORD_STATS)
-OPTIONAL = (CALIBRATION_JSON, METRICS_CSV)
+OPTIONAL = (CALIBRATION_JSON, DECODE_JSON, METRICS_CSV)
 
 
 def ship_run(run_dir: Path, name: str, *, root: Path | None = None) -> Path:

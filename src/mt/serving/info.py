@@ -37,6 +37,7 @@ EVALUATION_KEYS = ("pairs", "bleu", "chrf", "ter", "accuracy", "cross_entropy", 
 def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -> dict[str, Any]:
     """`model` is None for a translator that has no model directory (a scripted one in tests)."""
     config = model.config.to_dict() if model else {}
+    decode = getattr(translator, "config", decode)  # what it searches with: the model's α filled in
     info: dict[str, Any] = {
         "name": (model.name or model.directory.resolve().name) if model else None,
         "version": model.card.get("version") if model and model.card else None,
