@@ -117,6 +117,20 @@ def test_a_fine_tuned_run_records_its_lineage_trains_and_resumes(
     assert read_lineage(run)["init_from"]["run"] == str(trained_run.resolve())
 
 
+def test_a_fine_tuned_run_inherits_its_base_s_length_penalty(
+    trained_run: Path, domain: Path, tmp_path: Path
+) -> None:
+    base = tmp_path / "base"
+    shutil.copytree(trained_run, base)
+    (base / "decode.json").write_text('{"length_penalty": 1.4}\n', encoding="utf-8")
+    run = tmp_path / "ft"
+    train_run(prepared=domain, out=run, init_from=base, changes=TINY)
+    assert resolve(run).length_penalty == 1.4  # until its own dev part chooses another
+    plain = tmp_path / "plain"
+    train_run(prepared=domain, out=plain, init_from=trained_run, changes=TINY)
+    assert not (plain / "decode.json").exists()
+
+
 def test_a_grown_vocabulary_keeps_the_base_rows_and_trains(
     trained_run: Path, grown: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -46,6 +46,7 @@ class FineTuning:
     config: RunConfig
     weights: dict[str, Tensor]
     lineage: dict[str, Any] = field(default_factory=dict)
+    decoding: dict[str, Any] = field(default_factory=dict)  # the base's decode.json, inherited
 
 
 def fine_tuning(
@@ -98,7 +99,7 @@ def fine_tuning(
         lineage["init_from"]["vocabulary"] = {side: [old[side], sizes[side]] for side in old}
     if deeper:  # layers on top of the base's, the identity at first (mt.train.depth_growth)
         lineage["init_from"]["layers"] = deeper
-    return FineTuning(config=config, weights=weights, lineage=lineage)
+    return FineTuning(config=config, weights=weights, lineage=lineage, decoding=info.decoding)
 
 
 def rehearsal(prepared: Prepared, mix: Mix, config: TrainConfig) -> Rehearsal:

@@ -31,7 +31,14 @@ from mt.data.feed.rehearsal import Mix
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.direction import direction_of
 from mt.errors import MtError
-from mt.files import CURVES_PNG, MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.files import (
+    CURVES_PNG,
+    DECODE_JSON,
+    MODEL_JSON,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    write_json,
+)
 from mt.model.devices import resolve_device
 from mt.model.precision import ProbeResult, machine_id, resolve_precision
 from mt.model.probes import probe_training
@@ -168,6 +175,8 @@ def start_training(
         prepared.source.save(run_dir / SOURCE_TOKENIZER)
         prepared.target.save(run_dir / TARGET_TOKENIZER)
         _copy_lexicon(prepared_dir, run_dir)
+        if start and start.decoding:  # the base's search setting, until its own dev part says
+            write_json(run_dir / DECODE_JSON, start.decoding)
         write_configs(run_dir, config.model, config.train, prepared_dir.resolve(), lineage)
     dist.barrier()
     return _run(
