@@ -219,6 +219,7 @@ def load(
     model: str | Path | None = None,
     *,
     beam_size: int = DECODE.beam_size,
+    length_penalty: float | None = None,
     normalize: bool = NORMALIZE_INPUT,
     glossary: GlossaryLike | None = None,
     keep: KeepLike | None = None,
@@ -230,9 +231,10 @@ def load(
 ) -> Translator:
     """A Translator for `model` (a shipped model's name, a run or export directory; None: the
     shipped model), with the engine `mt translate` would choose. The options are defaults for
-    every call; `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand
-    in for the words the model's training never had; `device` is auto, cpu or cuda;
-    `precision` auto, fp32 or bf16 (PyTorch)."""
+    every call; `length_penalty` None is the model's own (its decode.json), else 0;
+    `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
+    words the model's training never had; `device` is auto, cpu or cuda; `precision` auto, fp32
+    or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
     from mt.export.int8_copy import open_with_copy, searched_copy
@@ -240,7 +242,9 @@ def load(
     if threads is not None and threads < 1:
         raise MtError(f"threads must be positive, got {threads}")
     options = TranslateOptions(
-        decode=DecodeConfig(beam_size=beam_size, precision=precision),
+        decode=DecodeConfig(
+            beam_size=beam_size, length_penalty=length_penalty, precision=precision
+        ),
         split=split,
         normalize=normalize,
         keep=() if keep is None else _keep(keep),
