@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.quality.bench_general import sets
+from benchmarks.quality.bench_general import add_sets, sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
@@ -34,9 +34,7 @@ GENERAL = ("news", "tico", "xquad")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="en-es-general-7")
-    parser.add_argument("--tatoeba", type=Path, required=True)
-    parser.add_argument("--general", type=Path, default=harness.GENERAL)
-    parser.add_argument("--domains", type=Path, default=harness.DOMAINS)
+    add_sets(parser)
     parser.add_argument("--alphas", type=float, nargs="+", default=[0.0, 0.6, 1.0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(

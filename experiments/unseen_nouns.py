@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.quality.bench_general import sets
+from benchmarks.quality.bench_general import add_sets, sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
@@ -34,9 +34,7 @@ LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", default="en-es-general-7")
-    parser.add_argument("--tatoeba", type=Path, required=True)
-    parser.add_argument("--general", type=Path, default=harness.GENERAL)
-    parser.add_argument("--domains", type=Path, default=harness.DOMAINS)
+    add_sets(parser)
     parser.add_argument("--lexicon", type=Path, default=LEXICON)
     parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
     parser.add_argument("--out", type=Path, default=Path("bench/unseen"))

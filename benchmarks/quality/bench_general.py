@@ -29,6 +29,7 @@ miss.
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import subprocess
 import sys
@@ -61,6 +62,15 @@ DOMAIN_BASE = {"python-docs": 54.3, "tldr": 66.7, "libreoffice": 40.4, "news-500
 TATOEBA_BASE = 43.7
 """The Tatoeba-only `make bench` run on the first 1,000 test pairs, beam 5 (2026-11-25,
 docs/performance.md)."""
+
+
+def add_sets(parser: argparse.ArgumentParser) -> None:
+    """--tatoeba, --general and --domains: where `sets` reads its parts from."""
+    parser.add_argument(
+        "--tatoeba", type=Path, required=True, help="Tatoeba prepared alone (make bench's split)"
+    )
+    parser.add_argument("--general", type=Path, default=harness.GENERAL)
+    harness.add_domains(parser)
 
 
 def sets(general: Path, domains: Path, tatoeba: Path, part: str, limit: int) -> dict[str, list]:
@@ -98,11 +108,7 @@ def apertium(lines: list[str], command: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = harness.parser(__spec__.name, __doc__)
     harness.add_run(parser)
-    parser.add_argument(
-        "--tatoeba", type=Path, required=True, help="Tatoeba prepared alone (make bench's split)"
-    )
-    parser.add_argument("--general", type=Path, default=harness.GENERAL)
-    harness.add_domains(parser)
+    add_sets(parser)
     harness.add_part(parser)
     harness.add_beam(parser, 5)
     parser.add_argument("--tatoeba-limit", type=int, default=1000)
