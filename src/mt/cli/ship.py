@@ -6,7 +6,7 @@ who make mt's releases (`make release`); users get the model with the package.
     python -m mt.cli.ship card en-es-general-8 --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
-    python -m mt.cli.ship card en-es-general-7 --run runs/v7 --weights-of en-es-general-6 ...
+    python -m mt.cli.ship card en-es-general-8 --run runs/v8 --weights-of en-es-general-7 ...
 """
 
 from __future__ import annotations
