@@ -117,6 +117,30 @@ def test_float32_beam_gives_pytorch_best_hypothesis(trained: Path, float32_expor
     _compare(torch_engine, exported.engine, sentences, DecodeConfig(beam_size=5))
 
 
+def test_a_length_penalty_searches_the_batch_as_sentence_by_sentence(
+    trained: Path, float32_export: Path
+) -> None:
+    """With α > 0 the batch's finished hypotheses stand where the search stopped before each
+    sentence's own limit; the others are searched again to it: the same best as searching each
+    sentence to its own limit, in a fraction of the calls."""
+    _, exported, sentences = _both(trained, float32_export)
+    engine = exported.engine
+    config = DecodeConfig(beam_size=5, length_penalty=1.4, max_len_a=0.5, max_len_b=4)
+    batch = sentences[:64]
+    together = engine.search(batch, config)
+    alone = [
+        engine._search_group([engine._source_tokens(ids)], engine._limit(len(ids), config), config)[
+            0
+        ]
+        for ids in batch
+    ]
+    for index, (one, other) in enumerate(zip(together, alone, strict=True)):
+        assert one[0].tokens == other[0].tokens, f"sentence {index}"
+        assert abs(one[0].score - other[0].score) <= SCORE_TOLERANCE, f"sentence {index}"
+    limits = [engine._limit(len(ids), config) for ids in batch]
+    assert len(set(limits)) > 1, "the batch mixes limits"
+
+
 @pytest.mark.parametrize(
     ("beam", "a", "b"), [(1, 0.0, 3), (5, 0.0, 3), (1, 0.5, 2), (5, 0.5, 2), (5, 0.5, 1)]
 )

@@ -17,7 +17,9 @@ How mt's search maps onto CTranslate2's (read mt.decode.search first):
   is longer than its own limit is redone: greedy output is cut to the limit, beam search runs
   again to the sentence's limit keeping every finished hypothesis, so the best is chosen among
   the same set as mt's; a hypothesis cut at the limit gets its [EOS] log-prob from `score_batch`.
-  (n-best lists and alpha > 0 split the batch by limit instead.)
+  With alpha > 0 the batch's finished hypotheses are kept for a sentence when every one ended
+  before its own limit (the search stopped there, as one to that limit would); n-best lists
+  split the batch by limit instead.
 - Score: mt's log-prob counts [EOS]; its score divides by the GNMT penalty ((5 + n) / 6) ** alpha,
   n counting [EOS]. CTranslate2 divides by n ** alpha, so scores are recomputed here from
   log-probs. With alpha = 0 (mt's default) beam search stops when the best hypothesis is final
@@ -113,8 +115,7 @@ class Ct2Engine:
         self, sources: Sequence[Sequence[int]], config: DecodeConfig
     ) -> list[list[Hypothesis]]:
         limits = [self._limit(len(ids), config) for ids in sources]
-        single = config.beam_size == 1 or (config.alpha == 0 and config.n_best == 1)
-        if single and min(limits) > 0:
+        if config.n_best == 1 and min(limits) > 0:
             return self._search_batch(sources, limits, config)
         found: list[list[Hypothesis]] = [[] for _ in sources]
         groups: dict[int, list[int]] = {}
@@ -132,14 +133,23 @@ class Ct2Engine:
         """One best hypothesis each, in one call with the batch's largest limit. A result within
         its sentence's own limit is what a search to that limit finds (up to there the searches
         agree, and a final best beats whatever the limit would cut off); a longer greedy one is
-        cut to the limit (its prefix is the same), a longer beam one searched again."""
+        cut to the limit (its prefix is the same), a longer beam one searched again. With a
+        length penalty the beam's finished hypotheses come back to be ranked by GNMT's, and
+        stand only where all of them ended before the limit."""
         tokens = [self._source_tokens(ids) for ids in sources]
-        results = self._translate(tokens, config, limit=max(limits), num_hypotheses=1)
+        greedy = config.beam_size == 1
+        penalised = not greedy and config.alpha > 0  # the beam's finished ones, for GNMT's rank
+        results = self._translate(
+            tokens, config, limit=max(limits), num_hypotheses=None if penalised else 1
+        )
         ranked = []
         for source, limit, found in zip(tokens, limits, results, strict=True):
             best = found[0]
-            within = len(best.tokens) < limit or (len(best.tokens) == limit and best.ended)
-            if best.banned or not (within or config.beam_size == 1):
+            if penalised:  # the search stopped before the limit: one to the limit stops alike
+                within = all(hyp.ended and len(hyp.tokens) < limit for hyp in found)
+            else:
+                within = len(best.tokens) < limit or (len(best.tokens) == limit and best.ended)
+            if any(hyp.banned for hyp in found) or not (within or greedy):
                 ranked.append(self._search_group([source], limit, config)[0])
             elif not within:
                 ranked.append(self._rank([_Found(best.tokens[:limit], False, 0.0)], source, config))
