@@ -328,6 +328,15 @@ def test_export_directory_is_complete_and_checked(float32_export: Path, tmp_path
     assert "checksum mismatch" in output and "model.bin" in output
 
 
+def test_an_export_keeps_the_run_s_length_penalty(trained: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(trained, run)
+    (run / "decode.json").write_text('{"length_penalty": 1.4}\n', encoding="utf-8")
+    out = tmp_path / "export"
+    export_run(resolve(run), out, quantization="int8")
+    assert resolve(out).length_penalty == 1.4
+
+
 def test_rnn_run_is_refused_and_nothing_written(corpus_root: Path) -> None:
     rnn = corpus_root / "rnn"
     run_cli(
