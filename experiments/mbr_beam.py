@@ -1,5 +1,5 @@
-"""Decided whether minimum Bayes risk over the beam is worth building into the search
-(docs/release.md, "Minimum Bayes risk over the beam, tried").
+"""Decided minimum Bayes risk over the beam is not built (docs/release.md, "Minimum Bayes risk
+over the beam, tried").
 
 The dev part of bench_general, translated as bench_general translates it (beam 5, the model's own
 length penalty), with the beam's five finished hypotheses kept (n-best 5). Each line's output is
