@@ -50,7 +50,9 @@ class UnseenNouns:
                 continue
             senses = self.spanish(word)
             if senses is not None:
-                others = {*senses[1:], *map(spanish_plural, senses), *self._singulars(word)}
+                stem = self._singular(word)  # a plural's senses in the singular count too
+                singular = () if stem is None else tuple(self.nouns[stem])
+                others = {*senses[1:], *map(spanish_plural, senses), *singular}
                 others.discard(senses[0])
                 terms[word] = Term(word, senses[0], also=tuple(sorted(others)))
         if not terms:
@@ -64,17 +66,16 @@ class UnseenNouns:
         its singular's."""
         if word in self.nouns:
             return tuple(self.nouns[word])
-        for stem in english_singulars(word):
-            if stem not in self.seen and stem in self.nouns:
-                return tuple(map(spanish_plural, self.nouns[stem]))
-        return None
+        stem = self._singular(word)
+        return None if stem is None else tuple(map(spanish_plural, self.nouns[stem]))
 
-    def _singulars(self, word: str) -> tuple[str, ...]:
-        """A plural's senses in the singular: a translation that has one translated the word."""
+    def _singular(self, word: str) -> str | None:
+        """The dictionary noun `word` is the regular plural of, where the training English never
+        had that singular either."""
         for stem in english_singulars(word):
             if stem not in self.seen and stem in self.nouns:
-                return tuple(self.nouns[stem])
-        return ()
+                return stem
+        return None
 
 
 def _glued(line: str, start: int, end: int) -> bool:

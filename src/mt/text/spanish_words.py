@@ -1,6 +1,6 @@
 """pyspellchecker's Spanish word list (in its wheel, with each word's frequency in a large
 Spanish text): which of a dictionary's translations is the one in common use, when the
-dictionary lists its senses in another order (mt.text.bilingual.read_nouns)."""
+dictionary lists its senses in another order (mt.text.bilingual.read_noun_senses)."""
 
 from __future__ import annotations
 
