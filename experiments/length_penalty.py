@@ -19,21 +19,18 @@ import time
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.quality.bench_general import add_sets, sets
+from benchmarks.quality.bench_general import add_sets, general_mean, sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 from mt.export.int8_copy import int8_copy
-from mt.modelinfo import resolve
-
-GENERAL = ("news", "tico", "xquad")
-"""The sets whose mean the release rule reads (docs/release.md)."""
+from mt.modelinfo import DEFAULT_MODEL, resolve
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", default="en-es-general-7")
+    parser.add_argument("--run", default=DEFAULT_MODEL)
     add_sets(parser)
     parser.add_argument("--alphas", type=float, nargs="+", default=[0.0, 0.6, 1.0])
     parser.add_argument("--threads", type=int, default=2)
@@ -48,13 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("bench/length-penalty"))
     args = parser.parse_args(argv)
     print(harness.machine_line(args.threads))
-    info = resolve(args.run)
     chosen = sets(args.general, args.domains, args.tatoeba, "dev", 1000)
     figures: dict[str, dict[str, dict[str, float]]] = {}
     args.out.mkdir(parents=True, exist_ok=True)
     for alpha in args.alphas:
         decode = DecodeConfig(beam_size=5, batch_size=32, length_penalty=alpha)
         if not args.rescore:
+            info = resolve(args.run)
             copy = int8_copy(info) if args.int8 else None
             options = TranslateOptions(decode=decode)
             translator = open_translator(info, options, threads=args.threads, ct2_model=copy)
@@ -81,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             }
         seconds = time.perf_counter() - started
-        mean = sum(row[name]["bleu"] for name in GENERAL) / len(GENERAL)
-        halves = [sum(row[name]["halves"][h] for name in GENERAL) / len(GENERAL) for h in (0, 1)]
+        mean = general_mean({name: f["bleu"] for name, f in row.items()})
+        halves = [general_mean({name: f["halves"][h] for name, f in row.items()}) for h in (0, 1)]
         figures[f"{alpha:g}"] = row
         each = (f"{name} {f['bleu']:.2f} (len {f['length']:.3f})" for name, f in row.items())
         print(

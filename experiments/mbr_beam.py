@@ -21,20 +21,17 @@ from pathlib import Path
 from sacrebleu.metrics import BLEU, CHRF
 
 from benchmarks import harness
-from benchmarks.quality.bench_general import add_sets, sets
+from benchmarks.quality.bench_general import add_sets, general_mean, sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
-
-GENERAL = ("news", "tico", "xquad")
-"""The sets whose mean the release rule reads (docs/release.md)."""
+from mt.modelinfo import DEFAULT_MODEL, resolve
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", default="en-es-general-8")
+    parser.add_argument("--run", default=DEFAULT_MODEL)
     add_sets(parser)
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
@@ -67,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"{name}: {row}", flush=True)
     for way in ("beam", *utilities):
-        mean = sum(figures[name][way]["bleu"] for name in GENERAL) / len(GENERAL)
+        mean = general_mean({name: f[way]["bleu"] for name, f in figures.items()})
         print(f"{way}: general mean BLEU {mean:.2f}")
     args.out.mkdir(parents=True, exist_ok=True)
     out = {"run": args.run, "part": "dev", "beam": args.beam, "sets": figures}

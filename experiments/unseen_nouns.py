@@ -26,14 +26,14 @@ from mt.decode.unseen import read_dictionary
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
 from mt.files import WORD_STATS
-from mt.modelinfo import resolve
+from mt.modelinfo import DEFAULT_MODEL, resolve
 
 LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", default="en-es-general-7")
+    parser.add_argument("--run", default=DEFAULT_MODEL)
     add_sets(parser)
     parser.add_argument("--lexicon", type=Path, default=LEXICON)
     parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")

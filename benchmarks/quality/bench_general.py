@@ -34,6 +34,7 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -62,6 +63,16 @@ DOMAIN_BASE = {"python-docs": 54.3, "tldr": 66.7, "libreoffice": 40.4, "news-500
 TATOEBA_BASE = 43.7
 """The Tatoeba-only `make bench` run on the first 1,000 test pairs, beam 5 (2026-11-25,
 docs/performance.md)."""
+
+
+RULE_SETS = ("news", "tico", "xquad")
+"""The dev sets whose mean BLEU a new version must raise (docs/release.md, "When a new version
+ships")."""
+
+
+def general_mean(bleu: Mapping[str, float]) -> float:
+    """The mean BLEU of RULE_SETS, from a set name -> BLEU mapping that has them."""
+    return sum(bleu[name] for name in RULE_SETS) / len(RULE_SETS)
 
 
 def add_sets(parser: argparse.ArgumentParser) -> None:
