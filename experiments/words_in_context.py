@@ -35,7 +35,7 @@ from pathlib import Path
 
 from mt.evaluate import words
 from mt.files import WORD_STATS
-from mt.modelinfo import resolve
+from mt.modelinfo import DEFAULT_MODEL, resolve
 from mt.text.bilingual import english_singulars, read_bilingual, read_nouns
 from mt.text.sentences import sentence_spans
 from mt.text.words import ANY_WORD
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("select", "keep", "entries"):
         command = commands.add_parser(name)
         command.add_argument("input", type=Path)
-        command.add_argument("--model", default="en-es-general-7")
+        command.add_argument("--model", default=DEFAULT_MODEL)  # v7 and v8: one words.tsv
         command.add_argument("--lexicon", type=Path, default=LEXICON)
         command.add_argument("--max-count", type=int, default=10)
         command.add_argument("--out", type=Path, required=True)
