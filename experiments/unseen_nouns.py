@@ -1,13 +1,16 @@
-"""Decided `--dictionary` stays an option, not a default (docs/general.md, "A dictionary for ...").
+"""Decided `--dictionary` stays an option, not a default (docs/general.md, "A dictionary for ..."),
+and whether the cognates of mt.text.cognates decode by default (docs/general.md, "Cognates").
 
 The dev part of bench_general (news-test2008, TICO-19 and XQuAD dev, the Tatoeba selection part,
 the domains' dev samples), translated by a model as bench_general translates it (beam 5), then
-again with mt.decode.unseen's glossary of the nouns its training English never had: BLEU, chrF,
-the words carried (mt.evaluate.words) and how many lines changed, side by side, with a sample of
-the changed lines to read.
+again with mt.decode.unseen's glossary of the nouns its training English never had, from each
+`--sources` (the dictionary, the cognates, or both): BLEU, chrF, the words carried
+(mt.evaluate.words) and how many lines changed, side by side, with a sample of the changed lines.
 
     python -m experiments.unseen_nouns --run en-es-general-7 --tatoeba runs/tatoeba-split \\
         --out bench/unseen
+    python -m experiments.unseen_nouns --sources cognates both --tatoeba runs/tatoeba-split \\
+        --out bench/cognates
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from mt.files import WORD_STATS
 from mt.modelinfo import DEFAULT_MODEL, resolve
 
 LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
+SOURCES = ("dictionary", "cognates", "both")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     add_sets(parser)
     parser.add_argument("--lexicon", type=Path, default=LEXICON)
     parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
+    parser.add_argument(
+        "--sources", nargs="+", choices=SOURCES, default=["dictionary"], help="nouns from"
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/unseen"))
     args = parser.parse_args(argv)
     if not args.lexicon.is_file():
@@ -46,55 +53,65 @@ def main(argv: list[str] | None = None) -> int:
     options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32))
     translator = open_translator(info, options)
     dictionary = read_dictionary(args.lexicon)
-    with_dictionary = translator.with_options(replace(options, dictionary=dictionary))
-    unseen = with_dictionary.unseen
-    assert unseen is not None
+    helpers = {}
+    for source in args.sources:
+        helper = translator.with_options(
+            replace(
+                options,
+                dictionary=None if source == "cognates" else dictionary,
+                cognates=source != "dictionary",
+            )
+        )
+        assert helper.unseen is not None
+        helpers[source] = helper
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, samples, outputs = {}, [], {}
     for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
         pairs = pairs[: args.limit] if args.limit else pairs
         english = [source for source, _ in pairs]
         references = [[target] for _, target in pairs]
-        plain = [t.text for t in translator.translate(english)]
-        glossaries = [unseen.glossary(line) for line in english]
-        asked = [i for i, glossary in enumerate(glossaries) if glossary is not None]
-        # the other lines would come out as the plain ones (no glossary): not translated again
-        redone = with_dictionary.translate([english[i] for i in asked])
-        helped = list(plain)
-        for i, translation in zip(asked, redone, strict=True):
-            helped[i] = translation.text
-        changed = [i for i in asked if helped[i] != plain[i]]
-        samples += [(name, english[i], plain[i], helped[i]) for i in changed[:8]]
-        outputs[name] = [(english[i], plain[i], helped[i]) for i in changed]
         attested = [words.attested(s, t, table=table) for s, t in pairs]
-        figures[name] = {
-            "pairs": len(pairs),
-            "lines with a never-seen noun": len(asked),
-            "lines changed": len(changed),
-            **{
-                system: {
-                    "bleu": (scores := corpus_scores(output, references)).bleu,
-                    "chrf": scores.chrf,
-                    "words": {b: t.share for b, t in words.tally(attested, output).items()},
-                }
-                for system, output in (("plain", plain), ("dictionary", helped))
-            },
-        }
-        row = figures[name]
-        print(
-            f"{name}: {len(pairs)} pairs, {len(asked)} lines with a never-seen noun, "
-            f"{len(changed)} changed; BLEU {row['plain']['bleu']:.2f} -> "
-            f"{row['dictionary']['bleu']:.2f}, chrF {row['plain']['chrf']:.2f} -> "
-            f"{row['dictionary']['chrf']:.2f}; never-seen words carried "
-            f"{_share(row['plain']['words']['never'])} -> "
-            f"{_share(row['dictionary']['words']['never'])}"
-        )
+        plain = [t.text for t in translator.translate(english)]
+        figures[name] = {"pairs": len(pairs), "plain": _scores(plain, references, attested)}
+        for source, helper in helpers.items():
+            assert helper.unseen is not None
+            glossaries = [helper.unseen.glossary(line) for line in english]
+            asked = [i for i, glossary in enumerate(glossaries) if glossary is not None]
+            # the other lines would come out as the plain ones (no glossary): not translated again
+            redone = helper.translate([english[i] for i in asked])
+            helped = list(plain)
+            for i, translation in zip(asked, redone, strict=True):
+                helped[i] = translation.text
+            changed = [i for i in asked if helped[i] != plain[i]]
+            samples += [(name, source, english[i], plain[i], helped[i]) for i in changed[:8]]
+            outputs[f"{name}/{source}"] = [(english[i], plain[i], helped[i]) for i in changed]
+            figures[name][source] = {
+                "lines with a never-seen noun": len(asked),
+                "lines changed": len(changed),
+                **_scores(helped, references, attested),
+            }
+            row = figures[name]
+            print(
+                f"{name} ({source}): {len(pairs)} pairs, {len(asked)} lines with a never-seen "
+                f"noun, {len(changed)} changed; BLEU {row['plain']['bleu']:.2f} -> "
+                f"{row[source]['bleu']:.2f}, chrF {row['plain']['chrf']:.2f} -> "
+                f"{row[source]['chrf']:.2f}; never-seen words carried "
+                f"{_share(row['plain']['words']['never'])} -> "
+                f"{_share(row[source]['words']['never'])}",
+                flush=True,
+            )
     args.out.mkdir(parents=True, exist_ok=True)
     out = {"run": args.run, "part": "dev", "sets": figures, "samples": samples, "changed": outputs}
     (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-    for name, source, plain_text, helped_text in samples[:24]:
-        print(f"[{name}] {source}\n   plain:      {plain_text}\n   dictionary: {helped_text}")
+    for name, source, english, plain_text, helped_text in samples[:24]:
+        print(f"[{name}, {source}] {english}\n   plain:  {plain_text}\n   helped: {helped_text}")
     return 0
+
+
+def _scores(output: list[str], references: list[list[str]], attested: list) -> dict:
+    scores = corpus_scores(output, references)
+    shares = {b: t.share for b, t in words.tally(attested, output).items()}
+    return {"bleu": scores.bleu, "chrf": scores.chrf, "words": shares}
 
 
 def _share(share: float | None) -> str:

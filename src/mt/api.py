@@ -224,6 +224,7 @@ def load(
     glossary: GlossaryLike | None = None,
     keep: KeepLike | None = None,
     dictionary: Path | str | None = None,
+    cognates: bool | None = None,
     split: bool = True,
     device: str = "auto",
     threads: int | None = None,
@@ -233,7 +234,8 @@ def load(
     shipped model), with the engine `mt translate` would choose. The options are defaults for
     every call; `length_penalty` None is the model's own (its decode.json), else 0;
     `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
-    words the model's training never had; `device` is auto, cpu or cuda; `precision` auto, fp32
+    words the model's training never had, and `cognates` gives such a noun its Spanish cognate
+    (None: as the model's decode.json says); `device` is auto, cpu or cuda; `precision` auto, fp32
     or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
@@ -250,6 +252,7 @@ def load(
         keep=() if keep is None else _keep(keep),
         glossary=None if glossary is None else _glossary(glossary),
         dictionary=None if dictionary is None else read_dictionary(Path(dictionary)),
+        cognates=cognates,
         check_language=False,  # only `scored` shows flags; it turns the check on
     )
     info = resolve(model)

@@ -89,6 +89,12 @@ class ModelInfo:
         return float(self.decoding.get("length_penalty", 0.0))
 
     @property
+    def cognates(self) -> bool:
+        """Whether a noun its training English never had gets its Spanish cognate unless told
+        (mt.text.cognates): its decode.json's, chosen on its dev part, else no."""
+        return bool(self.decoding.get("cognates", False))
+
+    @property
     def read_only(self) -> bool:
         """A shipped model is never written into (calibration, upgrades): it is checked by its
         checksums, and a pip install may live where the user cannot write."""
@@ -263,8 +269,8 @@ def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _read_decoding(directory: Path) -> dict[str, Any]:
-    """decode.json's settings ({} without one); a length penalty that is not a number >= 0 is one
-    MtError naming the file."""
+    """decode.json's settings ({} without one); a length penalty that is not a number >= 0, or a
+    `cognates` that is not true or false, is one MtError naming the file."""
     path = directory / DECODE_JSON
     if not path.is_file():
         return {}
@@ -272,6 +278,8 @@ def _read_decoding(directory: Path) -> dict[str, Any]:
     alpha = data.get("length_penalty", 0.0) if isinstance(data, dict) else None
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or alpha < 0:
         raise MtError(f"{path}: length_penalty must be a number >= 0, got {alpha!r}")
+    if not isinstance(cognates := data.get("cognates", False), bool):
+        raise MtError(f"{path}: cognates must be true or false, got {cognates!r}")
     return data
 
 

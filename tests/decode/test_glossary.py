@@ -76,6 +76,16 @@ def test_restore_puts_the_term_back_capitalised_at_a_sentence_start_and_counts_l
     assert restore("｟1｠ y ｟2｠", (("｟1｠", "a"), ("｟2｠", "b"))) == ("A y b", 0)
 
 
+def test_restore_makes_the_article_before_a_term_agree_where_its_ending_tells() -> None:
+    slots = (("Tom", "velocidad"), ("Mary", "organismos"))
+    text = "El Tom del Tom y la Mary, con Tom."
+    assert restore(text, slots) == (
+        "La velocidad de la velocidad y los organismos, con velocidad.",
+        0,
+    )
+    assert restore("el Tom", (("Tom", "impresora"),)) == ("el impresora", 0)  # -a tells nothing
+
+
 def test_translating_around_the_terms_keeps_spacing_case_and_stops() -> None:
     terms = _glossary(("Tools - Options", "Herramientas ▸ Opciones"), ("OK", "Aceptar"))
     stretches, spanish = split_at_terms("Choose Tools - Options and click OK.", terms)

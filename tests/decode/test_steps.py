@@ -75,7 +75,7 @@ class ScriptedEngine:
 def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -> Translator:
     """A Translator over the scripted engine; nothing is read from a model directory."""
     run = SimpleNamespace(
-        info=SimpleNamespace(direction=FORWARD, max_src_len=63, length_penalty=0.0),
+        info=SimpleNamespace(direction=FORWARD, max_src_len=63, length_penalty=0.0, cognates=False),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),
         source=codec,

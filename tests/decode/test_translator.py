@@ -102,3 +102,29 @@ def test_a_model_decodes_with_its_own_length_penalty_unless_told(
     (run / "decode.json").write_text('{"length_penalty": "long"}\n', encoding="utf-8")
     with pytest.raises(MtError, match=r"decode\.json: length_penalty must be a number >= 0"):
         resolve(run)
+
+
+def test_a_model_gives_never_seen_nouns_their_cognates_when_its_decode_json_says(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    unset = TranslateOptions(decode=DecodeConfig(beam_size=2))
+    plain = open_translator(resolve(run), unset, device="cpu")
+    assert plain.options.cognates is False and plain.unseen is None
+    (run / "decode.json").write_text('{"cognates": true}\n', encoding="utf-8")
+    helped = open_translator(resolve(run), unset, device="cpu")
+    assert helped.options.cognates is True
+    lines = ["Where is the velocity?", "Where is the museum?"]
+    before = [t.text for t in plain.translate(lines)]
+    after = [t.text for t in helped.translate(lines)]
+    each = [t.text for t in helped.translate_each(lines, [None, None])]  # the server's way
+    assert "velocidad" not in before[0] and "velocidad" in after[0].lower()
+    assert after[1] == before[1] and each == after
+    told = replace(unset, cognates=False)
+    assert open_translator(resolve(run), told, device="cpu").unseen is None
+    (run / "decode.json").write_text('{"cognates": "yes"}\n', encoding="utf-8")
+    with pytest.raises(MtError, match=r"decode\.json: cognates must be true or false"):
+        resolve(run)

@@ -13,7 +13,8 @@ from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, with_terms
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.decode.unseen import UnseenNouns, read_dictionary, spanish_plural
+from mt.decode.unseen import UnseenNouns, read_dictionary, spanish_plural, unseen_nouns
+from mt.errors import MtError
 from mt.modelinfo import resolve
 
 NOUNS = {
@@ -55,7 +56,7 @@ def test_a_regular_plural_gets_the_spanish_plural() -> None:
 @pytest.mark.parametrize(
     ("noun", "plural"),
     [("casa", "casas"), ("ciudad", "ciudades"), ("luz", "luces"), ("lavaplatos", "lavaplatos"),
-     ("café", "cafés")],
+     ("café", "cafés"), ("nación", "naciones"), ("jardín", "jardines")],
 )  # fmt: skip
 def test_spanish_plurals_by_rule(noun: str, plural: str) -> None:
     assert spanish_plural(noun) == plural
@@ -115,3 +116,21 @@ def test_a_translator_with_a_dictionary_puts_a_never_seen_noun_s_spanish_in_plac
     after = [t.text for t in helped.translate(lines)]
     assert "zorbláculo" not in before[0] and "zorbláculo" in after[0].lower()
     assert after[1] == before[1]  # a line without such a word is the plain translation
+
+
+def test_cognates_stand_in_where_the_dictionary_has_no_noun() -> None:
+    seen = frozenset({"the"})
+    assert unseen_nouns(None, cognates=False, seen=seen, model="m") is None
+    alone = unseen_nouns(None, cognates=True, seen=seen, model="m")
+    assert alone is not None and alone.name == "cognates"
+    assert terms(alone, "the velocity of the dishwasher") == {"velocity": "velocidad"}
+    both = unseen_nouns(NOUNS, cognates=True, seen=seen, model="m")
+    assert both is not None and both.name == "dictionary"
+    found = terms(both, "the velocity of the dishwashers")
+    assert found == {"velocity": "velocidad", "dishwashers": "lavaplatos"}
+    assert terms(both, "two federations") == {"federations": "federaciones"}  # plural by rule
+
+
+def test_a_model_without_its_word_counts_cannot_tell_the_never_seen_words() -> None:
+    with pytest.raises(MtError, match=r"runs/x: no words\.tsv, so cognates cannot tell"):
+        unseen_nouns(None, cognates=True, seen=frozenset(), model="runs/x")

@@ -139,6 +139,7 @@ def test_languages_health_model_and_openapi(client, trained_run: Path) -> None:
     assert depths == [1, 1, 1]  # each stack's depth spelt out (thesis-small: 1+1)
     assert info["training"]["best_selection_loss"] > 0 and info["evaluation"] is None
     assert info["decoding"]["beam_size"] == 3 and info["api_key_required"] is False
+    assert info["decoding"]["cognates"] is False  # the run has no decode.json asking for them
     schema = client.get("/openapi.json").json()
     body = schema["paths"]["/translate"]["post"]["requestBody"]["content"]
     assert {"application/json", "application/x-www-form-urlencoded"} <= set(body)

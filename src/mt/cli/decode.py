@@ -14,6 +14,7 @@ from mt.cli.decode_options import (
     BatchSize,
     BeamSize,
     Checkpoint,
+    Cognates,
     ComputeType,
     Device,
     DictionaryFile,
@@ -89,6 +90,7 @@ def translate(
     normalize: Normalize = NORMALIZE_INPUT,
     glossary: GlossaryFile = None,
     dictionary: DictionaryFile = None,
+    cognates: Cognates = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -122,6 +124,7 @@ def translate(
             keep=keep,
             glossary=glossary,
             dictionary=dictionary,
+            cognates=cognates,
             check_language=style in ("scores", "json"),  # only they show flags
         )
         if model is None:
@@ -303,6 +306,7 @@ def evaluate(
     normalize: Normalize = NORMALIZE_INPUT,
     glossary: GlossaryFile = None,
     dictionary: DictionaryFile = None,
+    cognates: Cognates = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -331,6 +335,7 @@ def evaluate(
             keep=keep,
             glossary=glossary,
             dictionary=dictionary,
+            cognates=cognates,
             check_language=False,
         )
         info = resolve(model)

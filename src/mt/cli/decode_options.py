@@ -90,6 +90,16 @@ DictionaryFile = Annotated[
         rich_help_panel=SEARCH,
     ),
 ]
+Cognates = Annotated[
+    bool | None,
+    Opt(
+        "--cognates/--no-cognates",
+        help="Give a noun the model's training never had its Spanish cognate (-ity -idad, "
+        "-tion -ción, docs/general.md); default: the model's own choice.",
+        rich_help_panel=SEARCH,
+        show_default=False,
+    ),
+]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -147,6 +157,7 @@ def translate_options(
     keep: Path | None = None,
     glossary: Path | None = None,
     dictionary: Path | None = None,
+    cognates: bool | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
@@ -164,6 +175,7 @@ def translate_options(
         keep=() if keep is None else read_keep(keep),
         glossary=None if glossary is None else read_glossary(glossary),
         dictionary=None if dictionary is None else read_dictionary(dictionary),
+        cognates=cognates,
         check_language=check_language,
     )
 

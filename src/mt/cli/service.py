@@ -10,6 +10,7 @@ from mt.cli.decode_options import (
     BatchSize,
     BeamSize,
     Checkpoint,
+    Cognates,
     Device,
     Keep,
     LengthPenalty,
@@ -81,6 +82,7 @@ def serve(
             "without NAME applies to every request that names none. Repeat for more.",
         ),
     ] = None,
+    cognates: Cognates = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -100,7 +102,7 @@ def serve(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
         # --keep read at start: a bad file stops here, before listening
-        options = translate_options(search, keep=keep)
+        options = translate_options(search, keep=keep, cognates=cognates)
         limits = Limits(
             max_chars=max_chars,
             max_items=max_items,

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mt.errors import MtError
+from mt.text.agreement import agree_before, noun_gender
 
 NAME_STAND_INS = ("Tom", "Mary", "John")
 """Stand-ins for a model without placeholder tokens: the names the bench model copies most
@@ -166,19 +167,21 @@ def in_source_case(term: Term, found: str) -> str:
 
 def restore(text: str, slots: Slots) -> tuple[str, int]:
     """The output with each stand-in replaced by its Spanish term (capitalised where it begins a
-    sentence), and how many stand-ins were missing from it."""
+    sentence, the article before it made to agree where the term's ending tells its gender:
+    mt.text.agreement), and how many stand-ins were missing from it."""
     lost = 0
     for stand_in, spanish in slots:
         pattern = re.compile(rf"(?<!\w){re.escape(stand_in)}(?!\w)")
-        if not pattern.search(text):
-            lost += 1
-
-        def swap(match: re.Match, spanish: str = spanish) -> str:
-            if _OUTPUT_START.search(match.string, 0, match.start()):
-                return spanish[:1].upper() + spanish[1:]
-            return spanish
-
-        text = pattern.sub(swap, text)
+        known = noun_gender(spanish)
+        parts, end = [], 0
+        for match in pattern.finditer(text):
+            before = text[end : match.start()]
+            parts.append(before if known is None else agree_before(before, *known))
+            starts = _OUTPUT_START.search(text, 0, match.start()) is not None
+            parts.append(spanish[:1].upper() + spanish[1:] if starts else spanish)
+            end = match.end()
+        lost += not parts
+        text = "".join(parts) + text[end:]
     return text, lost
 
 

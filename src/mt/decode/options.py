@@ -34,6 +34,9 @@ class TranslateOptions:
     # --dictionary: nouns (mt.text.bilingual.read_noun_senses) for the words the training never had,
     # placed as glossary terms after the glossary's own (mt.decode.unseen)
     dictionary: Mapping[str, Sequence[str]] | None = None
+    # --cognates: a never-seen noun's Spanish cognate where the dictionary has none
+    # (mt.text.cognates); None: the model's own (its decode.json), which the Translator fills in
+    cognates: bool | None = None
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),

@@ -21,7 +21,7 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
-from mt.decode.unseen import UnseenNouns
+from mt.decode.unseen import unseen_nouns
 from mt.errors import MtError
 from mt.modelinfo import ModelInfo
 from mt.quality.confidence import Calibration, Uncalibrated
@@ -42,14 +42,22 @@ class Translator:
 
     def __init__(self, model: LoadedModel, options: TranslateOptions) -> None:
         self.model = model
+        info = model.run.info
         if options.decode.length_penalty is None:  # not asked for: the model's own
-            decode = replace(options.decode, length_penalty=model.run.info.length_penalty)
+            decode = replace(options.decode, length_penalty=info.length_penalty)
             options = replace(options, decode=decode)
+        if options.cognates is None:
+            options = replace(options, cognates=info.cognates)
         self.options = options
         self.pipeline = Pipeline.build(model, options)
         self.unseen = None
-        if options.dictionary is not None:
-            self.unseen = UnseenNouns(options.dictionary, model.seen_words, name="dictionary")
+        if options.dictionary is not None or options.cognates:  # seen_words reads words.tsv
+            self.unseen = unseen_nouns(
+                options.dictionary,
+                cognates=bool(options.cognates),
+                seen=model.seen_words,
+                model=info.label,
+            )
 
     def with_options(self, options: TranslateOptions) -> Translator:
         """Another Translator on the same model (nothing is reloaded)."""
@@ -93,17 +101,16 @@ class Translator:
         (mt.cli.textio) are not held back waiting for more."""
         glossary = self.options.glossary
         for batch in batches:
-            if self.unseen is None:
-                yield from self.pipeline.apply(batch, [glossary] * len(batch))
-            else:
-                yield from self.pipeline.apply(
-                    batch, [self.unseen.glossary(line, glossary) for line in batch]
-                )
+            yield from self.translate_each(batch, [glossary] * len(batch))
 
     def translate_each(
         self, lines: Sequence[str], glossaries: Sequence[Glossary | None]
     ) -> list[Translation]:
-        """The lines, each with its own glossary (the server's requests, batched together)."""
+        """The lines, each with its own glossary (the server's requests, batched together), and
+        the never-seen nouns' terms after it (mt.decode.unseen) where they were asked for."""
+        if self.unseen is not None:
+            pairs = zip(lines, glossaries, strict=True)
+            glossaries = [self.unseen.glossary(line, given) for line, given in pairs]
         return self.pipeline.apply(lines, glossaries)
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:

@@ -9,17 +9,23 @@ are made by rule). The terms go through the glossary's placement (mt.decode.glos
 is translated first without them, and only one that lacks a term's Spanish is searched again
 with its stand-in, so a word the model does translate keeps the model's own choice. Inflection
 beyond the plural (gender agreement of what surrounds it) is left to the model.
+
+The nouns come from a dictionary the user gives (--dictionary), from the Spanish cognates of
+English endings (mt.text.cognates; a model's decode.json may ask for them), or from both, the
+dictionary first.
 """
 
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
 from mt.text.bilingual import english_singulars, read_noun_senses
+from mt.text.cognates import CognateNouns
 from mt.text.spanish_words import spanish_frequency
 from mt.text.words import WORD
 
@@ -78,6 +84,29 @@ class UnseenNouns:
         return None
 
 
+def unseen_nouns(
+    dictionary: Mapping[str, Sequence[str]] | None,
+    *,
+    cognates: bool,
+    seen: frozenset[str],
+    model: str,
+) -> UnseenNouns | None:
+    """The never-seen nouns' source a translation asked for (None: neither); the dictionary's
+    translation first, the cognate where it has none. `seen` is the training English's words: a
+    model without its words.tsv cannot tell which words it never had, so it is refused."""
+    nouns: Mapping[str, Sequence[str]]
+    if dictionary is None:
+        if not cognates:
+            return None
+        nouns, name = CognateNouns(), "cognates"
+    else:
+        nouns = ChainMap(dict(dictionary), CognateNouns()) if cognates else dictionary
+        name = "dictionary"
+    if not seen:
+        raise MtError(f"{model}: no words.tsv, so {name} cannot tell the words it never had")
+    return UnseenNouns(nouns, seen, name=name)
+
+
 def _glued(line: str, start: int, end: int) -> bool:
     """A word that is part of a compound, a name in code or an address ("bloodhound-python",
     "www.bioinformatics.nl", "/usr/share"): a dictionary noun put there breaks it. A word in a
@@ -103,9 +132,17 @@ def read_dictionary(path: Path) -> dict[str, tuple[str, ...]]:
 
 
 def spanish_plural(noun: str) -> str:
-    """The regular plural: casa casas, ciudad ciudades, luz luces; a word ending in s stays."""
+    """The regular plural: casa casas, ciudad ciudades, luz luces, nación naciones (the accent
+    of a last syllable goes); a word ending in s stays."""
     if noun.endswith("s"):
         return noun
     if noun.endswith("z"):
         return noun[:-1] + "ces"
-    return noun + ("s" if noun[-1] in "aeiouáéó" else "es")
+    if noun[-1] in "aeiouáéó":
+        return noun + "s"
+    if noun[-1] == "n" and noun[-2:-1] in _UNACCENT:
+        noun = noun[:-2] + _UNACCENT[noun[-2]] + noun[-1]
+    return noun + "es"
+
+
+_UNACCENT = {"á": "a", "é": "e", "í": "i", "ó": "o", "ú": "u"}

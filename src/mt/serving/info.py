@@ -53,6 +53,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "beam_size": decode.beam_size,
             "length_penalty": decode.length_penalty,
             "precision": getattr(translator, "precision_reason", None),
+            "cognates": getattr(getattr(translator, "options", None), "cognates", None),
         },
         "training": _training(model) if model else None,
         "evaluation": _evaluation(model.directory) if model else None,

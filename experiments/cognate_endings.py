@@ -1,0 +1,91 @@
+"""Which English endings give Spanish cognates (mt.text.cognates), judged on a dictionary, not on
+any dev or test set: for every one-word Wiktionary noun an ending applies to, is the cognate it
+gives among that noun's own translations? An ending is kept at KEEP or more.
+
+    python -m experiments.cognate_endings ../shared/data/lexicon/en-es.wiktionary.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from mt.evaluate.words import fold
+from mt.text.bilingual import read_noun_senses
+from mt.text.cognates import ENDINGS, CognateNouns
+
+KEEP = 0.85
+
+LEFT_OUT: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ure", ("ura",)),
+    ("ive", ("ivo",)),
+    ("ics", ("ica",)),
+    ("ic", ("ico", "ica")),
+    ("al", ("al",)),
+    ("um", ("o",)),
+)
+CANDIDATES = (*ENDINGS[:-1], *LEFT_OUT, ENDINGS[-1])  # -y last: longer endings in y go first
+"""The kept endings and the ones tried and left out, a longer ending before one it ends in."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dictionary", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("bench/cognates/endings.json"))
+    args = parser.parse_args(argv)
+
+    nouns = read_noun_senses(args.dictionary)
+    figures = {}
+    for index, (english, spanish) in enumerate(CANDIDATES):
+        # an ending is judged on the nouns no longer ending before it takes
+        longer = [e for e, _ in CANDIDATES[:index] if e.endswith(english)]
+        alone = CognateNouns(endings=((english, spanish),))
+        applies = right = 0
+        wrong: list[str] = []
+        for noun, senses in nouns.items():
+            if any(noun.endswith(e) for e in longer) or (cognate := alone.cognate(noun)) is None:
+                continue
+            applies += 1
+            if fold(cognate) in {fold(s) for s in senses}:
+                right += 1
+            elif len(wrong) < 5:
+                wrong.append(f"{noun}: {cognate} ({', '.join(senses[:2])})")
+        share = right / applies if applies else 0.0
+        figures[english] = {
+            "spanish": spanish,
+            "nouns": applies,
+            "right": right,
+            "share": round(share, 4),
+            "kept": share >= KEEP,
+            "wrong": wrong,
+        }
+
+    table = Table(title=f"cognate endings on {args.dictionary.name}'s nouns (kept: ≥ {KEEP:.0%})")
+    for column in ("ending", "nouns", "cognate right", "kept", "wrong, for example"):
+        table.add_column(column)
+    for english, row in figures.items():
+        table.add_row(
+            f"-{english} → -{'/-'.join(row['spanish'])}",
+            str(row["nouns"]),
+            f"{row['share']:.0%}",
+            "yes" if row["kept"] else "no",
+            "; ".join(row["wrong"][:2]),
+        )
+    Console(width=160).print(table)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(figures, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    kept = {english for english, row in figures.items() if row["kept"]}
+    shipped = {english for english, _ in ENDINGS}
+    if kept != shipped:
+        print(f"mt.text.cognates.ENDINGS differ: kept {sorted(kept)}, shipped {sorted(shipped)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

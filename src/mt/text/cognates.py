@@ -1,0 +1,161 @@
+"""Spanish cognates of English nouns, by their endings (issue 66): for a noun its training English
+never had, the model invents ("velocity": "velocidad" is nowhere in its pairs), but Spanish and
+English took many nouns from the same Latin or Greek, and their endings correspond: -ity -idad,
+-tion -ción, -ology -ología, -ism -ismo, -itis -itis. A cognate is the English stem spelled the
+Spanish way (ph f, th t, y i, doubled consonants single, an initial s+consonant es-) with the
+Spanish ending, and it is kept only when pyspellchecker's Spanish word list has it, which also
+gives its accents ("psychiatry": "psiquiatría"; "ability" gives no "abilidad", so nothing).
+
+Only endings that hold: each kept ending gave one of Wiktionary's own translations for at least
+85% of the Wiktionary nouns it applies to (`python -m experiments.cognate_endings`, 2026-11-28).
+Endings of adjectives as much as nouns (-ic, -al, -ive) fall below that, since gender decides
+between "crítico" and "crítica", and so do -ure ("creature": "creatura") and -um.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Mapping
+
+from mt.text.spanish_words import spanish_frequencies
+
+ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ography", ("ografía",)),
+    ("graphy", ("grafía",)),
+    ("ology", ("ología",)),
+    ("iatry", ("iatría",)),
+    ("itis", ("itis",)),
+    ("osis", ("osis",)),
+    ("sis", ("sis",)),
+    ("tion", ("ción",)),
+    ("sion", ("sión",)),
+    ("ity", ("idad",)),
+    ("ism", ("ismo",)),
+    ("ist", ("ista",)),
+    ("ence", ("encia",)),
+    ("ancy", ("ancia",)),
+    ("ency", ("encia",)),
+    ("ent", ("ente", "ento")),
+    ("ance", ("ancia",)),
+    ("ant", ("ante",)),
+    ("cide", ("cida",)),
+    ("ium", ("io",)),
+    ("ine", ("ina",)),
+    ("or", ("or",)),
+    ("ary", ("ario",)),
+    ("ory", ("orio",)),
+    ("y", ("ía", "ia")),
+)
+"""English ending -> its Spanish endings, longest English ending first (the first that matches
+decides); each with 85% or more of its Wiktionary nouns translated so."""
+
+MIN_STEM = 3
+"""Letters left before the ending: "city" has a stem of two and is no cognate of anything."""
+
+MIN_FREQUENCY = 51
+"""pyspellchecker gives 50 to the words its Spanish list has from a word list rather than from
+text ("amnestía" beside "amnistía", 1,599; "playado"): a cognate must have been seen in use."""
+
+_SPELLINGS = (
+    ("ph", "f"),
+    ("th", "t"),
+    ("ch", "qu"),
+    ("ch", "c"),
+    ("y", "i"),
+    ("k", "c"),
+    *((double, double[0]) for double in ("mm", "ss", "tt", "ll", "pp", "ff", "nn", "dd")),
+)
+"""English spellings of a stem -> the Spanish spelling each may have become."""
+
+_S_CONSONANT = re.compile(r"s[bcdfgklmnpqtvw]")
+
+
+class CognateNouns(Mapping[str, tuple[str, ...]]):
+    """English noun -> (its Spanish cognate,), computed when asked; the nouns a line may hold are
+    unbounded, so iterating gives only those asked for so far (mt.decode.unseen asks by word)."""
+
+    def __init__(
+        self,
+        spanish: Mapping[str, int] | None = None,
+        *,
+        endings: tuple[tuple[str, tuple[str, ...]], ...] = ENDINGS,
+    ) -> None:
+        self._given = spanish  # word -> frequency; None: pyspellchecker's list, read when asked
+        self.endings = endings
+        self._found: dict[str, tuple[str, ...]] = {}
+
+    def __getitem__(self, word: str) -> tuple[str, ...]:
+        if word not in self._found:
+            cognate = self.cognate(word)
+            if cognate is None:
+                raise KeyError(word)
+            self._found[word] = (cognate,)
+        return self._found[word]
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (word in self._found or self.cognate(word) is not None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found)
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def cognate(self, word: str) -> str | None:
+        """The Spanish word (as the list spells it) whose stem and ending answer `word`'s, the
+        most frequent where several do; None where no ending matches or the list has none."""
+        if not (word.isalpha() and word.islower()):
+            return None
+        for english, endings in self.endings:
+            if word.endswith(english) and len(word) - len(english) >= MIN_STEM:
+                found = {
+                    self._spelled[key]
+                    for stem in spanish_stems(word[: -len(english)])
+                    for ending in endings
+                    if (key := unaccented(stem + ending)) in self._spelled
+                }
+                return max(sorted(found), key=self._frequencies.__getitem__) if found else None
+        return None
+
+    @functools.cached_property
+    def _frequencies(self) -> Mapping[str, int]:
+        return spanish_frequencies() if self._given is None else self._given
+
+    @functools.cached_property
+    def _spelled(self) -> Mapping[str, str]:
+        """Unaccented spelling -> the list's word (the most frequent where accents tell two
+        apart)."""
+        return _default_spellings() if self._given is None else _by_unaccented(self._given)
+
+
+def spanish_stems(stem: str) -> set[str]:
+    """The spellings an English stem may have in Spanish, itself included ("psych": "psiqu",
+    "psic", …; "stratospher": "estratosfer")."""
+    found = {stem}
+    for english, spanish in _SPELLINGS:
+        found |= {s.replace(english, spanish) for s in found if english in s}
+    return found | {"e" + s for s in found if _S_CONSONANT.match(s)}
+
+
+def unaccented(word: str) -> str:
+    return word.translate(_ACUTE)
+
+
+_ACUTE = str.maketrans("áéíóúü", "aeiouu")
+
+
+@functools.cache
+def _default_spellings() -> dict[str, str]:
+    return _by_unaccented(spanish_frequencies())
+
+
+def _by_unaccented(spanish: Mapping[str, int]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for word, frequency in spanish.items():
+        if frequency < MIN_FREQUENCY:
+            continue
+        key = unaccented(word)
+        if key not in found or frequency > spanish[found[key]]:
+            found[key] = word
+    return found
