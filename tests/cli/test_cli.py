@@ -141,6 +141,14 @@ def test_translate_arguments_and_n_best(trained_run: Path) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_translate_cognates_flag_places_a_never_seen_noun_s_cognate(trained_run: Path) -> None:
+    line = "Where is the velocity?"
+    plain = invoke("translate", "--model", str(trained_run), line)
+    helped = invoke("translate", "--model", str(trained_run), "--cognates", line)
+    assert plain.exit_code == 0 and helped.exit_code == 0, helped.output
+    assert "velocidad" not in plain.stdout and "velocidad" in helped.stdout.lower()
+
+
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:
     sentences = ["I am here.", "Ich möchte heute Abend ins Kino gehen."]
     result = invoke("translate", "--model", str(trained_run), *sentences, "--json")
