@@ -134,3 +134,25 @@ def test_cognates_stand_in_where_the_dictionary_has_no_noun() -> None:
 def test_a_model_without_its_word_counts_cannot_tell_the_never_seen_words() -> None:
     with pytest.raises(MtError, match=r"runs/x: no words\.tsv, so cognates cannot tell"):
         unseen_nouns(None, cognates=True, seen=frozenset(), model="runs/x")
+
+
+def test_the_seen_words_are_the_training_english_in_lower_case_and_read_once(
+    trained_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from mt.decode import run_tables
+    from mt.decode.run_tables import seen_words_for
+    from mt.text.wordstats import read_word_stats
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    spellings = read_word_stats(run / "words.tsv").spellings
+    seen = seen_words_for(run)
+    assert seen == {s.lower() for s in spellings} and all(w.islower() for w in seen if w.isalpha())
+
+    def unread(path: Path) -> None:
+        raise AssertionError(f"{path} parsed again")
+
+    monkeypatch.setattr(run_tables, "read_word_stats", unread)
+    assert seen_words_for(run) == seen  # from the user's cache (mt.derived)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from mt.data.tokenization import PLACEHOLDERS, has_placeholders
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.glossary import NAME_STAND_INS
-from mt.decode.run_tables import lexicon_for, normalizer_for, word_stats_for
+from mt.decode.run_tables import lexicon_for, normalizer_for, seen_words_for
 from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
 from mt.text.names import NameRule
 from mt.text.normalize import Normalizer, careful
@@ -89,7 +89,7 @@ class LoadedModel:
     def seen_words(self) -> frozenset[str]:
         """The words its training English has (words.tsv, whatever the capitals): the rest are
         the never-seen words a dictionary may give (mt.decode.unseen)."""
-        return frozenset(s.lower() for s in word_stats_for(self.run.directory).spellings)
+        return seen_words_for(self.run.directory)
 
     @cached_property
     def normalizer(self) -> Normalizer:

@@ -65,3 +65,22 @@ def normalizer_for(model_dir: Path) -> Normalizer:
         )
 
     return table_of_run(model_dir, WORD_STATS, read=read)
+
+
+def seen_words_for(model_dir: Path) -> frozenset[str]:
+    """The words a directory's training English has, in lower case (words.tsv, whatever the
+    capitals): the rest are the never-seen words mt.decode.unseen gives a Spanish noun. Kept in
+    the user's cache once read (mt.derived): parsing words.tsv takes longer than a translation's
+    whole start-up."""
+
+    def read(path: Path) -> frozenset[str]:
+        return derived(
+            path,
+            kind="seen-words",
+            code=(wordstats, tables),
+            build=lambda: frozenset(s.lower() for s in read_word_stats(path).spellings),
+            encode=sorted,
+            decode=frozenset,
+        )
+
+    return table_of_run(model_dir, WORD_STATS, read=read)
