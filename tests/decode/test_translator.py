@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import stat
 from dataclasses import replace
 from pathlib import Path
@@ -86,13 +87,17 @@ def test_casual_input_is_normalised_unless_turned_off(trained_run: Path) -> None
     assert casual.text == clean.text  # the model was given the normalised sentence
 
 
+def copy_of(trained_run: Path, tmp_path: Path) -> Path:
+    """A run of one's own to give a decode.json."""
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    return run
+
+
 def test_a_model_decodes_with_its_own_length_penalty_unless_told(
     trained_run: Path, tmp_path: Path
 ) -> None:
-    import shutil
-
-    run = tmp_path / "run"
-    shutil.copytree(trained_run, run)
+    run = copy_of(trained_run, tmp_path)
     unset = TranslateOptions(decode=DecodeConfig(beam_size=3))
     assert open_translator(resolve(run), unset, device="cpu").config.length_penalty == 0.0
     (run / "decode.json").write_text('{"length_penalty": 1.4}\n', encoding="utf-8")
@@ -107,10 +112,7 @@ def test_a_model_decodes_with_its_own_length_penalty_unless_told(
 def test_a_model_gives_never_seen_nouns_their_cognates_when_its_decode_json_says(
     trained_run: Path, tmp_path: Path
 ) -> None:
-    import shutil
-
-    run = tmp_path / "run"
-    shutil.copytree(trained_run, run)
+    run = copy_of(trained_run, tmp_path)
     unset = TranslateOptions(decode=DecodeConfig(beam_size=2))
     plain = open_translator(resolve(run), unset, device="cpu")
     assert plain.options.cognates is False and plain.unseen is None
