@@ -65,7 +65,7 @@ def test_bench_shipped_measures_start_up_storage_and_the_language_check(
     assert seconds > 0 and printed
     monkeypatch.setattr(bench_shipped, "cold_translate", lambda model, sentence="": (0.5, "x"))
     monkeypatch.setattr(bench_shipped, "busy_machine", contextlib.nullcontext)
-    monkeypatch.setattr(bench_shipped, "serve_first_answer", lambda port: 1.5)
+    monkeypatch.setattr(bench_shipped, "serve_first_answer", lambda model, port: 1.5)
     dev = prepared_of(trained_run) / "test.tsv"
     run_main(
         bench_shipped.main, "--model", trained_run, "--run", trained_run, "--dev", dev,
