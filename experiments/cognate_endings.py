@@ -1,6 +1,8 @@
-"""Which English endings give Spanish cognates (mt.text.cognates), judged on a dictionary, not on
-any dev or test set: for every one-word Wiktionary noun an ending applies to, is the cognate it
-gives among that noun's own translations? An ending is kept at KEEP or more.
+"""Decided the endings giving Spanish cognates (docs/general.md, "Cognates for never-seen nouns").
+
+mt.text.cognates' endings, judged on a dictionary, not on any dev or test set: for every one-word
+Wiktionary noun an ending applies to, is the cognate it gives among that noun's own
+translations? An ending is kept at KEEP or more.
 
     python -m experiments.cognate_endings ../shared/data/lexicon/en-es.wiktionary.txt
 """
