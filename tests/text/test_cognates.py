@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from mt.text import cognates as cognates_module
 from mt.text.cognates import ENDINGS, MIN_FREQUENCY, CognateNouns, spanish_stems
 
 SPANISH = {
@@ -59,6 +60,15 @@ def test_it_is_a_mapping_asked_word_by_word() -> None:
     with pytest.raises(KeyError):
         found["ability"]
     assert list(found) == ["velocity"] and len(found) == 1  # those asked for so far
+
+
+def test_what_it_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cognates_module, "REMEMBERED", 3)
+    found = cognates()
+    for word in ("velocity", "ability", "station", "psychiatry"):
+        assert (word in found) == (word != "ability")
+    assert list(found) == ["psychiatry"]  # the fourth word started the memory again
+    assert found["velocity"] == ("velocidad",)
 
 
 def test_stems_are_spelled_the_spanish_way() -> None:

@@ -57,6 +57,9 @@ MIN_FREQUENCY = 51
 """pyspellchecker gives 50 to the words its Spanish list has from a word list rather than from
 text ("amnestía" beside "amnistía", 1,599; "playado"): a cognate must have been seen in use."""
 
+REMEMBERED = 100_000
+"""Words whose answer is kept; past that the memory starts again."""
+
 _SPELLINGS = (
     ("ph", "f"),
     ("th", "t"),
@@ -83,24 +86,31 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
     ) -> None:
         self._given = spanish  # word -> frequency; None: pyspellchecker's list, read when asked
         self.endings = endings
-        self._found: dict[str, tuple[str, ...]] = {}
+        self._asked: dict[str, tuple[str, ...] | None] = {}  # every word asked, found or not
 
     def __getitem__(self, word: str) -> tuple[str, ...]:
-        if word not in self._found:
-            cognate = self.cognate(word)
-            if cognate is None:
-                raise KeyError(word)
-            self._found[word] = (cognate,)
-        return self._found[word]
+        found = self._lookup(word)
+        if found is None:
+            raise KeyError(word)
+        return found
 
     def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and (word in self._found or self.cognate(word) is not None)
+        return isinstance(word, str) and self._lookup(word) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._found)
+        return (word for word, found in self._asked.items() if found is not None)
 
     def __len__(self) -> int:
-        return len(self._found)
+        return sum(found is not None for found in self._asked.values())
+
+    def _lookup(self, word: str) -> tuple[str, ...] | None:
+        """(the cognate,) or None, worked out once a word: a line asks `in`, then `[]`."""
+        if word not in self._asked:
+            if len(self._asked) >= REMEMBERED:  # a server's inputs are unbounded
+                self._asked.clear()
+            cognate = self.cognate(word)
+            self._asked[word] = None if cognate is None else (cognate,)
+        return self._asked[word]
 
     def cognate(self, word: str) -> str | None:
         """The Spanish word (as the list spells it) whose stem and ending answer `word`'s, the
