@@ -1,5 +1,6 @@
 """Decided `--dictionary` stays an option, not a default (docs/general.md, "A dictionary for ..."),
-and whether the cognates of mt.text.cognates decode by default (docs/general.md, "Cognates").
+whether the cognates of mt.text.cognates decode by default, and for which words (docs/general.md,
+"Cognates for never-seen nouns").
 
 The dev part of bench_general (news-test2008, TICO-19 and XQuAD dev, the Tatoeba selection part,
 the domains' dev samples), translated by a model as bench_general translates it (beam 5), then
@@ -25,11 +26,12 @@ from benchmarks.quality.bench_general import add_sets, sets
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.decode.unseen import read_dictionary
+from mt.decode.unseen import UnseenNouns, read_dictionary
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
 from mt.files import WORD_STATS
 from mt.modelinfo import DEFAULT_MODEL, resolve
+from mt.text.wordstats import read_word_stats
 
 LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
 SOURCES = ("dictionary", "cognates", "both")
@@ -44,14 +46,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sources", nargs="+", choices=SOURCES, default=["dictionary"], help="nouns from"
     )
+    parser.add_argument(
+        "--seen-from",
+        type=int,
+        default=1,
+        help="training uses from which a word counts as known (1: only never-seen words get a "
+        "noun; 3: words seen once or twice too)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/unseen"))
     args = parser.parse_args(argv)
     if not args.lexicon.is_file():
         raise SystemExit(f"unseen_nouns: {args.lexicon} is absent (see ../shared)")
     print(harness.machine_line(2))
     info = resolve(args.run)
-    options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32))
+    # plain: no nouns placed, whatever the model's decode.json asks (version 9 asks for cognates)
+    options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32), cognates=False)
     translator = open_translator(info, options)
+    counts = words.training_counts(read_word_stats(info.directory / WORD_STATS))
+    known = frozenset(word for word, count in counts.items() if count >= args.seen_from)
     dictionary = read_dictionary(args.lexicon)
     helpers = {}
     for source in args.sources:
@@ -63,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         assert helper.unseen is not None
+        if args.seen_from > 1:  # the rarely seen words are given nouns too
+            helper.unseen = UnseenNouns(helper.unseen.nouns, known, name=helper.unseen.name)
         helpers[source] = helper
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, samples, outputs = {}, [], {}
