@@ -26,7 +26,7 @@ from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
 from mt.text.bilingual import english_singulars, read_noun_senses
 from mt.text.cognates import CognateNouns
-from mt.text.spanish_words import spanish_frequency
+from mt.text.spanish_words import spanish_frequency, without_accents
 from mt.text.words import WORD
 
 MIN_LETTERS = 4
@@ -140,9 +140,9 @@ def spanish_plural(noun: str) -> str:
         return noun[:-1] + "ces"
     if noun[-1] in "aeiouáéó":
         return noun + "s"
-    if noun[-1] == "n" and noun[-2:-1] in _UNACCENT:
-        noun = noun[:-2] + _UNACCENT[noun[-2]] + noun[-1]
+    if noun[-1] == "n" and noun[-2:-1] in _ACUTE:
+        noun = noun[:-2] + without_accents(noun[-2:])
     return noun + "es"
 
 
-_UNACCENT = {"á": "a", "é": "e", "í": "i", "ó": "o", "ú": "u"}
+_ACUTE = "áéíóú"

@@ -29,7 +29,6 @@ once in one spelling in the training English written by people.
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from mt.text.bilingual import english_singulars, read_bilingual
 from mt.text.dictionary import english_words
+from mt.text.spanish_words import without_accents
 from mt.text.words import ANY_WORD
 from mt.text.wordstats import WordStats, read_word_stats, words_of
 
@@ -46,7 +46,6 @@ MIN_LETTERS = 4
 NEVER, SOME, OFTEN = "never", "1-9", "10+"
 BUCKETS = (NEVER, SOME, OFTEN)
 OFTEN_COUNT = 10
-_KEPT_MARKS = {"\u0303"}  # the tilde of ñ: año and ano are two words
 
 
 @dataclass(frozen=True)
@@ -130,9 +129,7 @@ def bucket_of(count: int) -> str:
 
 def fold(text: str) -> str:
     """Lower case without acute accents or diaeresis; ñ kept."""
-    marks = unicodedata.normalize("NFD", text.lower())
-    kept = "".join(c for c in marks if not unicodedata.combining(c) or c in _KEPT_MARKS)
-    return unicodedata.normalize("NFC", kept)
+    return without_accents(text.lower())
 
 
 def spanish_words(text: str) -> frozenset[str]:

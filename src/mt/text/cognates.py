@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
-from mt.text.spanish_words import spanish_frequencies
+from mt.text.spanish_words import spanish_frequencies, without_accents
 
 ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ography", ("ografía",)),
@@ -123,7 +123,7 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
                     self._spelled[key]
                     for stem in spanish_stems(word[: -len(english)])
                     for ending in endings
-                    if (key := unaccented(stem + ending)) in self._spelled
+                    if (key := without_accents(stem + ending)) in self._spelled
                 }
                 return max(sorted(found), key=self._frequencies.__getitem__) if found else None
         return None
@@ -148,13 +148,6 @@ def spanish_stems(stem: str) -> set[str]:
     return found | {"e" + s for s in found if _S_CONSONANT.match(s)}
 
 
-def unaccented(word: str) -> str:
-    return word.translate(_ACUTE)
-
-
-_ACUTE = str.maketrans("áéíóúü", "aeiouu")
-
-
 @functools.cache
 def _default_spellings() -> dict[str, str]:
     return _by_unaccented(spanish_frequencies())
@@ -165,7 +158,7 @@ def _by_unaccented(spanish: Mapping[str, int]) -> dict[str, str]:
     for word, frequency in spanish.items():
         if frequency < MIN_FREQUENCY:
             continue
-        key = unaccented(word)
+        key = without_accents(word)
         if key not in found or frequency > spanish[found[key]]:
             found[key] = word
     return found
