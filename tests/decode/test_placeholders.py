@@ -125,6 +125,20 @@ def test_there_is_no_limit_of_three_but_sixteen_tokens() -> None:
     assert restore_spans(text, slots).text == source
 
 
+def test_a_stray_token_leaves_no_space_at_either_end_or_before_a_mark() -> None:
+    """A tiny model wrote ｟2｠ for a name the source never had as a token: the line once came
+    back as " está cerca." (CI found "¡Qué " the same way)."""
+    _, slots = protect_spans("Where is www.x.org?", unknown)
+    for translation, restored in [
+        (f"{P[1]} está en {P[0]}.", "está en www.x.org."),
+        (f"¡Qué {P[1]} {P[2]}", "¡Qué www.x.org"),
+        (f"¡{P[1]} hola {P[0]}!", "¡hola www.x.org!"),
+        (f"Hola {P[1]}, {P[0]} {P[2]} {P[3]} y más.", "Hola, www.x.org y más."),
+        (f"Está{P[1]} en {P[0]}", "Está en www.x.org"),
+    ]:
+        assert restore_spans(translation, slots).text == restored
+
+
 def test_a_lost_span_goes_back_at_the_end_and_a_stray_token_is_dropped() -> None:
     _, slots = protect_spans("Where is www.x.org at 10:30?", unknown)
     restored = restore_spans(f"¿Dónde está {P[1]} {P[7]} hoy?", slots)

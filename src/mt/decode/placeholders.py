@@ -135,22 +135,40 @@ class Restored:
 
 
 _FINAL_MARKS = re.compile(r"[.!?…:;]*[\"'”’»)\]]*$")
+_OPENING = tuple("¡¿([«“‘")
+_CLOSING = tuple(".,;:!?…)]»”’")
 _TOKEN = re.compile("( ?)(" + "|".join(map(re.escape, PLACEHOLDERS[::-1])) + ")")  # ｟16｠ first
 
 
 def restore_spans(translation: str, slots: Slots) -> Restored:
     """The translation with each token put back to its span; a lost span goes at the end,
-    before the final marks; a token that stood for nothing is dropped with its space."""
+    before the final marks; a token that stood for nothing is dropped (_without_strays)."""
     originals = dict(slots)
     lost = [original for token, original in slots if token not in translation]
-
-    def put_back(match: re.Match) -> str:
-        original = originals.get(match.group(2))
-        return "" if original is None else match.group(1) + original
-
-    text = _TOKEN.sub(put_back, translation)
+    text = _TOKEN.sub(
+        lambda match: match.group(1) + originals[match.group(2)],
+        _without_strays(translation, originals),
+    )
     if lost:
         end = _FINAL_MARKS.search(text)
         cut = end.start() if end else len(text)
         text = " ".join([text[:cut].rstrip(), *lost]).strip() + text[cut:]
     return Restored(text, len(lost))
+
+
+def _without_strays(translation: str, originals: dict[str, str]) -> str:
+    """The translation without the tokens that stood for nothing (a tiny or unsure model writes
+    one the source never had), spaced as if they had never been there: one space between
+    words, none at either end, after an opening mark or before a closing one."""
+    strays = [token for token in PLACEHOLDERS if token in translation and token not in originals]
+    if not strays:
+        return translation
+    pieces = re.split("|".join(map(re.escape, sorted(strays, key=len, reverse=True))), translation)
+    text = pieces[0]
+    for piece in pieces[1:]:
+        if not text.strip() or text.endswith(_OPENING) or piece.lstrip(" ").startswith(_CLOSING):
+            text, piece = text.rstrip(" "), piece.lstrip(" ")
+        elif text.endswith(" ") and piece.startswith(" "):
+            piece = piece.lstrip(" ")
+        text += piece
+    return text.rstrip(" ") if not pieces[-1].strip() else text
