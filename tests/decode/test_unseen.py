@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mt.config import DecodeConfig
-from mt.decode.glossary import Glossary, Term, with_terms
+from mt.decode.glossary import Glossary, Term, restore, with_terms
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.decode.unseen import UnseenNouns, read_dictionary, spanish_plural, unseen_nouns
@@ -79,7 +79,30 @@ def test_a_dictionary_file_gives_each_noun_its_translation_in_common_use(tmp_pat
         encoding="utf-8",
     )
     # the first written (galga) after the one in common use; the verb's is no noun's
-    assert read_dictionary(path) == {"gauge": ("medida", "galga", "calibre", "calibración")}
+    found = read_dictionary(path)
+    assert found == {"gauge": ("medida", "galga", "calibre", "calibración")}
+    assert found.genders["calibre"] == ("m", False) and found.genders["medida"] == ("f", False)
+
+
+def test_a_placed_noun_carries_the_gender_the_dictionary_gives_and_its_article_agrees() -> None:
+    genders = {"abrochadora": ("f", False), "lavaplatos": ("m", False)}
+    nouns = {"stapler": ("abrochadora",), "dishwasher": ("lavaplatos",)}
+    found = UnseenNouns(nouns, frozenset(), name="dictionary", genders=genders)
+    glossary = found.glossary("Two staplers and a dishwasher.")
+    assert glossary is not None
+    placed = {t.english: (t.spanish, t.gender) for t in glossary.terms.values()}
+    assert placed == {
+        "staplers": ("abrochadoras", ("f", True)),  # the plural by rule, and so the number
+        "dishwasher": ("lavaplatos", ("m", False)),
+    }
+    slots = (("｟1｠", "abrochadoras"), ("｟2｠", "Lavaplatos"))
+    restored, lost = restore("Dos ｟1｠ y una ｟2｠. El ｟1｠ y la ｟2｠.", slots, glossary.genders)
+    assert (restored, lost) == (
+        "Dos abrochadoras y un Lavaplatos. Las abrochadoras y el Lavaplatos.",
+        0,
+    )
+    # without the dictionary's genders, neither ending tells one: the model's articles stay
+    assert restore("El ｟1｠.", slots)[0] == "El abrochadoras."
 
 
 def test_another_sense_or_number_of_the_noun_counts_as_translated_already() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mt.errors import MtError
-from mt.text.bilingual import parse_line, read_bilingual, read_nouns
+from mt.text.bilingual import parse_line, read_bilingual, read_noun_genders, read_nouns
 
 DICTIONARY = """\
 # English :: Spanish dictionary (invented for the tests)
@@ -108,3 +108,21 @@ def test_with_a_frequency_the_nouns_take_their_most_used_translation_of_any_noun
     assert read_nouns(write(tmp_path, senses), frequency=lambda t: level.get(t, 0)) == {
         "teapot": "tetera"
     }
+
+
+def test_the_spanish_nouns_keep_the_one_gender_the_file_gives_them(tmp_path: Path) -> None:
+    lines = DICTIONARY + (
+        "stapler {n} (device) :: abrochadora {f} [Argentina], engrapador {m} [Peru], grapa\n"
+        "glasses {n} (spectacles) :: gafas {f-p}, anteojos {m-p}\n"
+        "kite {n} (toy) :: cometa {f}\n"
+        "comet {n} (body) :: cometa {m}\n"
+        "staple {v} (to fasten) :: grapadora {f}\n"
+    )
+    assert read_noun_genders(write(tmp_path, lines)) == {
+        "tetera": ("f", False),  # teapot's; the storm is more than one word
+        "jarra": ("f", False),  # "jarra (de té)": its aside dropped, as read_noun_senses does
+        "abrochadora": ("f", False),
+        "engrapador": ("m", False),
+        "gafas": ("f", True),
+        "anteojos": ("m", True),
+    }  # grapa has no gender; cometa has two; a verb line's are no nouns'

@@ -18,13 +18,14 @@ output sentence is capitalised too.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mt.errors import MtError
-from mt.text.agreement import agree_before, noun_gender
+from mt.text.agreement import Gender, agree_before, noun_gender
 
 NAME_STAND_INS = ("Tom", "Mary", "John")
 """Stand-ins for a model without placeholder tokens: the names the bench model copies most
@@ -42,6 +43,9 @@ class Term:
     also: tuple[str, ...] = ()
     """Other Spanish that counts as the term translated already (a dictionary's other senses,
     mt.decode.unseen): a translation made without the glossary that has one is kept as it is."""
+    gender: Gender | None = None
+    """The gender and number a dictionary gives the Spanish ("abrochadora {f}"), for the article
+    before it where its ending does not tell (mt.text.agreement)."""
 
 
 def _key(text: str) -> str:
@@ -63,6 +67,11 @@ class Glossary:
 
     def __len__(self) -> int:
         return len(self.terms)
+
+    @functools.cached_property
+    def genders(self) -> dict[str, Gender]:
+        """The Spanish of each term a dictionary gave a gender, in lower case -> that gender."""
+        return {t.spanish.lower(): t.gender for t in self.terms.values() if t.gender is not None}
 
     def find(self, text: str) -> list[tuple[re.Match, Term]]:
         """Each term in `text`, left to right; where two overlap the longer one wins."""
@@ -165,14 +174,16 @@ def in_source_case(term: Term, found: str) -> str:
     return spanish
 
 
-def restore(text: str, slots: Slots) -> tuple[str, int]:
+def restore(
+    text: str, slots: Slots, genders: Mapping[str, Gender] | None = None
+) -> tuple[str, int]:
     """The output with each stand-in replaced by its Spanish term (capitalised where it begins a
-    sentence, the article before it made to agree where the term's ending tells its gender:
-    mt.text.agreement), and how many stand-ins were missing from it."""
+    sentence, the article before it made to agree where `genders` (Glossary.genders) or the
+    term's ending tells its gender: mt.text.agreement), and how many stand-ins were missing."""
     lost = 0
     for stand_in, spanish in slots:
         pattern = re.compile(rf"(?<!\w){re.escape(stand_in)}(?!\w)")
-        known = noun_gender(spanish)
+        known = (genders or {}).get(spanish.lower()) or noun_gender(spanish)
         parts, end = [], 0
         for match in pattern.finditer(text):
             before = text[end : match.start()]

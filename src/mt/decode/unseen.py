@@ -7,8 +7,9 @@ one is a name or a sentence's first word, left to the model), and the dictionary
 noun, or has the singular of its regular plural ("dishwashers": "lavaplatos"; Spanish plurals
 are made by rule). The terms go through the glossary's placement (mt.decode.glossary): each line
 is translated first without them, and only one that lacks a term's Spanish is searched again
-with its stand-in, so a word the model does translate keeps the model's own choice. Inflection
-beyond the plural (gender agreement of what surrounds it) is left to the model.
+with its stand-in, so a word the model does translate keeps the model's own choice. The article
+before a placed noun is made to agree with the gender its dictionary entry gives ("abrochadora
+{f}") or its ending tells (mt.text.agreement); other inflection is left to the model.
 
 The nouns come from a dictionary the user gives (--dictionary), from the Spanish cognates of
 English endings (mt.text.cognates; a model's decode.json may ask for them), or from both, the
@@ -24,7 +25,8 @@ from pathlib import Path
 
 from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
-from mt.text.bilingual import english_singulars, read_noun_senses
+from mt.text.agreement import Gender
+from mt.text.bilingual import english_singulars, read_noun_genders, read_noun_senses
 from mt.text.cognates import CognateNouns
 from mt.text.spanish_words import spanish_frequency, without_accents
 from mt.text.words import WORD
@@ -37,11 +39,17 @@ class UnseenNouns:
     """Per line, a glossary of the nouns the training English never had."""
 
     def __init__(
-        self, nouns: Mapping[str, Sequence[str]], seen: frozenset[str], *, name: str
+        self,
+        nouns: Mapping[str, Sequence[str]],
+        seen: frozenset[str],
+        *,
+        name: str,
+        genders: Mapping[str, tuple[str, bool]] | None = None,
     ) -> None:
         self.nouns = nouns  # mt.text.bilingual.read_noun_senses
         self.seen = seen  # the training English's words in lower case (LoadedModel.seen_words)
         self.name = name
+        self.genders = genders or {}  # a dictionary's Spanish nouns -> (gender, plural)
 
     def glossary(self, line: str, given: Glossary | None = None) -> Glossary | None:
         """The never-seen nouns of `line` as a glossary, after the terms of a `given` one (whose
@@ -60,7 +68,9 @@ class UnseenNouns:
                 singular = () if stem is None else tuple(self.nouns[stem])
                 others = {*senses[1:], *map(spanish_plural, senses), *singular}
                 others.discard(senses[0])
-                terms[word] = Term(word, senses[0], also=tuple(sorted(others)))
+                terms[word] = Term(
+                    word, senses[0], also=tuple(sorted(others)), gender=self._gender(word, stem)
+                )
         if not terms:
             return given
         if given is None:
@@ -74,6 +84,16 @@ class UnseenNouns:
             return tuple(self.nouns[word])
         stem = self._singular(word)
         return None if stem is None else tuple(map(spanish_plural, self.nouns[stem]))
+
+    def _gender(self, word: str, stem: str | None) -> Gender | None:
+        """The gender the dictionary gives the Spanish placed for `word`, plural where `word` is
+        the plural of `stem` (its Spanish then made plural by rule)."""
+        if word in self.nouns:
+            return self.genders.get(self.nouns[word][0])
+        if stem is None:
+            return None
+        found = self.genders.get(self.nouns[stem][0])
+        return None if found is None else (found[0], True)
 
     def _singular(self, word: str) -> str | None:
         """The dictionary noun `word` is the regular plural of, where the training English never
@@ -104,7 +124,8 @@ def unseen_nouns(
         name = "dictionary"
     if not seen:
         raise MtError(f"{model}: no words.tsv, so {name} cannot tell the words it never had")
-    return UnseenNouns(nouns, seen, name=name)
+    genders = dictionary.genders if isinstance(dictionary, DictionaryNouns) else None
+    return UnseenNouns(nouns, seen, name=name, genders=genders)
 
 
 def _glued(line: str, start: int, end: int) -> bool:
@@ -119,14 +140,28 @@ _GLUED_BEFORE = re.compile(r"[-/@\\_]$|\w\.$")
 _GLUED_AFTER = re.compile(r"[-/@\\_]|\.\w")
 
 
-def read_dictionary(path: Path) -> dict[str, tuple[str, ...]]:
+class DictionaryNouns(dict[str, tuple[str, ...]]):
+    """A dictionary file's nouns (English -> Spanish senses), with the genders the file gives
+    their Spanish, for the article before a placed noun whose ending does not tell its gender
+    ("la abrochadora", not the "el" the model wrote for the stand-in)."""
+
+    def __init__(
+        self, senses: Mapping[str, tuple[str, ...]], genders: Mapping[str, tuple[str, bool]]
+    ) -> None:
+        super().__init__(senses)
+        self.genders = genders
+
+
+def read_dictionary(path: Path) -> DictionaryNouns:
     """The nouns of a dictionary file (mt.text.bilingual.read_noun_senses), the translation in
-    most common use first (mt.text.spanish_words); one MtError where the file is missing or
-    malformed."""
+    most common use first (mt.text.spanish_words), and their genders; one MtError where the
+    file is missing or malformed."""
     if not path.is_file():
         raise MtError(f"dictionary {path}: no such file")
     try:
-        return read_noun_senses(path, frequency=spanish_frequency)
+        return DictionaryNouns(
+            read_noun_senses(path, frequency=spanish_frequency), read_noun_genders(path)
+        )
     except UnicodeDecodeError as error:
         raise MtError(f"dictionary {path}: not UTF-8 (byte {error.start})") from None
 

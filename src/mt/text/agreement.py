@@ -2,7 +2,8 @@
 never-seen noun's translation goes into the output through a stand-in (mt.decode.glossary), and
 the model chose the article for the stand-in, not for the noun ("El velocidad"). Spanish nouns
 with these endings have one gender whatever they mean, so the article before one is made that
-gender and the noun's number ("La velocidad", "los organismos", "de las deportaciones").
+gender and the noun's number ("La velocidad", "los organismos", "de las deportaciones"); a
+dictionary's noun brings the gender its entry gives (mt.decode.unseen: "La abrochadora").
 
 Only the word right before the noun is changed; an adjective the model put between them, or
 after the noun, is left as it is. Endings that take either gender (-ista, -ante, -sis: "el
@@ -12,6 +13,9 @@ análisis", "la crisis") or too many exceptions (-a, -o: "el día", "la mano") d
 from __future__ import annotations
 
 import re
+
+Gender = tuple[str, bool | None]
+"""("f" or "m", plural or not; None where the form is the same in both)."""
 
 FEMININE = ("ción", "sión", "dad", "tad", "tud", "umbre", "ía", "itis", "osis", "encia", "ancia")
 MASCULINE = ("ismo", "aje", "orio", "ario", "io")
@@ -35,7 +39,7 @@ _NEUTER = {"esto": "este", "eso": "ese", "aquello": "aquel"}  # never before a n
 _LAST_WORDS = re.compile(r"(?:(?<!\w)(?:de|a) )?(?<!\w)(\w+)(\s+)$", re.IGNORECASE)
 
 
-def noun_gender(noun: str) -> tuple[str, bool | None] | None:
+def noun_gender(noun: str) -> Gender | None:
     """("f" or "m", plural or not) for a single Spanish noun whose ending tells its gender (the
     number None where the form is the same in both); None where the ending does not tell."""
     word = noun.lower()

@@ -69,6 +69,27 @@ def read_noun_senses(
     }
 
 
+def read_noun_genders(path: Path) -> dict[str, tuple[str, bool]]:
+    """One-word Spanish translations of noun lines -> (the gender the file gives them, "m" or
+    "f"; whether it marks them plural, {m-p} or {f-p}): "abrochadora {f}" is ("f", False). A word
+    given two genders ("el/la cometa") is left out, and so is one given none."""
+    found: dict[str, set[tuple[str, bool]]] = {}
+    for line, headword, _ in _entries(path):
+        if _NOUN.match(line) is None or not (headword.isalpha() and headword.islower()):
+            continue
+        for item in _split_outside_brackets(line.partition(SEPARATOR)[2]):
+            genders = _GENDER.findall(item)
+            words = " ".join(_ASIDE.sub(" ", item).split())
+            if len(genders) == 1 and words.isalpha():
+                gender, plural = genders[0]
+                found.setdefault(words, set()).add((gender, plural == "-p"))
+    return {word: next(iter(given)) for word, given in found.items() if len(given) == 1}
+
+
+_GENDER = re.compile(r"\{([mf])(-p)?\}")
+"""A translation's gender: {m}, {f}, and their plurals {m-p}, {f-p}."""
+
+
 def _most_frequent_first(
     translations: list[str], frequency: Callable[[str], int]
 ) -> tuple[str, ...]:

@@ -43,7 +43,9 @@ class Mask:
     def reverse(self, found: Found, masked: Masked) -> Found:
         """The hypotheses with terms, then spans, put back; the spans the best one lost and
         the piece's term counts added to its counts."""
-        texts = [self.terms.reverse(text, masked.terms) for text, _ in found.hypotheses]
+        texts = [
+            self.terms.reverse(text, masked.terms, masked.glossary) for text, _ in found.hypotheses
+        ]
         restored = [self.spans.reverse(text, masked.slots) for text in texts]
         lost = restored[0][1] if restored else 0
         hypotheses = tuple(
