@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -51,37 +52,20 @@ def main(argv: list[str] | None = None) -> int:
         # an ending is judged on the nouns no longer ending before it takes
         longer = [e for e, _ in CANDIDATES[:index] if e.endswith(english)]
         alone = CognateNouns(endings=((english, spanish),), identical=False)
-        applies = right = 0
-        wrong: list[str] = []
-        for noun, senses in nouns.items():
-            if any(noun.endswith(e) for e in longer) or (cognate := alone.cognate(noun)) is None:
-                continue
-            applies += 1
-            if fold(cognate) in {fold(s) for s in senses}:
-                right += 1
-            elif len(wrong) < 5:
-                wrong.append(f"{noun}: {cognate} ({', '.join(senses[:2])})")
-        share = right / applies if applies else 0.0
-        figures[english] = {
-            "spanish": spanish,
-            "nouns": applies,
-            "right": right,
-            "share": round(share, 4),
-            "kept": share >= KEEP,
-            "wrong": wrong,
-        }
+        judged = ((n, s) for n, s in nouns.items() if not any(n.endswith(e) for e in longer))
+        figures[english] = {"spanish": spanish, **judge(judged, alone.cognate)}
 
     figures["identical"] = identical_figures(read_bilingual(args.dictionary))
 
     table = Table(title=f"cognate endings on {args.dictionary.name}'s nouns (kept: ≥ {KEEP:.0%})")
-    for column in ("ending", "nouns", "cognate right", "kept", "wrong, for example"):
+    for column in ("ending", "words", "cognate right", "kept", "wrong, for example"):
         table.add_column(column)
     for english, row in figures.items():
         table.add_row(
             "the same spelling"
             if english == "identical"
             else f"-{english} → -{'/-'.join(row['spanish'])}",
-            str(row.get("nouns", row.get("words"))),
+            str(row["words"]),
             f"{row['share']:.0%}",
             "yes" if row["kept"] else "no",
             "; ".join(row["wrong"][:2]),
@@ -104,21 +88,31 @@ def identical_figures(headwords: dict[str, frozenset[str]]) -> dict:
     by_ending = CognateNouns(identical=False)
     same = CognateNouns(endings=(), identical=True)
     common = common_english()
+    judged = (
+        (word, sorted(translations))
+        for word, translations in sorted(headwords.items())
+        if len(word) >= MIN_LETTERS and word not in common and by_ending.cognate(word) is None
+    )
+    return {"spanish": ["the same"], **judge(judged, same.cognate)}
+
+
+def judge(
+    words: Iterable[tuple[str, Sequence[str]]], cognate_of: Callable[[str], str | None]
+) -> dict:
+    """How many of `words` (each with its translations) get a cognate, how many of those are
+    among their translations, the share, whether it is kept, and five that are not."""
     applies = right = 0
     wrong: list[str] = []
-    for word, translations in sorted(headwords.items()):
-        if len(word) < MIN_LETTERS or word in common or by_ending.cognate(word) is not None:
-            continue
-        if (cognate := same.cognate(word)) is None:
+    for word, translations in words:
+        if (cognate := cognate_of(word)) is None:
             continue
         applies += 1
         if fold(cognate) in {fold(t) for t in translations}:
             right += 1
         elif len(wrong) < 5:
-            wrong.append(f"{word}: {cognate} ({', '.join(sorted(translations)[:2])})")
+            wrong.append(f"{word}: {cognate} ({', '.join(translations[:2])})")
     share = right / applies if applies else 0.0
     return {
-        "spanish": ["the same"],
         "words": applies,
         "right": right,
         "share": round(share, 4),
