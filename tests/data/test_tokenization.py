@@ -69,6 +69,13 @@ def test_no_bos_or_eos_is_added_and_decode_drops_special_ids() -> None:
     assert codec().decode([2, *ids, 3, 0, 0]) == "Hola"
 
 
+def test_a_lone_word_start_piece_gives_one_space_and_none_at_either_end() -> None:
+    """A model's output is decoded this way: a tiny one ended a line with "▁" ("A A A ")."""
+    assert codec().decode(codec().encode("Hola ")) == "Hola"
+    assert codec().decode(codec().encode("Hola  amigo")) == "Hola amigo"
+    assert codec().decode(codec().encode(" Hola")) == "Hola"
+
+
 def test_punctuation_keeps_the_word_start_mark() -> None:
     assert codec().pieces("¿Dónde?")[0] == "▁¿"
 

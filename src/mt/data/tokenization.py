@@ -192,8 +192,11 @@ class WordPieceCodec:
         return ids
 
     def decode(self, ids: Sequence[int]) -> str:
+        """The text of `ids`, its special ids dropped. A lone word-start piece ("▁") is a space
+        of its own: a model that emits one last, or two in a row (an unsure or a tiny one does),
+        would give "Ya son las 7:15 " or "A  casa"; such spaces are one, and none at either end."""
         text = "".join([self._surface[i] for i in ids])
-        return text[1:] if text.startswith(" ") else text
+        return _SPACES.sub(" ", text).strip(" ")
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """(start, end) in `text` of each piece encode() gives, for word alignment."""
@@ -218,6 +221,9 @@ def _added_token(index: int, content: str) -> dict[str, object]:
         "id": index, "content": content, "single_word": False, "lstrip": False,
         "rstrip": False, "normalized": False, "special": False,
     }  # fmt: skip
+
+
+_SPACES = re.compile(" {2,}")
 
 
 def _surface(piece: str) -> str:
