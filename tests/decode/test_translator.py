@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import shutil
 import stat
 from dataclasses import replace
@@ -11,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import invented_pairs
 from mt.cli.textio import read_lines, write_translations
 from mt.config import DecodeConfig
+from mt.decode.glossary import glossary_from_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
@@ -50,6 +53,29 @@ def test_input_is_cleaned_the_way_prepare_cleans_the_corpus(trained_run: Path) -
     dirty = "  Thank\u200b you,\u00a0Ilse!\x07 "
     first, second = translator.translate([clean, dirty])
     assert second.text.strip() == first.text  # the line's outer spacing is given back
+
+
+def test_no_output_gains_outer_doubled_or_leaked_spacing(trained_run: Path) -> None:
+    """Lines the tiny model has never seen, with spans, names and casual typing mixed in: an
+    unsure model writes stray placeholder tokens and lone word-start pieces, and neither may
+    leave a space at an end, two in a row, or a token in the text (CI once found "¡Qué ")."""
+    chance = random.Random(7)
+    english = [en for en, _ in invented_pairs()]
+    extras = ["www.example.com", "10:30", "/etc/hosts", "Zbigniew", "Kowalski", "{0}", "Ilse"]
+    lines = []
+    for _ in range(120):
+        words = chance.choice(english).split()
+        for _ in range(chance.randint(0, 3)):
+            words.insert(chance.randint(0, len(words)), chance.choice(extras))
+        line = " ".join(words)
+        lines.append(line.lower().rstrip(".!?") if chance.random() < 0.3 else line)
+    glossary = glossary_from_pairs([("station", "estación"), ("museum", "museo")], "terms")
+    for beam, terms in ((1, None), (4, glossary)):
+        options = TranslateOptions(decode=DecodeConfig(beam_size=beam), glossary=terms)
+        translator = open_translator(resolve(trained_run), options, device="cpu")
+        for line, translation in zip(lines, translator.translate(lines), strict=True):
+            text = translation.text
+            assert text == text.strip() and "  " not in text and "｟" not in text, (line, text)
 
 
 def test_a_run_brings_the_lexicon_of_its_training_part(trained_run: Path) -> None:
