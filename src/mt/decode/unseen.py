@@ -26,7 +26,7 @@ from pathlib import Path
 from mt.decode.glossary import Glossary, Term
 from mt.errors import MtError
 from mt.text.agreement import Gender
-from mt.text.bilingual import english_singulars, read_noun_genders, read_noun_senses
+from mt.text.bilingual import english_singulars, read_noun_table
 from mt.text.cognates import CognateNouns
 from mt.text.spanish_words import spanish_frequency, without_accents
 from mt.text.words import WORD
@@ -159,9 +159,7 @@ def read_dictionary(path: Path) -> DictionaryNouns:
     if not path.is_file():
         raise MtError(f"dictionary {path}: no such file")
     try:
-        return DictionaryNouns(
-            read_noun_senses(path, frequency=spanish_frequency), read_noun_genders(path)
-        )
+        return DictionaryNouns(*read_noun_table(path, frequency=spanish_frequency))
     except UnicodeDecodeError as error:
         raise MtError(f"dictionary {path}: not UTF-8 (byte {error.start})") from None
 

@@ -55,35 +55,39 @@ def read_noun_senses(
     `frequency` the most frequent comes first (ties: the first written), since Wiktionary orders
     senses by history, not use ("gauge": "galga" first, "medida" in the news; "runway": the
     catwalk before the airstrip). A malformed line is refused as read_bilingual refuses it."""
-    senses: dict[str, dict[str, None]] = {}  # a dict keeps the order written, each once
-    for line, headword, translations in _entries(path):
-        if _NOUN.match(line) is None or not (headword.isalpha() and headword.islower()):
-            continue
-        for translation in translations:
-            if translation.isalpha():
-                senses.setdefault(headword, {})[translation] = None
-    if frequency is None:
-        return {headword: tuple(found) for headword, found in senses.items()}
-    return {
-        headword: _most_frequent_first(list(found), frequency) for headword, found in senses.items()
-    }
+    return read_noun_table(path, frequency)[0]
 
 
 def read_noun_genders(path: Path) -> dict[str, tuple[str, bool]]:
     """One-word Spanish translations of noun lines -> (the gender the file gives them, "m" or
     "f"; whether it marks them plural, {m-p} or {f-p}): "abrochadora {f}" is ("f", False). A word
     given two genders ("el/la cometa") is left out, and so is one given none."""
-    found: dict[str, set[tuple[str, bool]]] = {}
-    for line, headword, _ in _entries(path):
+    return read_noun_table(path)[1]
+
+
+def read_noun_table(
+    path: Path, frequency: Callable[[str], int] | None = None
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, bool]]]:
+    """read_noun_senses and read_noun_genders in one reading of the file."""
+    senses: dict[str, dict[str, None]] = {}  # a dict keeps the order written, each once
+    genders: dict[str, set[tuple[str, bool]]] = {}
+    for line, headword, translations in _entries(path):
         if _NOUN.match(line) is None or not (headword.isalpha() and headword.islower()):
             continue
+        for translation in translations:
+            if translation.isalpha():
+                senses.setdefault(headword, {})[translation] = None
         for item in _split_outside_brackets(line.partition(SEPARATOR)[2]):
-            genders = _GENDER.findall(item)
+            given = _GENDER.findall(item)
             words = " ".join(_ASIDE.sub(" ", item).split())
-            if len(genders) == 1 and words.isalpha():
-                gender, plural = genders[0]
-                found.setdefault(words, set()).add((gender, plural == "-p"))
-    return {word: next(iter(given)) for word, given in found.items() if len(given) == 1}
+            if len(given) == 1 and words.isalpha():
+                gender, plural = given[0]
+                genders.setdefault(words, set()).add((gender, plural == "-p"))
+    if frequency is None:
+        ordered = {headword: tuple(found) for headword, found in senses.items()}
+    else:
+        ordered = {h: _most_frequent_first(list(found), frequency) for h, found in senses.items()}
+    return ordered, {word: next(iter(g)) for word, g in genders.items() if len(g) == 1}
 
 
 _GENDER = re.compile(r"\{([mf])(-p)?\}")
