@@ -39,6 +39,10 @@ _TRANSLATED_ATTRIBUTE = re.compile(
 )
 
 
+_BARE_CHARREF = re.compile(r"&(?=#(?![0-9]|[xX][0-9a-fA-F]))")
+"""The "&" of a "&#" that starts no character reference."""
+
+
 def escape(text: str) -> str:
     """Translated words as HTML text: `&`, `<` and `>` escaped."""
     return html.escape(text, quote=False)
@@ -56,7 +60,11 @@ def parse(text: str, *, name: str) -> Skeleton:
     """Units and skeleton of an HTML document or fragment; never fails on broken HTML."""
     check_text(text, name)
     events = _Events()
-    events.feed(text)
+    # html.parser waits for the rest of a character reference after a bare "&#" and, at the
+    # end, gives everything after it as text, tags included ("a &# b <b>c</b>"); a browser
+    # reads "&#" as itself. The parser is fed that "&" as a space: the same offsets, and the
+    # skeleton and the units are cut from `text` itself.
+    events.feed(_BARE_CHARREF.sub(" ", text))
     events.close()
     return _Walker(text, events.found).walk()
 
