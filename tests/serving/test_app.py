@@ -140,10 +140,32 @@ def test_languages_health_model_and_openapi(client, trained_run: Path) -> None:
     assert info["training"]["best_selection_loss"] > 0 and info["evaluation"] is None
     assert info["decoding"]["beam_size"] == 3 and info["api_key_required"] is False
     assert info["decoding"]["cognates"] is False  # the run has no decode.json asking for them
+    assert info["decoding"]["dictionary_nouns"] is None
     schema = client.get("/openapi.json").json()
     body = schema["paths"]["/translate"]["post"]["requestBody"]["content"]
     assert {"application/json", "application/x-www-form-urlencoded"} <= set(body)
     assert client.get("/docs").status_code == 200
+
+
+def test_a_server_with_a_dictionary_places_its_nouns_and_says_how_many(trained_run: Path) -> None:
+    """`mt serve --dictionary`: the server's path (Translator.translate_each) places a
+    never-seen word's noun as `mt translate` does, and /model says the dictionary is there."""
+    from mt.serving.app import create_app
+
+    options = TranslateOptions(decode=DECODE, dictionary={"zorblat": ("zorbláculo",)})
+    app = create_app(
+        lambda: open_translator(resolve(trained_run), options, device="cpu"),
+        Limits(),
+        model=resolve(trained_run),
+        decode=DECODE,
+        threads=1,
+        log_line=lambda line: None,
+    )
+    with TestClient(app) as client:
+        wait_healthy(client)
+        answer = client.post("/translate", json={"q": "Where is the zorblat?"}).json()
+        assert "zorbláculo" in answer["translatedText"].lower()
+        assert client.get("/model").json()["decoding"]["dictionary_nouns"] == 1
 
 
 def test_model_reports_a_stored_evaluation(tmp_path: Path, trained_run: Path) -> None:

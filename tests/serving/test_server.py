@@ -95,6 +95,8 @@ def test_bad_directory_taken_port_and_empty_key_are_one_line(trained_run: Path, 
     assert "--max-chars must be positive" in no_chars
     negative = cli_output("serve", trained_run, "--max-alternatives", "-1", code=2)
     assert "--max-alternatives must be >= 0" in negative
+    missing = cli_output("serve", trained_run, "--dictionary", tmp_path / "none.txt", code=2)
+    assert "none.txt: no such file" in missing  # read at start, before listening
 
 
 def test_a_directory_that_is_not_a_model_stops_the_server(tmp_path) -> None:

@@ -12,6 +12,7 @@ from mt.cli.decode_options import (
     Checkpoint,
     Cognates,
     Device,
+    DictionaryFile,
     Keep,
     LengthPenalty,
     MaxLenA,
@@ -82,6 +83,7 @@ def serve(
             "without NAME applies to every request that names none. Repeat for more.",
         ),
     ] = None,
+    dictionary: DictionaryFile = None,
     cognates: Cognates = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
@@ -101,8 +103,8 @@ def serve(
         search = decode_config(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
-        # --keep read at start: a bad file stops here, before listening
-        options = translate_options(search, keep=keep, cognates=cognates)
+        # --keep and --dictionary read at start: a bad file stops here, before listening
+        options = translate_options(search, keep=keep, dictionary=dictionary, cognates=cognates)
         limits = Limits(
             max_chars=max_chars,
             max_items=max_items,

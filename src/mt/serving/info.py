@@ -54,11 +54,18 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "length_penalty": decode.length_penalty,
             "precision": getattr(translator, "precision_reason", None),
             "cognates": getattr(getattr(translator, "options", None), "cognates", None),
+            "dictionary_nouns": _dictionary_nouns(translator),
         },
         "training": _training(model) if model else None,
         "evaluation": _evaluation(model.directory) if model else None,
     }
     return info
+
+
+def _dictionary_nouns(translator: Any) -> int | None:
+    """How many nouns `mt serve --dictionary` gave the never-seen words; None without one."""
+    dictionary = getattr(getattr(translator, "options", None), "dictionary", None)
+    return None if dictionary is None else len(dictionary)
 
 
 def _architecture(config: ModelConfig) -> dict[str, Any]:
