@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mt.errors import MtError
-from mt.text.bilingual import parse_line, read_bilingual, read_noun_genders, read_nouns
+from mt.text.bilingual import parse_line, read_bilingual, read_noun_table, read_nouns
 
 DICTIONARY = """\
 # English :: Spanish dictionary (invented for the tests)
@@ -118,7 +118,7 @@ def test_the_spanish_nouns_keep_the_one_gender_the_file_gives_them(tmp_path: Pat
         "comet {n} (body) :: cometa {m}\n"
         "staple {v} (to fasten) :: grapadora {f}\n"
     )
-    assert read_noun_genders(write(tmp_path, lines)) == {
+    assert read_noun_table(write(tmp_path, lines))[1] == {
         "tetera": ("f", False),  # teapot's; the storm is more than one word
         "jarra": ("f", False),  # "jarra (de té)": its aside dropped, as read_noun_senses does
         "abrochadora": ("f", False),

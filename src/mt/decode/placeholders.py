@@ -163,7 +163,7 @@ def _without_strays(translation: str, originals: dict[str, str]) -> str:
     strays = [token for token in PLACEHOLDERS if token in translation and token not in originals]
     if not strays:
         return translation
-    pieces = re.split("|".join(map(re.escape, sorted(strays, key=len, reverse=True))), translation)
+    pieces = re.split("|".join(map(re.escape, strays)), translation)
     text = pieces[0]
     for piece in pieces[1:]:
         if not text.strip() or text.endswith(_OPENING) or piece.lstrip(" ").startswith(_CLOSING):

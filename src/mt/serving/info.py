@@ -38,6 +38,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
     """`model` is None for a translator that has no model directory (a scripted one in tests)."""
     config = model.config.to_dict() if model else {}
     decode = getattr(translator, "config", decode)  # what it searches with: the model's α filled in
+    options = getattr(translator, "options", None)  # a scripted translator has none
     info: dict[str, Any] = {
         "name": (model.name or model.directory.resolve().name) if model else None,
         "version": model.card.get("version") if model and model.card else None,
@@ -53,8 +54,8 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "beam_size": decode.beam_size,
             "length_penalty": decode.length_penalty,
             "precision": getattr(translator, "precision_reason", None),
-            "cognates": getattr(getattr(translator, "options", None), "cognates", None),
-            "dictionary_nouns": _dictionary_nouns(translator),
+            "cognates": getattr(options, "cognates", None),
+            "dictionary_nouns": _dictionary_nouns(options),
         },
         "training": _training(model) if model else None,
         "evaluation": _evaluation(model.directory) if model else None,
@@ -62,9 +63,9 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
     return info
 
 
-def _dictionary_nouns(translator: Any) -> int | None:
+def _dictionary_nouns(options: Any) -> int | None:
     """How many nouns `mt serve --dictionary` gave the never-seen words; None without one."""
-    dictionary = getattr(getattr(translator, "options", None), "dictionary", None)
+    dictionary = getattr(options, "dictionary", None)
     return None if dictionary is None else len(dictionary)
 
 

@@ -58,31 +58,26 @@ def read_noun_senses(
     return read_noun_table(path, frequency)[0]
 
 
-def read_noun_genders(path: Path) -> dict[str, tuple[str, bool]]:
-    """One-word Spanish translations of noun lines -> (the gender the file gives them, "m" or
-    "f"; whether it marks them plural, {m-p} or {f-p}): "abrochadora {f}" is ("f", False). A word
-    given two genders ("el/la cometa") is left out, and so is one given none."""
-    return read_noun_table(path)[1]
-
-
 def read_noun_table(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, bool]]]:
-    """read_noun_senses and read_noun_genders in one reading of the file."""
+    """read_noun_senses, and in the same reading the one-word Spanish translations of noun lines
+    -> (the gender the file gives them, "m" or "f"; whether it marks them plural, {m-p} or
+    {f-p}): "abrochadora {f}" is ("f", False). A word given two genders ("el/la cometa") is left
+    out of the genders, and so is one given none."""
     senses: dict[str, dict[str, None]] = {}  # a dict keeps the order written, each once
     genders: dict[str, set[tuple[str, bool]]] = {}
-    for line, headword, translations in _entries(path):
+    for line, headword, _ in _entries(path):
         if _NOUN.match(line) is None or not (headword.isalpha() and headword.islower()):
             continue
-        for translation in translations:
-            if translation.isalpha():
-                senses.setdefault(headword, {})[translation] = None
         for item in _split_outside_brackets(line.partition(SEPARATOR)[2]):
-            given = _GENDER.findall(item)
-            words = " ".join(_ASIDE.sub(" ", item).split())
-            if len(given) == 1 and words.isalpha():
+            translation = _without_asides(item)
+            if not translation.isalpha():
+                continue
+            senses.setdefault(headword, {})[translation] = None
+            if len(given := _GENDER.findall(item)) == 1:
                 gender, plural = given[0]
-                genders.setdefault(words, set()).add((gender, plural == "-p"))
+                genders.setdefault(translation, set()).add((gender, plural == "-p"))
     if frequency is None:
         ordered = {headword: tuple(found) for headword, found in senses.items()}
     else:
@@ -149,12 +144,12 @@ def parse_line(line: str) -> tuple[str, list[str]] | None:
 
 def translations_of(text: str) -> list[str]:
     """The translations of a line's right side, its asides dropped, in the order written."""
-    found = []
-    for item in _split_outside_brackets(text):
-        translation = " ".join(_ASIDE.sub(" ", item).split())
-        if translation:
-            found.append(translation)
-    return found
+    return [t for item in _split_outside_brackets(text) if (t := _without_asides(item))]
+
+
+def _without_asides(item: str) -> str:
+    """One translation as written, its gender, qualifiers and parentheses dropped."""
+    return " ".join(_ASIDE.sub(" ", item).split())
 
 
 def _split_outside_brackets(text: str) -> list[str]:
