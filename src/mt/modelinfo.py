@@ -95,6 +95,13 @@ class ModelInfo:
         return bool(self.decoding.get("cognates", False))
 
     @property
+    def first_words(self) -> bool:
+        """Whether a sentence's first word reaches the model in lower case where it knows that
+        spelling better (mt.text.first_words): its decode.json's, chosen on its dev part, else
+        no."""
+        return bool(self.decoding.get("first_words", False))
+
+    @property
     def read_only(self) -> bool:
         """A shipped model is never written into (calibration, upgrades): it is checked by its
         checksums, and a pip install may live where the user cannot write."""
@@ -270,7 +277,7 @@ def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _read_decoding(directory: Path) -> dict[str, Any]:
     """decode.json's settings ({} without one); a length penalty that is not a number >= 0, or a
-    `cognates` that is not true or false, is one MtError naming the file."""
+    `cognates` or `first_words` that is not true or false, is one MtError naming the file."""
     path = directory / DECODE_JSON
     if not path.is_file():
         return {}
@@ -278,8 +285,9 @@ def _read_decoding(directory: Path) -> dict[str, Any]:
     alpha = data.get("length_penalty", 0.0) if isinstance(data, dict) else None
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or alpha < 0:
         raise MtError(f"{path}: length_penalty must be a number >= 0, got {alpha!r}")
-    if not isinstance(cognates := data.get("cognates", False), bool):
-        raise MtError(f"{path}: cognates must be true or false, got {cognates!r}")
+    for switch in ("cognates", "first_words"):
+        if not isinstance(value := data.get(switch, False), bool):
+            raise MtError(f"{path}: {switch} must be true or false, got {value!r}")
     return data
 
 

@@ -14,8 +14,14 @@ from typing import TYPE_CHECKING
 from mt.data.tokenization import PLACEHOLDERS, has_placeholders
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.glossary import NAME_STAND_INS
-from mt.decode.run_tables import lexicon_for, normalizer_for, seen_words_for
+from mt.decode.run_tables import (
+    first_word_candidates_for,
+    lexicon_for,
+    normalizer_for,
+    seen_words_for,
+)
 from mt.quality.confidence import Calibration, Uncalibrated, read_calibration
+from mt.text.first_words import FirstWords
 from mt.text.names import NameRule
 from mt.text.normalize import Normalizer, careful
 
@@ -95,3 +101,13 @@ class LoadedModel:
     def normalizer(self) -> Normalizer:
         """The run's normaliser for --normalize, from its word statistics."""
         return normalizer_for(self.run.directory)
+
+    @cached_property
+    def first_words(self) -> FirstWords:
+        """Which sentence-initial words reach the model in lower case (mt.text.first_words):
+        its word statistics, its source pieces and its lexicon decide."""
+        return FirstWords(
+            first_word_candidates_for(self.run.directory),
+            pieces=lambda word: len(self.run.source.encode(word)),
+            lexicon=self.name_rule.lexicon,
+        )

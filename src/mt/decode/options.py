@@ -37,6 +37,9 @@ class TranslateOptions:
     # --cognates: a never-seen noun's Spanish cognate where the dictionary has none
     # (mt.text.cognates); None: the model's own (its decode.json), which the Translator fills in
     cognates: bool | None = None
+    # --first-words: a sentence's first word in lower case where the model knows that spelling
+    # better (mt.text.first_words); None: the model's own (its decode.json)
+    first_words: bool | None = None
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),

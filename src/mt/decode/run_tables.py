@@ -12,7 +12,7 @@ from typing import TypeVar
 from mt.derived import derived
 from mt.errors import MtError
 from mt.files import LEXICON, WORD_STATS
-from mt.text import dictionary, lexicon, normalize, tables, wordstats
+from mt.text import dictionary, first_words, lexicon, normalize, tables, wordstats
 from mt.text.lexicon import Lexicon, lexicon_from_json, lexicon_to_json, read_lexicon
 from mt.text.normalize import Normalizer, normalizer_from_json, normalizer_to_json
 from mt.text.wordstats import WordStats, read_word_stats
@@ -79,6 +79,23 @@ def seen_words_for(model_dir: Path) -> frozenset[str]:
             kind="seen-words",
             code=(wordstats, tables),
             build=lambda: frozenset(s.lower() for s in read_word_stats(path).spellings),
+            encode=sorted,
+            decode=frozenset,
+        )
+
+    return table_of_run(model_dir, WORD_STATS, read=read)
+
+
+def first_word_candidates_for(model_dir: Path) -> frozenset[str]:
+    """The capitalised spellings a sentence may begin with in lower case
+    (mt.text.first_words.candidates), kept in the user's cache as the seen words are."""
+
+    def read(path: Path) -> frozenset[str]:
+        return derived(
+            path,
+            kind="first-words",
+            code=(first_words, wordstats, tables),
+            build=lambda: first_words.candidates(read_word_stats(path)),
             encode=sorted,
             decode=frozenset,
         )

@@ -48,6 +48,8 @@ class Translator:
             options = replace(options, decode=decode)
         if options.cognates is None:
             options = replace(options, cognates=info.cognates)
+        if options.first_words is None:
+            options = replace(options, first_words=info.first_words)
         self.options = options
         self.pipeline = Pipeline.build(model, options)
         self.unseen = None

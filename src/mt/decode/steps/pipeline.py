@@ -1,5 +1,6 @@
 """The steps in their order, built once from a LoadedModel and TranslateOptions:
-normalise -> segment -> glossary -> protect -> search -> keep the terms -> restore -> judge."""
+normalise -> segment -> first words -> glossary -> protect -> search -> keep the terms -> restore
+-> judge."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation, total
 from mt.decode.segment import Segmented
+from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.steps.judge import Judge
 from mt.decode.steps.keep_terms import KeepTerms
 from mt.decode.steps.mask import Mask
@@ -23,8 +25,17 @@ from mt.text.cleaning import without_surrogates
 
 
 class Pipeline:
-    def __init__(self, *, segment: Segment, mask: Mask, search: Search, judge: Judge) -> None:
+    def __init__(
+        self,
+        *,
+        segment: Segment,
+        first_words: LowerFirstWords,
+        mask: Mask,
+        search: Search,
+        judge: Judge,
+    ) -> None:
         self.segment = segment
+        self.first_words = first_words
         self.mask = mask
         self.search = search
         self.keep_terms = KeepTerms(search, self.without_glossary)
@@ -53,8 +64,10 @@ class Pipeline:
             language=model.direction.source,
         )
         calibration = options.calibration
+        lower_first = options.first_words and model.direction.english_source
         return cls(
             segment=segment,
+            first_words=LowerFirstWords(model.first_words if lower_first else None),
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
             judge=Judge(
@@ -99,14 +112,21 @@ class Pipeline:
     def _translate(self, lines: list[str], glossaries: list[Glossary | None]) -> list[Translation]:
         lines = [without_surrogates(line) for line in lines]
         cuts = [self.segment.apply(line) for line in lines]
+        starts = [self.first_words.apply(cut) for cut in cuts]
         masked = [
             self.mask.apply(piece, glossary)
-            for cut, glossary in zip(cuts, glossaries, strict=True)
-            for piece in cut.pieces
+            for (pieces, _), glossary in zip(starts, glossaries, strict=True)
+            for piece in pieces
         ]
+        lowered = [flag for _, flags in starts for flag in flags]
         found = self.search.apply([m.text for m in masked])
         found, masked = self.keep_terms.apply(found, masked)
-        restored = iter([self.mask.reverse(f, m) for f, m in zip(found, masked, strict=True)])
+        restored = iter(
+            [
+                self.first_words.reverse(self.mask.reverse(f, m), low)
+                for f, m, low in zip(found, masked, lowered, strict=True)
+            ]
+        )
         return [
             self._line(line, cut, [next(restored) for _ in cut.pieces])
             for line, cut in zip(lines, cuts, strict=True)

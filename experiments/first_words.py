@@ -1,0 +1,111 @@
+"""Decided whether a sentence's first word reaches the model in lower case where it knows that
+spelling better (mt.text.first_words; docs/release.md, "Link 10").
+
+The dev part of bench_general (news-test2008, TICO-19 and XQuAD dev, the Tatoeba selection part,
+the domains' dev samples), translated by a model as it decodes by default (beam 5, its
+decode.json), then again with the first-word step on: BLEU, chrF, the words carried
+(mt.evaluate.words) and how many lines changed, side by side, with every changed line. Only lines
+with a sentence whose first word the step lowers are translated again: the others cannot change.
+
+    python -m experiments.first_words --tatoeba runs/tatoeba-split --ratios 1 10 \\
+        --out bench/first-words
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from benchmarks import harness
+from benchmarks.quality.bench_general import add_sets, sets
+from experiments.unseen_nouns import LEXICON, _scores, _share
+from mt.config import DecodeConfig
+from mt.decode.options import TranslateOptions
+from mt.decode.steps.first_word import LowerFirstWords
+from mt.decode.translator import open_translator
+from mt.evaluate import words
+from mt.files import WORD_STATS
+from mt.modelinfo import DEFAULT_MODEL, resolve
+from mt.text.first_words import RATIO, FirstWords, candidates
+from mt.text.wordstats import read_word_stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", default=DEFAULT_MODEL)
+    add_sets(parser)
+    parser.add_argument("--lexicon", type=Path, default=LEXICON)
+    parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
+    parser.add_argument(
+        "--ratios",
+        type=float,
+        nargs="+",
+        default=[RATIO],
+        help="variants: how many times as often as its capitalised spelling the training English "
+        "must use a lower-case word (mt.text.first_words.RATIO)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("bench/first-words"))
+    args = parser.parse_args(argv)
+    if not args.lexicon.is_file():
+        raise SystemExit(f"first_words: {args.lexicon} is absent (see ../shared)")
+    print(harness.machine_line(2))
+    info = resolve(args.run)
+    options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32), first_words=False)
+    plain_translator = open_translator(info, options)
+    stats = read_word_stats(info.directory / WORD_STATS)
+    variants = {}
+    for ratio in args.ratios:
+        variant = plain_translator.with_options(replace(options, first_words=True))
+        built = variant.model.first_words
+        variant.pipeline.first_words = LowerFirstWords(
+            FirstWords(candidates(stats, ratio=ratio), pieces=built.pieces, lexicon=built.lexicon)
+        )
+        variants[f"ratio {ratio:g}"] = variant
+    table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
+    figures, outputs = {}, {}
+    for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
+        pairs = pairs[: args.limit] if args.limit else pairs
+        english = [source for source, _ in pairs]
+        references = [[target] for _, target in pairs]
+        attested = [words.attested(s, t, table=table) for s, t in pairs]
+        plain = [t.text for t in plain_translator.translate(english)]
+        figures[name] = {"pairs": len(pairs), "plain": _scores(plain, references, attested)}
+        for label, variant in variants.items():
+            steps = variant.pipeline
+            # a line none of whose pieces the step lowers comes out as the plain one
+            asked = [
+                i
+                for i, line in enumerate(english)
+                if any(steps.first_words.apply(steps.segment.apply(line))[1])
+            ]
+            lowered = list(plain)
+            for i, translation in zip(
+                asked, variant.translate([english[i] for i in asked]), strict=True
+            ):
+                lowered[i] = translation.text
+            changed = [i for i in asked if lowered[i] != plain[i]]
+            outputs[f"{name}/{label}"] = [(english[i], plain[i], lowered[i]) for i in changed]
+            row = figures[name]
+            row[label] = {
+                "lines with such a sentence": len(asked),
+                "lines changed": len(changed),
+                **_scores(lowered, references, attested),
+            }
+            print(
+                f"{name} ({label}): {len(pairs)} pairs, {len(asked)} with such a sentence, "
+                f"{len(changed)} changed; BLEU {row['plain']['bleu']:.2f} -> "
+                f"{row[label]['bleu']:.2f}, chrF {row['plain']['chrf']:.2f} -> "
+                f"{row[label]['chrf']:.2f}; words carried, 10+: "
+                f"{_share(row['plain']['words']['10+'])} -> {_share(row[label]['words']['10+'])}",
+                flush=True,
+            )
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = {"run": args.run, "part": "dev", "sets": figures, "changed": outputs}
+    (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""A sentence's first word in the spelling the model knows: "Happy birthday!" was "Happy
+cumpleaños.", and "Cheap flights are hard to find." "Los vuelos de mapa ...".
+
+Every sentence begins with a capital, but the training English begins few with "Happy" (7 of
+197,723 sentences) or "Cheap" (none), so the cased source vocabulary spells them in pieces it
+mostly met in names ("▁Ha ##pp ##y", "▁Ch ##e ##ap"), and the model copies or guesses. In lower
+case they are the words it learned ("▁happy", 509 uses; "▁che ##ap", 45). So a sentence's first
+word is given to the model in lower case when
+
+- it is a capital and lower-case letters ("Happy", not "NASA", "iPhone" or "O'Brien");
+- the training English uses its lower-case spelling more often than this one (words.tsv,
+  mt.text.wordstats: "Tom" and "Mark" stay);
+- the lower-case spelling is fewer source pieces: a word the vocabulary has whole when
+  capitalised ("The", "Many", "Will") is one the model has learned as it is;
+- the training pairs seldom copy it as a name (the run's lexicon, mt.text.lexicon; NAME_SHARE).
+
+The translation's first letter is then written as a capital again (after any opening marks:
+"¡feliz cumpleaños!" is "¡Feliz cumpleaños!").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mt.text.lexicon import Lexicon
+from mt.text.wordstats import WordStats
+
+RATIO = 1.0
+"""How many times as often as the capitalised spelling the training English must use the
+lower-case one."""
+NAME_SHARE = 0.1
+"""A word the training pairs copy as a name in this share of its uses, in either case, or more
+stays as written: "Bill" (118 of 252 uses copied) and "Rose" (25 of 98) are names as often as
+not at a sentence's start; "Happy" (16 of 658: a title now and then) is not."""
+
+_FIRST_WORD = re.compile(r"\s*([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
+"""A sentence's first word, after any space, when letters alone make it (a word glued to
+digits, an apostrophe, a dot or a hyphen is left as written: "E-mail", "U.S.", "O'Neil")."""
+_FIRST_LETTER = re.compile(r"[\s¡¿\"'«“‘(\[]*([^\W\d_])", re.UNICODE)
+"""A translation's first letter, where only opening marks come before it."""
+
+
+def candidates(stats: WordStats, *, ratio: float = RATIO) -> frozenset[str]:
+    """The lower-case words the training English uses more than `ratio` times as often as their
+    capitalised spelling: those a sentence may begin with in lower case (the pieces and the
+    lexicon decide the rest, per word, when one is met)."""
+    spellings = stats.spellings
+    chosen = set()
+    for word, counts in spellings.items():
+        if not (word.isalpha() and word.islower()):
+            continue
+        capitalised = spellings.get(word.capitalize())
+        uses = 0 if capitalised is None else capitalised.first + capitalised.later
+        if counts.first + counts.later > ratio * uses:
+            chosen.add(word)
+    return frozenset(chosen)
+
+
+@dataclass
+class FirstWords:
+    """`candidates` (lower case) from `candidates()`; `pieces`: how many source pieces a word
+    is; `lexicon`: the run's, which counts the training pairs that copy a capitalised word."""
+
+    candidates: frozenset[str]
+    pieces: Callable[[str], int]
+    lexicon: Lexicon
+
+    def __post_init__(self) -> None:
+        self._decided: dict[str, bool] = {}
+
+    def lowered(self, sentence: str) -> str | None:
+        """`sentence` with its first word in lower case, or None where it stays as written."""
+        match = _FIRST_WORD.match(sentence)
+        if match is None or not self._lowers(word := match.group(1)):
+            return None
+        start, end = match.span(1)
+        return sentence[:start] + word.lower() + sentence[end:]
+
+    def _lowers(self, word: str) -> bool:
+        if not _capitalised(word) or word.lower() not in self.candidates:
+            return False
+        if word not in self._decided:
+            fewer = self.pieces(word.lower()) < self.pieces(word)
+            self._decided[word] = fewer and not self._name(word)
+        return self._decided[word]
+
+    def _name(self, word: str) -> bool:
+        counts = self.lexicon.get(word)
+        if counts is None:
+            return False
+        return counts.copied >= NAME_SHARE * (counts.capitalised + counts.lower)
+
+
+def capitalised_first(text: str) -> str:
+    """`text` with its first letter a capital, where only opening marks ("¡", "¿", a quote) come
+    before it: "15 personas" stays."""
+    match = _FIRST_LETTER.match(text)
+    if match is None or not match.group(1).islower():
+        return text
+    start, end = match.span(1)
+    return text[:start] + text[start:end].upper() + text[end:]
+
+
+def _capitalised(word: str) -> bool:
+    return len(word) > 1 and word.isalpha() and word[0].isupper() and word[1:].islower()
