@@ -225,6 +225,7 @@ def load(
     keep: KeepLike | None = None,
     dictionary: Path | str | None = None,
     cognates: bool | None = None,
+    first_words: bool | None = None,
     split: bool = True,
     device: str = "auto",
     threads: int | None = None,
@@ -235,7 +236,9 @@ def load(
     every call; `length_penalty` None is the model's own (its decode.json), else 0;
     `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
     words the model's training never had, and `cognates` gives such a noun its Spanish cognate
-    (None: as the model's decode.json says); `device` is auto, cpu or cuda; `precision` auto, fp32
+    (None: as the model's decode.json says); `first_words` gives the model a sentence's first
+    word in lower case where it knows that spelling better (None: as its decode.json says);
+    `device` is auto, cpu or cuda; `precision` auto, fp32
     or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
@@ -253,6 +256,7 @@ def load(
         glossary=None if glossary is None else _glossary(glossary),
         dictionary=None if dictionary is None else read_dictionary(Path(dictionary)),
         cognates=cognates,
+        first_words=first_words,
         check_language=False,  # only `scored` shows flags; it turns the check on
     )
     info = resolve(model)

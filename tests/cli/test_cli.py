@@ -6,6 +6,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from mt.cli.app import app
+from mt.decode.loaded import LoadedModel
+from mt.model.rundir import load_run
+from mt.modelinfo import resolve
+from mt.text.first_words import capitalised_first
 
 runner = CliRunner()
 
@@ -147,6 +151,18 @@ def test_translate_cognates_flag_places_a_never_seen_noun_s_cognate(trained_run:
     helped = invoke("translate", "--model", str(trained_run), "--cognates", line)
     assert plain.exit_code == 0 and helped.exit_code == 0, helped.output
     assert "velocidad" not in plain.stdout and "velocidad" in helped.stdout.lower()
+
+
+def test_translate_first_words_flag_searches_the_first_word_in_lower_case(
+    trained_run: Path,
+) -> None:
+    words = LoadedModel(load_run(resolve(trained_run)), "cpu").first_words
+    lowered = sorted(w for w in words.candidates if words.lowered(w.capitalize()) is not None)
+    line = f"{lowered[0].capitalize()} is near the station."
+    as_lower = invoke("translate", "--model", str(trained_run), "--no-normalize", line.lower())
+    helped = invoke("translate", "--model", str(trained_run), "--first-words", line)
+    assert as_lower.exit_code == 0 and helped.exit_code == 0, helped.output
+    assert helped.stdout == capitalised_first(as_lower.stdout)
 
 
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:

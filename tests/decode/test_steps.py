@@ -24,6 +24,8 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Counts, TermCounts, Translation, total
 from mt.decode.search import Hypothesis
+from mt.decode.segment import Segmented
+from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.steps.judge import Judge
 from mt.decode.steps.keep_terms import KeepTerms
 from mt.decode.steps.mask import Mask
@@ -35,6 +37,8 @@ from mt.decode.translator import Translator
 from mt.direction import FORWARD
 from mt.errors import MtError
 from mt.quality.confidence import Uncalibrated
+from mt.text.first_words import FirstWords
+from mt.text.lexicon import NO_LEXICON
 from placeholder_support import placeholder_codec
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "mt" / "decode"
@@ -75,7 +79,9 @@ class ScriptedEngine:
 def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -> Translator:
     """A Translator over the scripted engine; nothing is read from a model directory."""
     run = SimpleNamespace(
-        info=SimpleNamespace(direction=FORWARD, max_src_len=63, length_penalty=0.0, cognates=False),
+        info=SimpleNamespace(
+            direction=FORWARD, max_src_len=63, length_penalty=0.0, cognates=False, first_words=False
+        ),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),
         source=codec,
@@ -110,6 +116,59 @@ def test_segment_counts_a_protected_span_as_one_token(codec: WordPieceCodec) -> 
     kwargs = {"limit": limit, "split": True, "normalise": None, "keep": ()}
     assert Segment(codec, span_tokens=True, **kwargs).apply(line).pieces == (line,)
     assert len(Segment(codec, span_tokens=False, **kwargs).apply(line).pieces) > 1
+
+
+# ----- first words ------------------------------------------------------------------------------
+
+
+def lowering(words: set[str]) -> FirstWords:
+    """Lowers the capitalised `words` at a sentence's start (one piece lower case, two else)."""
+    return FirstWords(
+        frozenset(w.lower() for w in words),
+        pieces=lambda word: 1 if word.islower() else 2,
+        lexicon=NO_LEXICON,
+    )
+
+
+def test_first_words_lowers_only_the_first_word_of_each_sentence() -> None:
+    step = LowerFirstWords(lowering({"Happy", "Cheap"}))
+    cut = Segmented(
+        ("Happy birthday!", "Cheap flights, Happy", "Cheap hotels.", "Happy days.", "Ilse"),
+        ("", " ", " ", " ", " ", ""),
+    )
+    pieces, lowered = step.apply(cut)
+    # "Cheap hotels." goes on a sentence cut after a comma: its first word is no sentence's first
+    assert pieces == (
+        "happy birthday!",
+        "cheap flights, Happy",
+        "Cheap hotels.",
+        "happy days.",
+        "Ilse",
+    )
+    assert lowered == (True, True, False, True, False)
+    assert LowerFirstWords(None).apply(cut) == (cut.pieces, (False,) * 5)
+
+
+def test_first_words_capitalises_a_lowered_piece_s_hypotheses_again() -> None:
+    found = Found((("¡feliz cumpleaños!", -1.0), ("feliz día.", -2.0)), counts=Counts(3))
+    back = LowerFirstWords.reverse(found, True)
+    assert back.hypotheses == (("¡Feliz cumpleaños!", -1.0), ("Feliz día.", -2.0))
+    assert back.counts == Counts(3)
+    assert LowerFirstWords.reverse(found, False) is found
+
+
+def test_the_pipeline_gives_the_model_the_lowered_word_and_capitalises_its_answer(
+    codec: WordPieceCodec,
+) -> None:
+    engine = ScriptedEngine(codec, answer=lambda text: [text.replace("Ilse", "bruno")])
+    plain = scripted(codec, engine)
+    plain.model.__dict__["first_words"] = lowering({"Ilse"})  # what words.tsv would decide
+    lowered = plain.with_options(dataclasses.replace(plain.options, first_words=True))
+    [both] = lowered.translate(["Ilse likes rice. Ilse likes bread."])
+    assert both.text == "Ilse likes rice. Ilse likes bread."
+    assert sorted(engine.calls[-1][0]) == ["ilse likes bread.", "ilse likes rice."]
+    [alone] = plain.translate(["Ilse likes rice."])
+    assert alone.text == "bruno likes rice."
 
 
 # ----- glossary, protect, restore ---------------------------------------------------------------

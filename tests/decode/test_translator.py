@@ -21,7 +21,9 @@ from mt.decode.results import Translation
 from mt.decode.translator import open_translator
 from mt.errors import MtError
 from mt.modelinfo import resolve
+from mt.text.first_words import candidates, capitalised_first
 from mt.text.lexicon import read_lexicon
+from mt.text.wordstats import read_word_stats
 
 
 def test_lines_lose_their_newline_and_a_leading_byte_order_mark() -> None:
@@ -155,4 +157,29 @@ def test_a_model_gives_never_seen_nouns_their_cognates_when_its_decode_json_says
     assert open_translator(resolve(run), told, device="cpu").unseen is None
     (run / "decode.json").write_text('{"cognates": "yes"}\n', encoding="utf-8")
     with pytest.raises(MtError, match=r"decode\.json: cognates must be true or false"):
+        resolve(run)
+
+
+def test_a_model_lowers_a_sentence_s_first_word_when_its_decode_json_says(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    run = copy_of(trained_run, tmp_path)
+    unset = TranslateOptions(decode=DecodeConfig(beam_size=2), normalize=False)
+    plain = open_translator(resolve(run), unset, device="cpu")
+    assert plain.options.first_words is False and plain.pipeline.first_words.words is None
+    (run / "decode.json").write_text('{"first_words": true}\n', encoding="utf-8")
+    lowering = open_translator(resolve(run), unset, device="cpu")
+    words = lowering.pipeline.first_words.words
+    assert words is not None
+    assert words.candidates == candidates(read_word_stats(run / "words.tsv"))
+    lowered = sorted(w for w in words.candidates if words.lowered(w.capitalize()) is not None)
+    assert lowered, "the tiny run has lower-case words its vocabulary splits when capitalised"
+    line = f"{lowered[0].capitalize()} is near the station."
+    [as_lower] = plain.translate([line[0].lower() + line[1:]])
+    [helped] = lowering.translate([line])
+    assert helped.text == capitalised_first(as_lower.text) and helped.source == line
+    told = replace(unset, first_words=False)
+    assert open_translator(resolve(run), told, device="cpu").pipeline.first_words.words is None
+    (run / "decode.json").write_text('{"first_words": 1}\n', encoding="utf-8")
+    with pytest.raises(MtError, match=r"decode\.json: first_words must be true or false"):
         resolve(run)

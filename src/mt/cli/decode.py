@@ -18,6 +18,7 @@ from mt.cli.decode_options import (
     ComputeType,
     Device,
     DictionaryFile,
+    FirstWordsSwitch,
     GlossaryFile,
     Keep,
     LengthPenalty,
@@ -91,6 +92,7 @@ def translate(
     glossary: GlossaryFile = None,
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
+    first_words: FirstWordsSwitch = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -125,6 +127,7 @@ def translate(
             glossary=glossary,
             dictionary=dictionary,
             cognates=cognates,
+            first_words=first_words,
             check_language=style in ("scores", "json"),  # only they show flags
         )
         if model is None:
@@ -307,6 +310,7 @@ def evaluate(
     glossary: GlossaryFile = None,
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
+    first_words: FirstWordsSwitch = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -336,6 +340,7 @@ def evaluate(
             glossary=glossary,
             dictionary=dictionary,
             cognates=cognates,
+            first_words=first_words,
             check_language=False,
         )
         info = resolve(model)

@@ -100,6 +100,16 @@ Cognates = Annotated[
         show_default=False,
     ),
 ]
+FirstWordsSwitch = Annotated[
+    bool | None,
+    Opt(
+        "--first-words/--no-first-words",
+        help="Give the model a sentence's first word in lower case where it knows that spelling "
+        'better ("Happy birthday!", docs/general.md); default: the model\'s own choice.',
+        rich_help_panel=SEARCH,
+        show_default=False,
+    ),
+]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -158,6 +168,7 @@ def translate_options(
     glossary: Path | None = None,
     dictionary: Path | None = None,
     cognates: bool | None = None,
+    first_words: bool | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
@@ -176,6 +187,7 @@ def translate_options(
         glossary=None if glossary is None else read_glossary(glossary),
         dictionary=None if dictionary is None else read_dictionary(dictionary),
         cognates=cognates,
+        first_words=first_words,
         check_language=check_language,
     )
 

@@ -13,6 +13,7 @@ from mt.cli.decode_options import (
     Cognates,
     Device,
     DictionaryFile,
+    FirstWordsSwitch,
     Keep,
     LengthPenalty,
     MaxLenA,
@@ -85,6 +86,7 @@ def serve(
     ] = None,
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
+    first_words: FirstWordsSwitch = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -104,7 +106,9 @@ def serve(
             beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
         )
         # --keep and --dictionary read at start: a bad file stops here, before listening
-        options = translate_options(search, keep=keep, dictionary=dictionary, cognates=cognates)
+        options = translate_options(
+            search, keep=keep, dictionary=dictionary, cognates=cognates, first_words=first_words
+        )
         limits = Limits(
             max_chars=max_chars,
             max_items=max_items,

@@ -55,6 +55,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "length_penalty": decode.length_penalty,
             "precision": getattr(translator, "precision_reason", None),
             "cognates": getattr(options, "cognates", None),
+            "first_words": getattr(options, "first_words", None),
             "dictionary_nouns": _dictionary_nouns(options),
         },
         "training": _training(model) if model else None,
