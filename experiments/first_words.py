@@ -1,5 +1,7 @@
-"""Decided whether a sentence's first word reaches the model in lower case where it knows that
-spelling better (mt.text.first_words; docs/release.md, "Link 10").
+"""Decided version 10 gives the model first words in lower case (docs/release.md, "Link 10").
+
+A sentence's first word reaches the model in lower case where it knows that spelling better
+(mt.text.first_words), with the rule as built, not the stricter ratio 10.
 
 The dev part of bench_general (news-test2008, TICO-19 and XQuAD dev, the Tatoeba selection part,
 the domains' dev samples), translated by a model as it decodes by default (beam 5, its
