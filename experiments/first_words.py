@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,10 +27,10 @@ from experiments.unseen_nouns import LEXICON, _scores, _share
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.steps.first_word import LowerFirstWords
-from mt.decode.translator import open_translator
+from mt.decode.translator import Translator, open_translator
 from mt.evaluate import words
 from mt.files import WORD_STATS
-from mt.modelinfo import DEFAULT_MODEL, resolve
+from mt.modelinfo import DEFAULT_MODEL, ModelInfo, resolve
 from mt.text.first_words import RATIO, FirstWords, candidates
 from mt.text.wordstats import read_word_stats
 
@@ -65,6 +66,29 @@ def main(argv: list[str] | None = None) -> int:
             FirstWords(candidates(stats, ratio=ratio), pieces=built.pieces, lexicon=built.lexicon)
         )
         variants[f"ratio {ratio:g}"] = variant
+
+    def asked(variant: Translator, line: str) -> bool:
+        """A line none of whose pieces the step lowers comes out as the plain one."""
+        steps = variant.pipeline
+        return any(steps.first_words.apply(steps.segment.apply(line))[1])
+
+    figures, outputs = compare(args, info, plain_translator, variants, asked)
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = {"run": args.run, "part": "dev", "sets": figures, "changed": outputs}
+    (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+def compare(
+    args: argparse.Namespace,
+    info: ModelInfo,
+    plain: Translator,
+    variants: dict[str, Translator],
+    asked: Callable[[Translator, str], bool],
+) -> tuple[dict, dict]:
+    """Each dev set translated by `plain`, then by each variant on the lines it `asked` for (the
+    others would come out as the plain ones): the figures by set and variant, and every changed
+    line (English, plain, variant)."""
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, outputs = {}, {}
     for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
@@ -72,41 +96,31 @@ def main(argv: list[str] | None = None) -> int:
         english = [source for source, _ in pairs]
         references = [[target] for _, target in pairs]
         attested = [words.attested(s, t, table=table) for s, t in pairs]
-        plain = [t.text for t in plain_translator.translate(english)]
-        figures[name] = {"pairs": len(pairs), "plain": _scores(plain, references, attested)}
+        texts = [t.text for t in plain.translate(english)]
+        figures[name] = {"pairs": len(pairs), "plain": _scores(texts, references, attested)}
         for label, variant in variants.items():
-            steps = variant.pipeline
-            # a line none of whose pieces the step lowers comes out as the plain one
-            asked = [
-                i
-                for i, line in enumerate(english)
-                if any(steps.first_words.apply(steps.segment.apply(line))[1])
-            ]
-            lowered = list(plain)
+            lines = [i for i, line in enumerate(english) if asked(variant, line)]
+            changed_texts = list(texts)
             for i, translation in zip(
-                asked, variant.translate([english[i] for i in asked]), strict=True
+                lines, variant.translate([english[i] for i in lines]), strict=True
             ):
-                lowered[i] = translation.text
-            changed = [i for i in asked if lowered[i] != plain[i]]
-            outputs[f"{name}/{label}"] = [(english[i], plain[i], lowered[i]) for i in changed]
+                changed_texts[i] = translation.text
+            changed = [i for i in lines if changed_texts[i] != texts[i]]
+            outputs[f"{name}/{label}"] = [(english[i], texts[i], changed_texts[i]) for i in changed]
             row = figures[name]
             row[label] = {
-                "lines with such a sentence": len(asked),
+                "lines asked": len(lines),
                 "lines changed": len(changed),
-                **_scores(lowered, references, attested),
+                **_scores(changed_texts, references, attested),
             }
             print(
-                f"{name} ({label}): {len(pairs)} pairs, {len(asked)} with such a sentence, "
-                f"{len(changed)} changed; BLEU {row['plain']['bleu']:.2f} -> "
-                f"{row[label]['bleu']:.2f}, chrF {row['plain']['chrf']:.2f} -> "
-                f"{row[label]['chrf']:.2f}; words carried, 10+: "
+                f"{name} ({label}): {len(pairs)} pairs, {len(lines)} asked, {len(changed)} "
+                f"changed; BLEU {row['plain']['bleu']:.2f} -> {row[label]['bleu']:.2f}, chrF "
+                f"{row['plain']['chrf']:.2f} -> {row[label]['chrf']:.2f}; words carried, 10+: "
                 f"{_share(row['plain']['words']['10+'])} -> {_share(row[label]['words']['10+'])}",
                 flush=True,
             )
-    args.out.mkdir(parents=True, exist_ok=True)
-    out = {"run": args.run, "part": "dev", "sets": figures, "changed": outputs}
-    (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-    return 0
+    return figures, outputs
 
 
 if __name__ == "__main__":

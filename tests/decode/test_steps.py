@@ -80,7 +80,12 @@ def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -
     """A Translator over the scripted engine; nothing is read from a model directory."""
     run = SimpleNamespace(
         info=SimpleNamespace(
-            direction=FORWARD, max_src_len=63, length_penalty=0.0, cognates=False, first_words=False
+            direction=FORWARD,
+            max_src_len=63,
+            length_penalty=0.0,
+            cognates=False,
+            first_words=False,
+            end_marks=False,
         ),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),

@@ -18,6 +18,7 @@ from mt.cli.decode_options import (
     ComputeType,
     Device,
     DictionaryFile,
+    EndMarksSwitch,
     FirstWordsSwitch,
     GlossaryFile,
     Keep,
@@ -93,6 +94,7 @@ def translate(
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
+    end_marks: EndMarksSwitch = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -128,6 +130,7 @@ def translate(
             dictionary=dictionary,
             cognates=cognates,
             first_words=first_words,
+            end_marks=end_marks,
             check_language=style in ("scores", "json"),  # only they show flags
         )
         if model is None:
@@ -311,6 +314,7 @@ def evaluate(
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
+    end_marks: EndMarksSwitch = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -341,6 +345,7 @@ def evaluate(
             dictionary=dictionary,
             cognates=cognates,
             first_words=first_words,
+            end_marks=end_marks,
             check_language=False,
         )
         info = resolve(model)

@@ -110,6 +110,16 @@ FirstWordsSwitch = Annotated[
         show_default=False,
     ),
 ]
+EndMarksSwitch = Annotated[
+    bool | None,
+    Opt(
+        "--end-marks/--no-end-marks",
+        help='Give a sentence\'s "!" or "?" back to a translation that lost it ("Help!": '
+        '"¡Ayuda!", docs/general.md); default: the model\'s own choice.',
+        rich_help_panel=SEARCH,
+        show_default=False,
+    ),
+]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -169,6 +179,7 @@ def translate_options(
     dictionary: Path | None = None,
     cognates: bool | None = None,
     first_words: bool | None = None,
+    end_marks: bool | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
@@ -188,6 +199,7 @@ def translate_options(
         dictionary=None if dictionary is None else read_dictionary(dictionary),
         cognates=cognates,
         first_words=first_words,
+        end_marks=end_marks,
         check_language=check_language,
     )
 

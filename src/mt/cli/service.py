@@ -13,6 +13,7 @@ from mt.cli.decode_options import (
     Cognates,
     Device,
     DictionaryFile,
+    EndMarksSwitch,
     FirstWordsSwitch,
     Keep,
     LengthPenalty,
@@ -87,6 +88,7 @@ def serve(
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
+    end_marks: EndMarksSwitch = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -107,7 +109,12 @@ def serve(
         )
         # --keep and --dictionary read at start: a bad file stops here, before listening
         options = translate_options(
-            search, keep=keep, dictionary=dictionary, cognates=cognates, first_words=first_words
+            search,
+            keep=keep,
+            dictionary=dictionary,
+            cognates=cognates,
+            first_words=first_words,
+            end_marks=end_marks,
         )
         limits = Limits(
             max_chars=max_chars,

@@ -40,6 +40,9 @@ class TranslateOptions:
     # --first-words: a sentence's first word in lower case where the model knows that spelling
     # better (mt.text.first_words); None: the model's own (its decode.json)
     first_words: bool | None = None
+    # --end-marks: a sentence's "!" or "?" given back to a translation that lost it
+    # (mt.text.end_marks); None: the model's own (its decode.json)
+    end_marks: bool | None = None
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),

@@ -50,6 +50,8 @@ class Translator:
             options = replace(options, cognates=info.cognates)
         if options.first_words is None:
             options = replace(options, first_words=info.first_words)
+        if options.end_marks is None:
+            options = replace(options, end_marks=info.end_marks)
         self.options = options
         self.pipeline = Pipeline.build(model, options)
         self.unseen = None

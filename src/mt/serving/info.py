@@ -56,6 +56,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "precision": getattr(translator, "precision_reason", None),
             "cognates": getattr(options, "cognates", None),
             "first_words": getattr(options, "first_words", None),
+            "end_marks": getattr(options, "end_marks", None),
             "dictionary_nouns": _dictionary_nouns(options),
         },
         "training": _training(model) if model else None,

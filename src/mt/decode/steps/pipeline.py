@@ -1,6 +1,6 @@
 """The steps in their order, built once from a LoadedModel and TranslateOptions:
 normalise -> segment -> first words -> glossary -> protect -> search -> keep the terms -> restore
--> judge."""
+-> end marks -> judge."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation, total
 from mt.decode.segment import Segmented
+from mt.decode.steps.end_marks import KeepEndMarks
 from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.steps.judge import Judge
 from mt.decode.steps.keep_terms import KeepTerms
@@ -32,10 +33,12 @@ class Pipeline:
         first_words: LowerFirstWords,
         mask: Mask,
         search: Search,
+        end_marks: KeepEndMarks,
         judge: Judge,
     ) -> None:
         self.segment = segment
         self.first_words = first_words
+        self.end_marks = end_marks
         self.mask = mask
         self.search = search
         self.keep_terms = KeepTerms(search, self.without_glossary)
@@ -64,12 +67,14 @@ class Pipeline:
             language=model.direction.source,
         )
         calibration = options.calibration
-        lower_first = options.first_words and model.direction.english_source
+        english_source = model.direction.english_source  # the steps of English into Spanish
+        lower_first = options.first_words and english_source
         return cls(
             segment=segment,
             first_words=LowerFirstWords(model.first_words if lower_first else None),
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
+            end_marks=KeepEndMarks(bool(options.end_marks and english_source)),
             judge=Judge(
                 calibration if calibration is not None else model.calibration,
                 english_source=model.direction.english_source,
@@ -121,10 +126,13 @@ class Pipeline:
         lowered = [flag for _, flags in starts for flag in flags]
         found = self.search.apply([m.text for m in masked])
         found, masked = self.keep_terms.apply(found, masked)
+        sources = [piece for cut in cuts for piece in cut.pieces]
         restored = iter(
             [
-                self.first_words.reverse(self.mask.reverse(f, m), low)
-                for f, m, low in zip(found, masked, lowered, strict=True)
+                self.end_marks.reverse(
+                    self.first_words.reverse(self.mask.reverse(f, m), low), piece
+                )
+                for f, m, low, piece in zip(found, masked, lowered, sources, strict=True)
             ]
         )
         return [
