@@ -9,6 +9,7 @@ from mt.cli.app import app
 from mt.decode.loaded import LoadedModel
 from mt.model.rundir import load_run
 from mt.modelinfo import resolve
+from mt.text.end_marks import with_end_mark
 from mt.text.first_words import capitalised_first
 
 runner = CliRunner()
@@ -163,6 +164,15 @@ def test_translate_first_words_flag_searches_the_first_word_in_lower_case(
     helped = invoke("translate", "--model", str(trained_run), "--first-words", line)
     assert as_lower.exit_code == 0 and helped.exit_code == 0, helped.output
     assert helped.stdout == capitalised_first(as_lower.stdout)
+
+
+def test_translate_end_marks_flag_gives_back_a_lost_mark(trained_run: Path) -> None:
+    line = "Ilse is near the station!"
+    plain = invoke("translate", "--model", str(trained_run), line)
+    marked = invoke("translate", "--model", str(trained_run), "--end-marks", line)
+    assert plain.exit_code == 0 and marked.exit_code == 0, marked.output
+    assert marked.stdout.strip() == with_end_mark(line, plain.stdout.strip())
+    assert marked.stdout.strip().endswith("!")
 
 
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:

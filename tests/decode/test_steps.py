@@ -25,6 +25,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Counts, TermCounts, Translation, total
 from mt.decode.search import Hypothesis
 from mt.decode.segment import Segmented
+from mt.decode.steps.end_marks import KeepEndMarks
 from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.steps.judge import Judge
 from mt.decode.steps.keep_terms import KeepTerms
@@ -174,6 +175,30 @@ def test_the_pipeline_gives_the_model_the_lowered_word_and_capitalises_its_answe
     assert sorted(engine.calls[-1][0]) == ["ilse likes bread.", "ilse likes rice."]
     [alone] = plain.translate(["Ilse likes rice."])
     assert alone.text == "bruno likes rice."
+
+
+# ----- end marks --------------------------------------------------------------------------------
+
+
+def test_end_marks_give_each_hypothesis_the_mark_its_source_ends_in() -> None:
+    found = Found((("Ayuda.", -1.0), ("¡Socorro!", -2.0)), counts=Counts(3))
+    back = KeepEndMarks(enabled=True).reverse(found, "Help!")
+    assert back.hypotheses == (("¡Ayuda!", -1.0), ("¡Socorro!", -2.0)) and back.counts == Counts(3)
+    assert KeepEndMarks(enabled=False).reverse(found, "Help!") is found
+
+
+def test_the_pipeline_gives_each_sentence_its_own_end_mark(codec: WordPieceCodec) -> None:
+    def answer(text: str) -> list[str]:
+        return [text.rstrip("!?.") + "."]  # a model that ends every sentence in a period
+
+    engine = ScriptedEngine(codec, answer=answer)
+    plain = scripted(codec, engine)
+    marked = plain.with_options(dataclasses.replace(plain.options, end_marks=True))
+    line = "Ilse likes rice! Where is Bruno? Bruno is here."
+    [kept] = marked.translate([line])
+    assert kept.text == "¡Ilse likes rice! ¿Where is Bruno? Bruno is here."
+    [lost] = plain.translate([line])
+    assert lost.text == "Ilse likes rice. Where is Bruno. Bruno is here."
 
 
 # ----- glossary, protect, restore ---------------------------------------------------------------

@@ -21,6 +21,7 @@ from mt.decode.results import Translation
 from mt.decode.translator import open_translator
 from mt.errors import MtError
 from mt.modelinfo import resolve
+from mt.text.end_marks import with_end_mark
 from mt.text.first_words import candidates, capitalised_first
 from mt.text.lexicon import read_lexicon
 from mt.text.wordstats import read_word_stats
@@ -182,4 +183,24 @@ def test_a_model_lowers_a_sentence_s_first_word_when_its_decode_json_says(
     assert open_translator(resolve(run), told, device="cpu").pipeline.first_words.words is None
     (run / "decode.json").write_text('{"first_words": 1}\n', encoding="utf-8")
     with pytest.raises(MtError, match=r"decode\.json: first_words must be true or false"):
+        resolve(run)
+
+
+def test_a_model_gives_back_a_lost_end_mark_when_its_decode_json_says(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    run = copy_of(trained_run, tmp_path)
+    unset = TranslateOptions(decode=DecodeConfig(beam_size=2))
+    plain = open_translator(resolve(run), unset, device="cpu")
+    assert plain.options.end_marks is False and not plain.pipeline.end_marks.enabled
+    (run / "decode.json").write_text('{"end_marks": true}\n', encoding="utf-8")
+    marked = open_translator(resolve(run), unset, device="cpu")
+    assert marked.pipeline.end_marks.enabled
+    lines = ["Ilse is near the station!", "Where is the museum?", "Tom is here."]
+    before = [t.text for t in plain.translate(lines)]
+    after = [t.text for t in marked.translate(lines)]
+    assert after == [with_end_mark(s, t) for s, t in zip(lines, before, strict=True)]
+    assert after[2] == before[2]  # no mark to keep
+    (run / "decode.json").write_text('{"end_marks": "yes"}\n', encoding="utf-8")
+    with pytest.raises(MtError, match=r"decode\.json: end_marks must be true or false"):
         resolve(run)
