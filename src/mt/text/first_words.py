@@ -35,7 +35,7 @@ NAME_SHARE = 0.1
 stays as written: "Bill" (118 of 252 uses copied) and "Rose" (25 of 98) are names as often as
 not at a sentence's start; "Happy" (16 of 658: a title now and then) is not."""
 
-_FIRST_WORD = re.compile(r"\s*([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
+_OPENING_LETTERS = re.compile(r"\s*([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
 """A sentence's first word, after any space, when letters alone make it (a word glued to
 digits, an apostrophe, a dot or a hyphen is left as written: "E-mail", "U.S.", "O'Neil")."""
 _FIRST_LETTER = re.compile(r"[\s¡¿\"'«“‘(\[]*([^\W\d_])", re.UNICODE)
@@ -72,7 +72,7 @@ class FirstWords:
 
     def lowered(self, sentence: str) -> str | None:
         """`sentence` with its first word in lower case, or None where it stays as written."""
-        match = _FIRST_WORD.match(sentence)
+        match = _OPENING_LETTERS.match(sentence)
         if match is None or not self._lowers(word := match.group(1)):
             return None
         start, end = match.span(1)
