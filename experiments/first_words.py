@@ -36,11 +36,7 @@ from mt.text.wordstats import read_word_stats
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", default=DEFAULT_MODEL)
-    add_sets(parser)
-    parser.add_argument("--lexicon", type=Path, default=LEXICON)
-    parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
+    parser = dev_parser(__doc__, out="bench/first-words")
     parser.add_argument(
         "--ratios",
         type=float,
@@ -49,14 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         help="variants: how many times as often as its capitalised spelling the training English "
         "must use a lower-case word (mt.text.first_words.RATIO)",
     )
-    parser.add_argument("--out", type=Path, default=Path("bench/first-words"))
     args = parser.parse_args(argv)
-    if not args.lexicon.is_file():
-        raise SystemExit(f"first_words: {args.lexicon} is absent (see ../shared)")
-    print(harness.machine_line(2))
-    info = resolve(args.run)
-    options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32), first_words=False)
-    plain_translator = open_translator(info, options)
+    info, plain_translator = opened(args, first_words=False)
+    options = plain_translator.options
     stats = read_word_stats(info.directory / WORD_STATS)
     variants = {}
     for ratio in args.ratios:
@@ -72,11 +63,30 @@ def main(argv: list[str] | None = None) -> int:
         steps = variant.pipeline
         return any(steps.first_words.apply(steps.segment.apply(line))[1])
 
-    figures, outputs = compare(args, info, plain_translator, variants, asked)
-    args.out.mkdir(parents=True, exist_ok=True)
-    out = {"run": args.run, "part": "dev", "sets": figures, "changed": outputs}
-    (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    compare(args, info, plain_translator, variants, asked)
     return 0
+
+
+def dev_parser(doc: str, *, out: str) -> argparse.ArgumentParser:
+    """The options every such comparison takes: the model, the dev sets, the lexicon the words
+    are counted with, a limit for a try, and where dev.json goes."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--run", default=DEFAULT_MODEL)
+    add_sets(parser)
+    parser.add_argument("--lexicon", type=Path, default=LEXICON)
+    parser.add_argument("--limit", type=int, default=0, help="pairs a set at most (a try)")
+    parser.add_argument("--out", type=Path, default=Path(out))
+    return parser
+
+
+def opened(args: argparse.Namespace, **plain: bool) -> tuple[ModelInfo, Translator]:
+    """The model and its plain translator (beam 5, its decode.json, the `plain` switches)."""
+    if not args.lexicon.is_file():
+        raise SystemExit(f"{args.lexicon} is absent (see ../shared)")
+    print(harness.machine_line(2))
+    info = resolve(args.run)
+    options = TranslateOptions(decode=DecodeConfig(beam_size=5, batch_size=32))
+    return info, open_translator(info, replace(options, **plain))
 
 
 def compare(
@@ -88,7 +98,7 @@ def compare(
 ) -> tuple[dict, dict]:
     """Each dev set translated by `plain`, then by each variant on the lines it `asked` for (the
     others would come out as the plain ones): the figures by set and variant, and every changed
-    line (English, plain, variant)."""
+    line (English, plain, variant), written to `args.out`/dev.json."""
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, outputs = {}, {}
     for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
@@ -120,6 +130,9 @@ def compare(
                 f"{_share(row['plain']['words']['10+'])} -> {_share(row[label]['words']['10+'])}",
                 flush=True,
             )
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = {"run": args.run, "part": "dev", "sets": figures, "changed": outputs}
+    (args.out / "dev.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     return figures, outputs
 
 
