@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     info, plain = opened(args, end_marks=False)
     marked = plain.with_options(replace(plain.options, end_marks=True))
 
-    def asked(variant: Translator, line: str) -> bool:
+    def asked(variant: Translator, line: str, plain: str) -> bool:
         """A line without either mark comes out as the plain one."""
         return "!" in line or "?" in line
 

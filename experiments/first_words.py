@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         variants[f"ratio {ratio:g}"] = variant
 
-    def asked(variant: Translator, line: str) -> bool:
+    def asked(variant: Translator, line: str, plain: str) -> bool:
         """A line none of whose pieces the step lowers comes out as the plain one."""
         steps = variant.pipeline
         return any(steps.first_words.apply(steps.segment.apply(line))[1])
@@ -94,11 +94,12 @@ def compare(
     info: ModelInfo,
     plain: Translator,
     variants: dict[str, Translator],
-    asked: Callable[[Translator, str], bool],
+    asked: Callable[[Translator, str, str], bool],
 ) -> tuple[dict, dict]:
-    """Each dev set translated by `plain`, then by each variant on the lines it `asked` for (the
-    others would come out as the plain ones): the figures by set and variant, and every changed
-    line (English, plain, variant), written to `args.out`/dev.json."""
+    """Each dev set translated by `plain`, then by each variant on the lines it `asked` for, given
+    the line and its plain translation (the others would come out as the plain ones): the figures
+    by set and variant, and every changed line (English, plain, variant), written to
+    `args.out`/dev.json."""
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, outputs = {}, {}
     for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
@@ -109,7 +110,7 @@ def compare(
         texts = [t.text for t in plain.translate(english)]
         figures[name] = {"pairs": len(pairs), "plain": _scores(texts, references, attested)}
         for label, variant in variants.items():
-            lines = [i for i, line in enumerate(english) if asked(variant, line)]
+            lines = [i for i, line in enumerate(english) if asked(variant, line, texts[i])]
             changed_texts = list(texts)
             for i, translation in zip(
                 lines, variant.translate([english[i] for i in lines]), strict=True

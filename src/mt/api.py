@@ -227,6 +227,7 @@ def load(
     cognates: bool | None = None,
     first_words: bool | None = None,
     end_marks: bool | None = None,
+    stutters: bool | None = None,
     split: bool = True,
     device: str = "auto",
     threads: int | None = None,
@@ -238,8 +239,9 @@ def load(
     `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
     words the model's training never had, and `cognates` gives such a noun its Spanish cognate
     (None: as the model's decode.json says); `first_words` gives the model a sentence's first
-    word in lower case where it knows that spelling better, and `end_marks` gives a sentence's
-    "!" or "?" back to a translation that lost it (None: as its decode.json says); `device` is
+    word in lower case where it knows that spelling better, `end_marks` gives a sentence's "!" or
+    "?" back to a translation that lost it, and `stutters` writes once a word the model repeated
+    back to back (None: as its decode.json says); `device` is
     auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
@@ -259,6 +261,7 @@ def load(
         cognates=cognates,
         first_words=first_words,
         end_marks=end_marks,
+        stutters=stutters,
         check_language=False,  # only `scored` shows flags; it turns the check on
     )
     info = resolve(model)

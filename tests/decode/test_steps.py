@@ -87,6 +87,7 @@ def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -
             cognates=False,
             first_words=False,
             end_marks=False,
+            stutters=False,
         ),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),

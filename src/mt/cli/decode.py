@@ -29,6 +29,7 @@ from mt.cli.decode_options import (
     ModelOption,
     Normalize,
     Precision,
+    StuttersSwitch,
     Threads,
     decode_config,
     open_for_command,
@@ -95,6 +96,7 @@ def translate(
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
     end_marks: EndMarksSwitch = None,
+    stutters: StuttersSwitch = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -131,6 +133,7 @@ def translate(
             cognates=cognates,
             first_words=first_words,
             end_marks=end_marks,
+            stutters=stutters,
             check_language=style in ("scores", "json"),  # only they show flags
         )
         if model is None:
@@ -315,6 +318,7 @@ def evaluate(
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
     end_marks: EndMarksSwitch = None,
+    stutters: StuttersSwitch = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -346,6 +350,7 @@ def evaluate(
             cognates=cognates,
             first_words=first_words,
             end_marks=end_marks,
+            stutters=stutters,
             check_language=False,
         )
         info = resolve(model)

@@ -120,6 +120,16 @@ EndMarksSwitch = Annotated[
         show_default=False,
     ),
 ]
+StuttersSwitch = Annotated[
+    bool | None,
+    Opt(
+        "--stutters/--no-stutters",
+        help='Write once a word the model repeated back to back ("vegetales vegetales"), '
+        "where the source repeats none (docs/general.md); default: the model's own choice.",
+        rich_help_panel=SEARCH,
+        show_default=False,
+    ),
+]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -180,6 +190,7 @@ def translate_options(
     cognates: bool | None = None,
     first_words: bool | None = None,
     end_marks: bool | None = None,
+    stutters: bool | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
@@ -200,6 +211,7 @@ def translate_options(
         cognates=cognates,
         first_words=first_words,
         end_marks=end_marks,
+        stutters=stutters,
         check_language=check_language,
     )
 

@@ -21,6 +21,7 @@ from mt.cli.decode_options import (
     MaxLenB,
     ModelArgument,
     Precision,
+    StuttersSwitch,
     decode_config,
     default_engine,
     translate_options,
@@ -89,6 +90,7 @@ def serve(
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
     end_marks: EndMarksSwitch = None,
+    stutters: StuttersSwitch = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -115,6 +117,7 @@ def serve(
             cognates=cognates,
             first_words=first_words,
             end_marks=end_marks,
+            stutters=stutters,
         )
         limits = Limits(
             max_chars=max_chars,

@@ -43,6 +43,9 @@ class TranslateOptions:
     # --end-marks: a sentence's "!" or "?" given back to a translation that lost it
     # (mt.text.end_marks); None: the model's own (its decode.json)
     end_marks: bool | None = None
+    # --stutters: a word the model repeated back to back written once (mt.text.stutters);
+    # None: the model's own (its decode.json)
+    stutters: bool | None = None
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),

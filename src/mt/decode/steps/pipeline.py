@@ -1,6 +1,6 @@
 """The steps in their order, built once from a LoadedModel and TranslateOptions:
 normalise -> segment -> first words -> glossary -> protect -> search -> keep the terms -> restore
--> end marks -> judge."""
+-> stutters -> end marks -> judge."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from mt.decode.steps.mask import Mask
 from mt.decode.steps.protect import ProtectSpans
 from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
+from mt.decode.steps.stutters import DropStutters
 from mt.decode.steps.terms import PlaceTerms
 from mt.quality.confidence import add_evidence
 from mt.text.cleaning import without_surrogates
@@ -33,11 +34,13 @@ class Pipeline:
         first_words: LowerFirstWords,
         mask: Mask,
         search: Search,
+        stutters: DropStutters,
         end_marks: KeepEndMarks,
         judge: Judge,
     ) -> None:
         self.segment = segment
         self.first_words = first_words
+        self.stutters = stutters
         self.end_marks = end_marks
         self.mask = mask
         self.search = search
@@ -74,6 +77,7 @@ class Pipeline:
             first_words=LowerFirstWords(model.first_words if lower_first else None),
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
+            stutters=DropStutters(bool(options.stutters)),
             end_marks=KeepEndMarks(bool(options.end_marks and english_source)),
             judge=Judge(
                 calibration if calibration is not None else model.calibration,
@@ -129,16 +133,18 @@ class Pipeline:
         sources = [piece for cut in cuts for piece in cut.pieces]
         restored = iter(
             [
-                self.end_marks.reverse(
-                    self.first_words.reverse(self.mask.reverse(f, m), low), piece
-                )
-                for f, m, low, piece in zip(found, masked, lowered, sources, strict=True)
+                self._tidied(self.first_words.reverse(self.mask.reverse(f, m), low), source)
+                for f, m, low, source in zip(found, masked, lowered, sources, strict=True)
             ]
         )
         return [
             self._line(line, cut, [next(restored) for _ in cut.pieces])
             for line, cut in zip(lines, cuts, strict=True)
         ]
+
+    def _tidied(self, found: Found, source: str) -> Found:
+        """A piece's hypotheses without the words they stutter, with the end mark kept."""
+        return self.end_marks.reverse(self.stutters.reverse(found, source), source)
 
     def _line(self, line: str, cut: Segmented, pieces: list[Found]) -> Translation:
         """A line's Translation from its pieces', judged."""
