@@ -11,6 +11,7 @@ from mt.model.rundir import load_run
 from mt.modelinfo import resolve
 from mt.text.end_marks import with_end_mark
 from mt.text.first_words import capitalised_first
+from mt.text.stutters import without_stutters
 
 runner = CliRunner()
 
@@ -173,6 +174,14 @@ def test_translate_end_marks_flag_gives_back_a_lost_mark(trained_run: Path) -> N
     assert plain.exit_code == 0 and marked.exit_code == 0, marked.output
     assert marked.stdout.strip() == with_end_mark(line, plain.stdout.strip())
     assert marked.stdout.strip().endswith("!")
+
+
+def test_translate_stutters_flag_is_taken(trained_run: Path) -> None:
+    line = "Ilse is near the station."
+    plain = invoke("translate", "--model", str(trained_run), line)
+    tidied = invoke("translate", "--model", str(trained_run), "--stutters", line)
+    assert plain.exit_code == 0 and tidied.exit_code == 0, tidied.output
+    assert tidied.stdout.strip() == without_stutters(line, plain.stdout.strip())
 
 
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:

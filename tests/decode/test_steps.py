@@ -33,6 +33,7 @@ from mt.decode.steps.mask import Mask
 from mt.decode.steps.protect import ProtectSpans
 from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
+from mt.decode.steps.stutters import DropStutters
 from mt.decode.steps.terms import PlaceTerms
 from mt.decode.translator import Translator
 from mt.direction import FORWARD
@@ -200,6 +201,20 @@ def test_the_pipeline_gives_each_sentence_its_own_end_mark(codec: WordPieceCodec
     assert kept.text == "¡Ilse likes rice! ¿Where is Bruno? Bruno is here."
     [lost] = plain.translate([line])
     assert lost.text == "Ilse likes rice. Where is Bruno. Bruno is here."
+
+
+def test_stutters_are_dropped_before_the_end_mark_is_kept(codec: WordPieceCodec) -> None:
+    engine = ScriptedEngine(codec, answer=lambda text: ["ayuda ayuda."])
+    plain = scripted(codec, engine)
+    tidy = plain.with_options(dataclasses.replace(plain.options, stutters=True, end_marks=True))
+    [tidied] = tidy.translate(["Ilse likes rice!"])
+    assert tidied.text == "¡ayuda!"
+    [stuttered] = plain.translate(["Ilse likes rice!"])
+    assert stuttered.text == "ayuda ayuda."
+    found = Found((("sí sí.", -1.0),))
+    # the source repeats "yes": the repetition may be meant
+    assert DropStutters(enabled=True).reverse(found, "Yes yes.").hypotheses == found.hypotheses
+    assert DropStutters(enabled=False).reverse(found, "Yes.") is found
 
 
 # ----- glossary, protect, restore ---------------------------------------------------------------

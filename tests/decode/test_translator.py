@@ -158,7 +158,7 @@ def test_a_model_gives_never_seen_nouns_their_cognates_when_its_decode_json_says
     assert open_translator(resolve(run), told, device="cpu").unseen is None
 
 
-@pytest.mark.parametrize("switch", ["cognates", "first_words", "end_marks"])
+@pytest.mark.parametrize("switch", ["cognates", "first_words", "end_marks", "stutters"])
 def test_a_decode_json_switch_that_is_not_true_or_false_is_refused(
     trained_run: Path, tmp_path: Path, switch: str
 ) -> None:
