@@ -38,6 +38,12 @@ from mt.text.wordstats import read_word_stats
 def main(argv: list[str] | None = None) -> int:
     parser = dev_parser(__doc__, out="bench/first-words")
     parser.add_argument(
+        "--titles",
+        action="store_true",
+        help="one variant, the rule as built for a sentence in title case too (each capitalised "
+        "word), against the model's own decoding (docs/release.md, Link 13)",
+    )
+    parser.add_argument(
         "--ratios",
         type=float,
         nargs="+",
@@ -46,22 +52,30 @@ def main(argv: list[str] | None = None) -> int:
         "must use a lower-case word (mt.text.first_words.RATIO)",
     )
     args = parser.parse_args(argv)
-    info, plain_translator = opened(args, first_words=False)
+    # --titles: against the model as it decodes (its first words lowered); else with none lowered
+    info, plain_translator = opened(args, first_words=args.titles)
     options = plain_translator.options
     stats = read_word_stats(info.directory / WORD_STATS)
     variants = {}
-    for ratio in args.ratios:
+    for ratio in [] if args.titles else args.ratios:
         variant = plain_translator.with_options(replace(options, first_words=True))
         built = variant.model.first_words
         variant.pipeline.first_words = LowerFirstWords(
             FirstWords(candidates(stats, ratio=ratio), pieces=built.pieces, lexicon=built.lexicon)
         )
         variants[f"ratio {ratio:g}"] = variant
+    if args.titles:
+        variant = plain_translator.with_options(replace(options, first_words=True))
+        built = variant.model.first_words
+        variant.pipeline.first_words = LowerFirstWords(replace(built, titles=True))
+        variants["titles"] = variant
 
     def asked(variant: Translator, line: str, plain: str) -> bool:
-        """A line none of whose pieces the step lowers comes out as the plain one."""
-        steps = variant.pipeline
-        return any(steps.first_words.apply(steps.segment.apply(line))[1])
+        """A line whose pieces the variant gives the model as the plain translator does comes out
+        as the plain one."""
+        cut = variant.pipeline.segment.apply(line)
+        ours = variant.pipeline.first_words.apply(cut)[0]
+        return ours != plain_translator.pipeline.first_words.apply(cut)[0]
 
     compare(args, info, plain_translator, variants, asked)
     return 0

@@ -38,6 +38,34 @@ not at a sentence's start; "Happy" (16 of 658: a title now and then) is not."""
 _OPENING_LETTERS = re.compile(r"\s*([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
 """A sentence's first word, after any space, when letters alone make it (a word glued to
 digits, an apostrophe, a dot or a hyphen is left as written: "E-mail", "U.S.", "O'Neil")."""
+_LETTER_RUN = re.compile(r"(?<![\w'’.-])([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
+"""A run of letters standing alone, as _OPENING_LETTERS asks of a first word."""
+_TITLE_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
+TITLE_SMALL = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "nor",
+        "but",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "as",
+        "per",
+        "via",
+        "vs",
+    ]
+)
+"""Words a title leaves in lower case ("Banks Want to Solve Crisis"), whatever they are here."""
 _FIRST_LETTER = re.compile(r"[\s¡¿\"'«“‘(\[]*([^\W\d_])", re.UNICODE)
 """A translation's first letter, where only opening marks come before it."""
 
@@ -66,17 +94,30 @@ class FirstWords:
     candidates: frozenset[str]
     pieces: Callable[[str], int]
     lexicon: Lexicon
+    titles: bool = False  # a sentence in title case: every capitalised word, not the first only
 
     def __post_init__(self) -> None:
         self._decided: dict[str, bool] = {}
 
     def lowered(self, sentence: str) -> str | None:
-        """`sentence` with its first word in lower case, or None where it stays as written."""
+        """`sentence` with its first word in lower case (in title case, with `titles`, each of
+        its capitalised words), or None where it stays as written."""
+        if self.titles and title_case(sentence):
+            return self._lowered_title(sentence)
         match = _OPENING_LETTERS.match(sentence)
         if match is None or not self._lowers(word := match.group(1)):
             return None
         start, end = match.span(1)
         return sentence[:start] + word.lower() + sentence[end:]
+
+    def _lowered_title(self, sentence: str) -> str | None:
+        spans = [m.span(1) for m in _LETTER_RUN.finditer(sentence) if self._lowers(m.group(1))]
+        if not spans:
+            return None
+        text = list(sentence)
+        for start, end in spans:
+            text[start:end] = sentence[start:end].lower()
+        return "".join(text)
 
     def _lowers(self, word: str) -> bool:
         if not _capitalised(word) or word.lower() not in self.candidates:
@@ -91,6 +132,13 @@ class FirstWords:
         if counts is None:
             return False
         return counts.copied >= NAME_SHARE * (counts.capitalised + counts.lower)
+
+
+def title_case(sentence: str) -> bool:
+    """Two or more words besides the small ones (TITLE_SMALL), every one of them capitalised:
+    "Banks Want to Solve Crisis", not "Banks want to solve the crisis"."""
+    words = [w for w in _TITLE_TOKEN.findall(sentence) if w.lower() not in TITLE_SMALL]
+    return len(words) >= 2 and all(w[0].isupper() for w in words)
 
 
 def capitalised_first(text: str) -> str:
