@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mt.text.first_words import FirstWords, candidates, capitalised_first
+from mt.text.first_words import FirstWords, candidates, capitalised_first, title_case
 from mt.text.lexicon import Lexicon, WordCounts
 from mt.text.wordstats import Spelling, WordStats
 
@@ -104,3 +104,31 @@ def test_each_word_is_decided_once() -> None:
 )
 def test_the_translation_s_first_letter_is_a_capital_again(text: str, expected: str) -> None:
     assert capitalised_first(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Banks Want to Solve Crisis", True),
+        ("A Lucrative Business", True),
+        ("Platform Considerations", True),
+        ("LATIN SMALL LETTER", True),  # capitals all through: a title, though nothing is lowered
+        ("Banks want to solve the crisis.", False),
+        ("What is DECnet", False),
+        ("Happy", False),  # one word is a sentence, not a title
+        ("Happy Tom", True),
+    ],
+)
+def test_a_title_is_two_or_more_capitalised_words_besides_the_small_ones(
+    sentence: str, expected: bool
+) -> None:
+    assert title_case(sentence) is expected
+
+
+def test_with_titles_each_capitalised_word_of_a_title_is_lowered_where_the_model_knows_it() -> None:
+    words = FirstWords(candidates(STATS), pieces=PIECES.__getitem__, lexicon=LEXICON, titles=True)
+    assert words.lowered("Cheap Happy Legend for Tom") == "cheap happy legend for Tom"
+    assert words.lowered("Bill Happy") == "Bill happy"  # a name stays, wherever it stands
+    assert words.lowered("Cheap flights, happy Bill.") == "cheap flights, happy Bill."  # no title
+    assert words.lowered("Tom Bill") is None
+    assert first_words().lowered("Cheap Happy Legend for Tom") == "cheap Happy Legend for Tom"
