@@ -228,6 +228,7 @@ def load(
     first_words: bool | None = None,
     end_marks: bool | None = None,
     stutters: bool | None = None,
+    titles: bool | None = None,
     split: bool = True,
     device: str = "auto",
     threads: int | None = None,
@@ -240,8 +241,9 @@ def load(
     words the model's training never had, and `cognates` gives such a noun its Spanish cognate
     (None: as the model's decode.json says); `first_words` gives the model a sentence's first
     word in lower case where it knows that spelling better, `end_marks` gives a sentence's "!" or
-    "?" back to a translation that lost it, and `stutters` writes once a word the model repeated
-    back to back (None: as its decode.json says); `device` is
+    "?" back to a translation that lost it, `stutters` writes once a word the model repeated back
+    to back, and `titles` gives each capitalised word of a title the first word's treatment
+    (None: as its decode.json says); `device` is
     auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
@@ -262,6 +264,7 @@ def load(
         first_words=first_words,
         end_marks=end_marks,
         stutters=stutters,
+        titles=titles,
         check_language=False,  # only `scored` shows flags; it turns the check on
     )
     info = resolve(model)

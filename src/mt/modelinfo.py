@@ -108,6 +108,12 @@ class ModelInfo:
         return bool(self.decoding.get("end_marks", False))
 
     @property
+    def titles(self) -> bool:
+        """Whether, with first_words, a sentence in title case gets each capitalised word the
+        first word's treatment (mt.text.first_words): its decode.json's, else no."""
+        return bool(self.decoding.get("titles", False))
+
+    @property
     def stutters(self) -> bool:
         """Whether a word the model repeated back to back is written once (mt.text.stutters):
         its decode.json's, chosen on its dev part, else no."""
@@ -289,8 +295,8 @@ def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _read_decoding(directory: Path) -> dict[str, Any]:
     """decode.json's settings ({} without one); a length penalty that is not a number >= 0, or a
-    switch (`cognates`, `first_words`, `end_marks`, `stutters`) that is not true or false, is one
-    MtError naming the file."""
+    switch (`cognates`, `first_words`, `titles`, `end_marks`, `stutters`) that is not true or
+    false, is one MtError naming the file."""
     path = directory / DECODE_JSON
     if not path.is_file():
         return {}
@@ -298,7 +304,7 @@ def _read_decoding(directory: Path) -> dict[str, Any]:
     alpha = data.get("length_penalty", 0.0) if isinstance(data, dict) else None
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or alpha < 0:
         raise MtError(f"{path}: length_penalty must be a number >= 0, got {alpha!r}")
-    for switch in ("cognates", "first_words", "end_marks", "stutters"):
+    for switch in ("cognates", "first_words", "titles", "end_marks", "stutters"):
         if not isinstance(value := data.get(switch, False), bool):
             raise MtError(f"{path}: {switch} must be true or false, got {value!r}")
     return data

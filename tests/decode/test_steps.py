@@ -89,6 +89,7 @@ def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -
             first_words=False,
             end_marks=False,
             stutters=False,
+            titles=False,
         ),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),

@@ -158,7 +158,7 @@ def test_a_model_gives_never_seen_nouns_their_cognates_when_its_decode_json_says
     assert open_translator(resolve(run), told, device="cpu").unseen is None
 
 
-@pytest.mark.parametrize("switch", ["cognates", "first_words", "end_marks", "stutters"])
+@pytest.mark.parametrize("switch", ["cognates", "first_words", "titles", "end_marks", "stutters"])
 def test_a_decode_json_switch_that_is_not_true_or_false_is_refused(
     trained_run: Path, tmp_path: Path, switch: str
 ) -> None:
@@ -188,6 +188,10 @@ def test_a_model_lowers_a_sentence_s_first_word_when_its_decode_json_says(
     assert helped.text == capitalised_first(as_lower.text) and helped.source == line
     told = replace(unset, first_words=False)
     assert open_translator(resolve(run), told, device="cpu").pipeline.first_words.words is None
+    assert not words.titles
+    (run / "decode.json").write_text('{"first_words": true, "titles": true}\n', encoding="utf-8")
+    titled = open_translator(resolve(run), unset, device="cpu").pipeline.first_words.words
+    assert titled is not None and titled.titles and titled.candidates == words.candidates
 
 
 def test_a_model_gives_back_a_lost_end_mark_when_its_decode_json_says(

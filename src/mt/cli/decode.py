@@ -31,6 +31,7 @@ from mt.cli.decode_options import (
     Precision,
     StuttersSwitch,
     Threads,
+    TitlesSwitch,
     decode_config,
     open_for_command,
     translate_options,
@@ -97,6 +98,7 @@ def translate(
     first_words: FirstWordsSwitch = None,
     end_marks: EndMarksSwitch = None,
     stutters: StuttersSwitch = None,
+    titles: TitlesSwitch = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -134,6 +136,7 @@ def translate(
             first_words=first_words,
             end_marks=end_marks,
             stutters=stutters,
+            titles=titles,
             check_language=style in ("scores", "json"),  # only they show flags
         )
         if model is None:
@@ -319,6 +322,7 @@ def evaluate(
     first_words: FirstWordsSwitch = None,
     end_marks: EndMarksSwitch = None,
     stutters: StuttersSwitch = None,
+    titles: TitlesSwitch = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -351,6 +355,7 @@ def evaluate(
             first_words=first_words,
             end_marks=end_marks,
             stutters=stutters,
+            titles=titles,
             check_language=False,
         )
         info = resolve(model)

@@ -130,6 +130,17 @@ StuttersSwitch = Annotated[
         show_default=False,
     ),
 ]
+TitlesSwitch = Annotated[
+    bool | None,
+    Opt(
+        "--titles/--no-titles",
+        help='With first words: a line in title case ("Banks Want to Solve Crisis") gets each '
+        "capitalised word in the spelling the model knows (docs/general.md); default: the "
+        "model's own choice.",
+        rich_help_panel=SEARCH,
+        show_default=False,
+    ),
+]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -191,6 +202,7 @@ def translate_options(
     first_words: bool | None = None,
     end_marks: bool | None = None,
     stutters: bool | None = None,
+    titles: bool | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
     """What every command that translates turns its options into: the search (decode_config)
@@ -212,6 +224,7 @@ def translate_options(
         first_words=first_words,
         end_marks=end_marks,
         stutters=stutters,
+        titles=titles,
         check_language=check_language,
     )
 

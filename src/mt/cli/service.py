@@ -22,6 +22,7 @@ from mt.cli.decode_options import (
     ModelArgument,
     Precision,
     StuttersSwitch,
+    TitlesSwitch,
     decode_config,
     default_engine,
     translate_options,
@@ -91,6 +92,7 @@ def serve(
     first_words: FirstWordsSwitch = None,
     end_marks: EndMarksSwitch = None,
     stutters: StuttersSwitch = None,
+    titles: TitlesSwitch = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -118,6 +120,7 @@ def serve(
             first_words=first_words,
             end_marks=end_marks,
             stutters=stutters,
+            titles=titles,
         )
         limits = Limits(
             max_chars=max_chars,

@@ -43,6 +43,9 @@ class TranslateOptions:
     # --end-marks: a sentence's "!" or "?" given back to a translation that lost it
     # (mt.text.end_marks); None: the model's own (its decode.json)
     end_marks: bool | None = None
+    # --titles: with first_words, a sentence in title case gets each capitalised word the first
+    # word's treatment (mt.text.first_words); None: the model's own (its decode.json)
+    titles: bool | None = None
     # --stutters: a word the model repeated back to back written once (mt.text.stutters);
     # None: the model's own (its decode.json)
     stutters: bool | None = None

@@ -52,6 +52,8 @@ class Translator:
             options = replace(options, first_words=info.first_words)
         if options.end_marks is None:
             options = replace(options, end_marks=info.end_marks)
+        if options.titles is None:
+            options = replace(options, titles=info.titles)
         if options.stutters is None:
             options = replace(options, stutters=info.stutters)
         self.options = options

@@ -58,6 +58,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "first_words": getattr(options, "first_words", None),
             "end_marks": getattr(options, "end_marks", None),
             "stutters": getattr(options, "stutters", None),
+            "titles": getattr(options, "titles", None),
             "dictionary_nouns": _dictionary_nouns(options),
         },
         "training": _training(model) if model else None,

@@ -24,6 +24,12 @@ from mt.decode.steps.stutters import DropStutters
 from mt.decode.steps.terms import PlaceTerms
 from mt.quality.confidence import add_evidence
 from mt.text.cleaning import without_surrogates
+from mt.text.first_words import FirstWords
+
+
+def _first_words(model: LoadedModel, options: TranslateOptions) -> FirstWords:
+    """The model's first-word rule, for titles' every capitalised word too where asked."""
+    return replace(model.first_words, titles=True) if options.titles else model.first_words
 
 
 class Pipeline:
@@ -74,7 +80,7 @@ class Pipeline:
         lower_first = options.first_words and english_source
         return cls(
             segment=segment,
-            first_words=LowerFirstWords(model.first_words if lower_first else None),
+            first_words=LowerFirstWords(_first_words(model, options) if lower_first else None),
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
             stutters=DropStutters(bool(options.stutters)),
