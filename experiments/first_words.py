@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     # --titles: against the model as it decodes (its first words lowered); else with none lowered
-    info, plain_translator = opened(args, first_words=args.titles)
+    info, plain_translator = opened(args, first_words=args.titles, titles=False)
     options = plain_translator.options
     stats = read_word_stats(info.directory / WORD_STATS)
     variants = {}

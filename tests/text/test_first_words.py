@@ -117,6 +117,9 @@ def test_the_translation_s_first_letter_is_a_capital_again(text: str, expected: 
         ("What is DECnet", False),
         ("Happy", False),  # one word is a sentence, not a title
         ("Happy Tom", True),
+        ("TBILLPRICE(Settlement; Maturity; Discount)", False),  # a function's signature
+        ("Settlement; Maturity", False),
+        ("A Crisis (Not Only) in the U.S.", True),
     ],
 )
 def test_a_title_is_two_or_more_capitalised_words_besides_the_small_ones(

@@ -41,6 +41,8 @@ digits, an apostrophe, a dot or a hyphen is left as written: "E-mail", "U.S.", "
 _LETTER_RUN = re.compile(r"(?<![\w'’.-])([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
 """A run of letters standing alone, as _OPENING_LETTERS asks of a first word."""
 _TITLE_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
+_SIGNATURE = re.compile(r";|\w\(")
+"""A semicolon, or a word followed directly by "(": code, not a title (docs/release.md, Link 14)."""
 TITLE_SMALL = frozenset(
     [
         "a",
@@ -136,7 +138,11 @@ class FirstWords:
 
 def title_case(sentence: str) -> bool:
     """Two or more words besides the small ones (TITLE_SMALL), every one of them capitalised:
-    "Banks Want to Solve Crisis", not "Banks want to solve the crisis"."""
+    "Banks Want to Solve Crisis", not "Banks want to solve the crisis"; a function's signature,
+    whose parameters are capitalised too ("TBILLPRICE(Settlement; Maturity; Discount)"), is no
+    title."""
+    if _SIGNATURE.search(sentence):
+        return False
     words = [w for w in _TITLE_TOKEN.findall(sentence) if w.lower() not in TITLE_SMALL]
     return len(words) >= 2 and all(w[0].isupper() for w in words)
 
