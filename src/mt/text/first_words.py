@@ -40,7 +40,7 @@ _OPENING_LETTERS = re.compile(r"\s*([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
 digits, an apostrophe, a dot or a hyphen is left as written: "E-mail", "U.S.", "O'Neil")."""
 _LETTER_RUN = re.compile(r"(?<![\w'’.-])([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
 """A run of letters standing alone, as _OPENING_LETTERS asks of a first word."""
-_TITLE_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
+_TITLE_TERM = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 _SIGNATURE = re.compile(r";|\w\(")
 """A semicolon, or a word followed directly by "(": code, not a title (docs/release.md, Link 14)."""
 TITLE_SMALL = frozenset(
@@ -143,7 +143,7 @@ def title_case(sentence: str) -> bool:
     title."""
     if _SIGNATURE.search(sentence):
         return False
-    words = [w for w in _TITLE_TOKEN.findall(sentence) if w.lower() not in TITLE_SMALL]
+    words = [w for w in _TITLE_TERM.findall(sentence) if w.lower() not in TITLE_SMALL]
     return len(words) >= 2 and all(w[0].isupper() for w in words)
 
 
