@@ -89,7 +89,7 @@ model: corpus sources  ## the release recipe: splits, back-translation, prepare,
 # make model's prepared data for GPU_BUDGET, in batches of 256, bf16 where the card has it. On an
 # H200 450 s made 13,343 steps (6.2 epochs): selection loss 2.205 -> 1.801. Then `make release
 # RELEASE_RUN=$(GPU_RUN)` decides on the dev part whether it ships.
-GPU_BASE ?= en-es-general-11
+GPU_BASE ?= en-es-general-12
 GPU_RUN ?= runs/gpu
 GPU_BUDGET ?= 450s
 GPU_SEED ?= 3
@@ -159,7 +159,7 @@ sources: $(STAMP)  ## the recipe's data: ../shared/data, else mt download --reci
 # files and bench_shipped's start-up figures. A benchmark exits 1 on a missed target: the card
 # still records the figures. A version that keeps a shipped model's weights (no training link)
 # names it as RELEASE_WEIGHTS_OF: its card repeats that card's training data and compute.
-RELEASE_NAME ?= en-es-general-11
+RELEASE_NAME ?= en-es-general-12
 RELEASE_RUN ?= runs/model
 RELEASE_DATA ?= runs/model-data
 RELEASE_WEIGHTS_OF ?=
@@ -202,7 +202,7 @@ bench-general: corpus  ## a model beside Apertium on general text, Tatoeba and t
 # Everyday sentences (issue 51): the held-out Tatoeba pairs of make model and those of them with
 # no near-duplicate in its training English, for EVERYDAY_RUNS (the version not to lose to first,
 # the shipped one last) beside Apertium; EVERYDAY_PART selection (choices) or test (the record).
-EVERYDAY_RUNS ?= en-es-general-11
+EVERYDAY_RUNS ?= en-es-general-12
 EVERYDAY_PART ?= selection
 bench-everyday: $(STAMP)  ## everyday sentences with no near-duplicate in training, beside Apertium
 	@command -v apertium >/dev/null || { echo "bench-everyday needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }

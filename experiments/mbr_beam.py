@@ -7,7 +7,7 @@ then chosen three ways: the search's best (what mt gives today); the hypothesis 
 mean sentence chrF against the other four (MBR, Kumar & Byrne 2004; Freitag et al. 2022 with
 chrF as the utility); the same with sentence BLEU. Corpus BLEU and chrF of each, side by side.
 
-    python -m experiments.mbr_beam --run en-es-general-11 --tatoeba runs/tatoeba-split \\
+    python -m experiments.mbr_beam --run en-es-general-12 --tatoeba runs/tatoeba-split \\
         --out bench/mbr
 """
 

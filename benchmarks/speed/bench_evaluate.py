@@ -1,7 +1,7 @@
 """`make bench-evaluate`: `mt evaluate` beside `mt translate` on the same development lines, with
 the same model and options (issue 67: evaluation at translation speed).
 
-    python -m benchmarks.speed.bench_evaluate [--model en-es-general-11] [--limit 1012] \
+    python -m benchmarks.speed.bench_evaluate [--model en-es-general-12] [--limit 1012] \
         [--general ../shared/data/general] [--domains ../shared/data/domains] [--out bench/evaluate]
 
 The lines are development pairs, never a test part, one sentence a line as in FLORES (the issue

@@ -2,7 +2,7 @@
 today's shape (issue 66, item 4: at least half of today's sentences/s).
 
     python -m benchmarks.speed.bench_student_shape [--data ../shared/data/general/tico19.tsv] \
-        [--model en-es-general-11] [--shapes today,student,8+2,d384] [--threads 2] [--beam 5] \
+        [--model en-es-general-12] [--shapes today,student,8+2,d384] [--threads 2] [--beam 5] \
         [--repeats 3] [--out bench/student-shape]
 
 The shapes (SHAPES) are the shipped model's (--model: its vocabularies and pre-norm layout) with

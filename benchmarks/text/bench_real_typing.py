@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     harness.add_out(parser, None, flag="--json", help="default bench/text/real-PART.json")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    try:  # a shipped model's name ("en-es-general-11") or a run's directory
+    try:  # a shipped model's name ("en-es-general-12") or a run's directory
         args.run = resolve(args.run).directory
     except MtError as error:
         raise SystemExit(f"{error} (make demo trains runs/demo)") from None

@@ -38,7 +38,7 @@ from mt.files import (
     write_json,
 )
 
-DEFAULT_MODEL = "en-es-general-11"
+DEFAULT_MODEL = "en-es-general-12"
 """The model every command uses when none is given: the release model installed with mt."""
 SHIPPED = "shipped"
 """The package folder of the release models, one folder a model, named as the model."""
