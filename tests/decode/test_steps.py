@@ -25,7 +25,6 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Counts, TermCounts, Translation, total
 from mt.decode.search import Hypothesis
 from mt.decode.segment import Segmented
-from mt.decode.steps.end_marks import KeepEndMarks
 from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.steps.judge import Judge
 from mt.decode.steps.keep_terms import KeepTerms
@@ -33,14 +32,16 @@ from mt.decode.steps.mask import Mask
 from mt.decode.steps.protect import ProtectSpans
 from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
-from mt.decode.steps.stutters import DropStutters
 from mt.decode.steps.terms import PlaceTerms
+from mt.decode.steps.tidy import Tidy
 from mt.decode.translator import Translator
 from mt.direction import FORWARD
 from mt.errors import MtError
 from mt.quality.confidence import Uncalibrated
+from mt.text.end_marks import with_end_mark
 from mt.text.first_words import FirstWords
 from mt.text.lexicon import NO_LEXICON
+from mt.text.stutters import without_stutters
 from placeholder_support import placeholder_codec
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "mt" / "decode"
@@ -185,9 +186,9 @@ def test_the_pipeline_gives_the_model_the_lowered_word_and_capitalises_its_answe
 
 def test_end_marks_give_each_hypothesis_the_mark_its_source_ends_in() -> None:
     found = Found((("Ayuda.", -1.0), ("¡Socorro!", -2.0)), counts=Counts(3))
-    back = KeepEndMarks(enabled=True).reverse(found, "Help!")
+    back = Tidy((with_end_mark,)).reverse(found, "Help!")
     assert back.hypotheses == (("¡Ayuda!", -1.0), ("¡Socorro!", -2.0)) and back.counts == Counts(3)
-    assert KeepEndMarks(enabled=False).reverse(found, "Help!") is found
+    assert Tidy(()).reverse(found, "Help!") is found
 
 
 def test_the_pipeline_gives_each_sentence_its_own_end_mark(codec: WordPieceCodec) -> None:
@@ -214,8 +215,8 @@ def test_stutters_are_dropped_before_the_end_mark_is_kept(codec: WordPieceCodec)
     assert stuttered.text == "ayuda ayuda."
     found = Found((("sí sí.", -1.0),))
     # the source repeats "yes": the repetition may be meant
-    assert DropStutters(enabled=True).reverse(found, "Yes yes.").hypotheses == found.hypotheses
-    assert DropStutters(enabled=False).reverse(found, "Yes.") is found
+    assert Tidy((without_stutters,)).reverse(found, "Yes yes.").hypotheses == found.hypotheses
+    assert Tidy(()).reverse(found, "Yes.") is found
 
 
 # ----- glossary, protect, restore ---------------------------------------------------------------

@@ -200,10 +200,10 @@ def test_a_model_gives_back_a_lost_end_mark_when_its_decode_json_says(
     run = copy_of(trained_run, tmp_path)
     unset = TranslateOptions(decode=DecodeConfig(beam_size=2))
     plain = open_translator(resolve(run), unset, device="cpu")
-    assert plain.options.end_marks is False and not plain.pipeline.end_marks.enabled
+    assert plain.options.end_marks is False and with_end_mark not in plain.pipeline.tidy.edits
     (run / "decode.json").write_text('{"end_marks": true}\n', encoding="utf-8")
     marked = open_translator(resolve(run), unset, device="cpu")
-    assert marked.pipeline.end_marks.enabled
+    assert with_end_mark in marked.pipeline.tidy.edits
     lines = ["Ilse is near the station!", "Where is the museum?", "Tom is here."]
     before = [t.text for t in plain.translate(lines)]
     after = [t.text for t in marked.translate(lines)]

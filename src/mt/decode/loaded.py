@@ -72,9 +72,13 @@ class LoadedModel:
             self._engines[precision] = engine_for(self.run, self.device, precision)
         return self._engines[precision]
 
+    def pieces(self, word: str) -> int:
+        """How many pieces of the source vocabulary spell `word`."""
+        return len(self.run.source.encode(word))
+
     def one_piece(self, word: str) -> bool:
         """Whether `word` is one piece of the source vocabulary, a word the model has learned."""
-        return len(self.run.source.encode(word)) == 1
+        return self.pieces(word) == 1
 
     @cached_property
     def name_rule(self) -> NameRule:
@@ -108,6 +112,6 @@ class LoadedModel:
         its word statistics, its source pieces and its lexicon decide."""
         return FirstWords(
             first_word_candidates_for(self.run.directory),
-            pieces=lambda word: len(self.run.source.encode(word)),
+            pieces=self.pieces,
             lexicon=self.name_rule.lexicon,
         )

@@ -87,7 +87,7 @@ def seen_words_for(model_dir: Path) -> frozenset[str]:
 
 
 def first_word_candidates_for(model_dir: Path) -> frozenset[str]:
-    """The capitalised spellings a sentence may begin with in lower case
+    """The lower-case words a sentence may begin with in place of their capitalised spelling
     (mt.text.first_words.candidates), kept in the user's cache as the seen words are."""
 
     def read(path: Path) -> frozenset[str]:

@@ -35,11 +35,9 @@ NAME_SHARE = 0.1
 stays as written: "Bill" (118 of 252 uses copied) and "Rose" (25 of 98) are names as often as
 not at a sentence's start; "Happy" (16 of 658: a title now and then) is not."""
 
-_OPENING_LETTERS = re.compile(r"\s*([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
-"""A sentence's first word, after any space, when letters alone make it (a word glued to
-digits, an apostrophe, a dot or a hyphen is left as written: "E-mail", "U.S.", "O'Neil")."""
 _LETTER_RUN = re.compile(r"(?<![\w'’.-])([^\W\d_]+)(?![\w'’.-]*\w)", re.UNICODE)
-"""A run of letters standing alone, as _OPENING_LETTERS asks of a first word."""
+"""A word that letters alone make (a word glued to digits, an apostrophe, a dot or a hyphen is
+left as written: "E-mail", "U.S.", "O'Neil")."""
 _TITLE_TERM = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 _SIGNATURE = re.compile(r";|\w\(")
 """A semicolon, or a word followed directly by "(": code, not a title (docs/release.md, Link 14)."""
@@ -106,7 +104,7 @@ class FirstWords:
         its capitalised words), or None where it stays as written."""
         if self.titles and title_case(sentence):
             return self._lowered_title(sentence)
-        match = _OPENING_LETTERS.match(sentence)
+        match = _LETTER_RUN.match(sentence, len(sentence) - len(sentence.lstrip()))
         if match is None or not self._lowers(word := match.group(1)):
             return None
         start, end = match.span(1)

@@ -12,7 +12,6 @@ from mt.decode.loaded import LoadedModel
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation, total
 from mt.decode.segment import Segmented
-from mt.decode.steps.end_marks import KeepEndMarks
 from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.steps.judge import Judge
 from mt.decode.steps.keep_terms import KeepTerms
@@ -20,16 +19,28 @@ from mt.decode.steps.mask import Mask
 from mt.decode.steps.protect import ProtectSpans
 from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
-from mt.decode.steps.stutters import DropStutters
 from mt.decode.steps.terms import PlaceTerms
+from mt.decode.steps.tidy import Edit, Tidy
 from mt.quality.confidence import add_evidence
 from mt.text.cleaning import without_surrogates
+from mt.text.end_marks import with_end_mark
 from mt.text.first_words import FirstWords
+from mt.text.stutters import without_stutters
 
 
 def _first_words(model: LoadedModel, options: TranslateOptions) -> FirstWords:
     """The model's first-word rule, for titles' every capitalised word too where asked."""
     return replace(model.first_words, titles=True) if options.titles else model.first_words
+
+
+def _edits(options: TranslateOptions, *, english_source: bool) -> tuple[Edit, ...]:
+    """The tidy step's edits, in the order they were measured in: the stutters, then the end
+    mark."""
+    asked = (
+        (without_stutters, options.stutters),
+        (with_end_mark, options.end_marks and english_source),
+    )
+    return tuple(edit for edit, wanted in asked if wanted)
 
 
 class Pipeline:
@@ -40,14 +51,12 @@ class Pipeline:
         first_words: LowerFirstWords,
         mask: Mask,
         search: Search,
-        stutters: DropStutters,
-        end_marks: KeepEndMarks,
+        tidy: Tidy,
         judge: Judge,
     ) -> None:
         self.segment = segment
         self.first_words = first_words
-        self.stutters = stutters
-        self.end_marks = end_marks
+        self.tidy = tidy
         self.mask = mask
         self.search = search
         self.keep_terms = KeepTerms(search, self.without_glossary)
@@ -83,8 +92,7 @@ class Pipeline:
             first_words=LowerFirstWords(_first_words(model, options) if lower_first else None),
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
-            stutters=DropStutters(bool(options.stutters)),
-            end_marks=KeepEndMarks(bool(options.end_marks and english_source)),
+            tidy=Tidy(_edits(options, english_source=english_source)),
             judge=Judge(
                 calibration if calibration is not None else model.calibration,
                 english_source=model.direction.english_source,
@@ -139,7 +147,7 @@ class Pipeline:
         sources = [piece for cut in cuts for piece in cut.pieces]
         restored = iter(
             [
-                self._tidied(self.first_words.reverse(self.mask.reverse(f, m), low), source)
+                self.tidy.reverse(self.first_words.reverse(self.mask.reverse(f, m), low), source)
                 for f, m, low, source in zip(found, masked, lowered, sources, strict=True)
             ]
         )
@@ -147,10 +155,6 @@ class Pipeline:
             self._line(line, cut, [next(restored) for _ in cut.pieces])
             for line, cut in zip(lines, cuts, strict=True)
         ]
-
-    def _tidied(self, found: Found, source: str) -> Found:
-        """A piece's hypotheses without the words they stutter, with the end mark kept."""
-        return self.end_marks.reverse(self.stutters.reverse(found, source), source)
 
     def _line(self, line: str, cut: Segmented, pieces: list[Found]) -> Translation:
         """A line's Translation from its pieces', judged."""
