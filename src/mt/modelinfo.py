@@ -44,6 +44,8 @@ SHIPPED = "shipped"
 """The package folder of the release models, one folder a model, named as the model."""
 CARD_JSON = "card.json"  # a shipped model's card: name, summary, data, scores (from benchmarks)
 CARD_MD = "README.md"  # the same card for people, beside the weights
+DECODE_SWITCHES = ("cognates", "first_words", "titles", "end_marks", "stutters")
+"""decode.json's on/off steps, each a TranslateOptions field of that name (None: the model's)."""
 
 Kind = Literal["run", "export"]
 
@@ -88,36 +90,12 @@ class ModelInfo:
         """The α it decodes with unless told: its decode.json's, chosen on its dev part, else 0."""
         return float(self.decoding.get("length_penalty", 0.0))
 
-    @property
-    def cognates(self) -> bool:
-        """Whether a noun its training English never had gets its Spanish cognate unless told
-        (mt.text.cognates): its decode.json's, chosen on its dev part, else no."""
-        return bool(self.decoding.get("cognates", False))
-
-    @property
-    def first_words(self) -> bool:
-        """Whether a sentence's first word reaches the model in lower case where it knows that
-        spelling better (mt.text.first_words): its decode.json's, chosen on its dev part, else
-        no."""
-        return bool(self.decoding.get("first_words", False))
-
-    @property
-    def end_marks(self) -> bool:
-        """Whether a sentence's "!" or "?" is given back to a translation that lost it
-        (mt.text.end_marks): its decode.json's, chosen on its dev part, else no."""
-        return bool(self.decoding.get("end_marks", False))
-
-    @property
-    def titles(self) -> bool:
-        """Whether, with first_words, a sentence in title case gets each capitalised word the
-        first word's treatment (mt.text.first_words): its decode.json's, else no."""
-        return bool(self.decoding.get("titles", False))
-
-    @property
-    def stutters(self) -> bool:
-        """Whether a word the model repeated back to back is written once (mt.text.stutters):
-        its decode.json's, chosen on its dev part, else no."""
-        return bool(self.decoding.get("stutters", False))
+    def switch(self, name: str) -> bool:
+        """Whether the decoding step `name` (one of DECODE_SWITCHES) is on unless told: its
+        decode.json's, chosen on its dev part, else off."""
+        if name not in DECODE_SWITCHES:
+            raise ValueError(f"{name!r} is not a decode.json switch")
+        return bool(self.decoding.get(name, False))
 
     @property
     def read_only(self) -> bool:
@@ -295,8 +273,7 @@ def _dict_at(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _read_decoding(directory: Path) -> dict[str, Any]:
     """decode.json's settings ({} without one); a length penalty that is not a number >= 0, or a
-    switch (`cognates`, `first_words`, `titles`, `end_marks`, `stutters`) that is not true or
-    false, is one MtError naming the file."""
+    switch (DECODE_SWITCHES) that is not true or false, is one MtError naming the file."""
     path = directory / DECODE_JSON
     if not path.is_file():
         return {}
@@ -304,7 +281,7 @@ def _read_decoding(directory: Path) -> dict[str, Any]:
     alpha = data.get("length_penalty", 0.0) if isinstance(data, dict) else None
     if isinstance(alpha, bool) or not isinstance(alpha, int | float) or alpha < 0:
         raise MtError(f"{path}: length_penalty must be a number >= 0, got {alpha!r}")
-    for switch in ("cognates", "first_words", "titles", "end_marks", "stutters"):
+    for switch in DECODE_SWITCHES:
         if not isinstance(value := data.get(switch, False), bool):
             raise MtError(f"{path}: {switch} must be true or false, got {value!r}")
     return data

@@ -20,7 +20,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
 from mt.errors import MtError
-from mt.modelinfo import resolve
+from mt.modelinfo import DECODE_SWITCHES, resolve
 from mt.text.end_marks import with_end_mark
 from mt.text.first_words import candidates, capitalised_first
 from mt.text.lexicon import read_lexicon
@@ -158,7 +158,26 @@ def test_a_model_gives_never_seen_nouns_their_cognates_when_its_decode_json_says
     assert open_translator(resolve(run), told, device="cpu").unseen is None
 
 
-@pytest.mark.parametrize("switch", ["cognates", "first_words", "titles", "end_marks", "stutters"])
+@pytest.mark.parametrize("switch", DECODE_SWITCHES)
+def test_each_decode_json_switch_is_the_model_s_own_unless_told(
+    trained_run: Path, tmp_path: Path, switch: str
+) -> None:
+    run = copy_of(trained_run, tmp_path)
+    unset = TranslateOptions(decode=DecodeConfig(beam_size=2))
+    assert getattr(open_translator(resolve(run), unset, device="cpu").options, switch) is False
+    (run / "decode.json").write_text(f'{{"{switch}": true}}\n', encoding="utf-8")
+    assert resolve(run).switch(switch) is True
+    assert getattr(open_translator(resolve(run), unset, device="cpu").options, switch) is True
+    told = replace(unset, **{switch: False})
+    assert getattr(open_translator(resolve(run), told, device="cpu").options, switch) is False
+
+
+def test_a_name_that_is_no_decode_json_switch_is_a_programming_error(trained_run: Path) -> None:
+    with pytest.raises(ValueError, match="'beam' is not a decode.json switch"):
+        resolve(trained_run).switch("beam")
+
+
+@pytest.mark.parametrize("switch", DECODE_SWITCHES)
 def test_a_decode_json_switch_that_is_not_true_or_false_is_refused(
     trained_run: Path, tmp_path: Path, switch: str
 ) -> None:

@@ -23,7 +23,7 @@ from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
 from mt.decode.unseen import unseen_nouns
 from mt.errors import MtError
-from mt.modelinfo import ModelInfo
+from mt.modelinfo import DECODE_SWITCHES, ModelInfo
 from mt.quality.confidence import Calibration, Uncalibrated
 
 if TYPE_CHECKING:  # an export translates without torch (open_translator)
@@ -46,16 +46,8 @@ class Translator:
         if options.decode.length_penalty is None:  # not asked for: the model's own
             decode = replace(options.decode, length_penalty=info.length_penalty)
             options = replace(options, decode=decode)
-        if options.cognates is None:
-            options = replace(options, cognates=info.cognates)
-        if options.first_words is None:
-            options = replace(options, first_words=info.first_words)
-        if options.end_marks is None:
-            options = replace(options, end_marks=info.end_marks)
-        if options.titles is None:
-            options = replace(options, titles=info.titles)
-        if options.stutters is None:
-            options = replace(options, stutters=info.stutters)
+        unset = [name for name in DECODE_SWITCHES if getattr(options, name) is None]
+        options = replace(options, **{name: info.switch(name) for name in unset})
         self.options = options
         self.pipeline = Pipeline.build(model, options)
         self.unseen = None

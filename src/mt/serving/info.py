@@ -26,7 +26,7 @@ from mt.files import (
     read_json,
     read_metrics,
 )
-from mt.modelinfo import CARD_JSON, ModelInfo
+from mt.modelinfo import CARD_JSON, DECODE_SWITCHES, ModelInfo
 
 KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")
@@ -54,11 +54,7 @@ def model_info(model: ModelInfo | None, translator: Any, decode: DecodeConfig) -
             "beam_size": decode.beam_size,
             "length_penalty": decode.length_penalty,
             "precision": getattr(translator, "precision_reason", None),
-            "cognates": getattr(options, "cognates", None),
-            "first_words": getattr(options, "first_words", None),
-            "end_marks": getattr(options, "end_marks", None),
-            "stutters": getattr(options, "stutters", None),
-            "titles": getattr(options, "titles", None),
+            **{name: getattr(options, name, None) for name in DECODE_SWITCHES},
             "dictionary_nouns": _dictionary_nouns(options),
         },
         "training": _training(model) if model else None,
