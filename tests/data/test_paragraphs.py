@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from mt import parallel
 from mt.config import PrepareConfig
 from mt.data.prepare.paragraphs import Outcome, open_markup, split_pair
 from mt.data.prepare.pipeline import prepare_corpus
-from mt.data.readers.corpus import CorpusInput, read_corpus
+from mt.data.readers.corpus import CorpusInput, CorpusReport, read_corpus, stream_corpus
 
 
 def test_same_number_of_sentences_gives_sentence_pairs_with_markup_verbatim() -> None:
@@ -119,3 +120,45 @@ def test_a_paragraph_kept_whole_leaves_with_max_length(tmp_path: Path) -> None:
     assert info["counts"]["paragraphs"] == {"kept_whole": 1, "left_out_too_long": 1}
     assert info["counts"]["filtered"] == {"more than 20 labels": 2}
     assert info["counts"]["pairs"] == 120
+
+
+def test_a_long_file_is_split_over_workers_as_one_process_splits_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [
+        (f"Open menu {i}. Choose entry {i}, e.g. the first.", f"Abre el menú {i}. Elige la {i}.")
+        if i % 3
+        else (f'He said "stop." Then {i} left.', f"Dijo «para». Luego se fueron {i}.")
+        for i in range(300)
+    ]
+    tsv = tmp_path / "docs.tsv"
+    tsv.write_text("".join(f"{en}\t{es}\n" for en, es in rows), encoding="utf-8")
+
+    def streamed() -> tuple[list[tuple[str, str]], dict[str, int]]:
+        report = CorpusReport(path=tsv.name)
+        pairs = [
+            pair
+            for chunk in stream_corpus(
+                CorpusInput(path=tsv), report, paragraphs=True, chunk_lines=50
+            )
+            for pair in zip(chunk.en, chunk.es, strict=True)
+        ]
+        return pairs, dict(report.paragraphs)
+
+    monkeypatch.setattr(parallel, "workers_for", lambda rows: 1)
+    alone = streamed()
+    monkeypatch.setattr(parallel, "workers_for", lambda rows: 2 if rows >= 100 else 1)
+    started = []
+    monkeypatch.setattr(parallel.StreamWorkers, "close", _noting(started))
+    assert streamed() == alone and alone[1]["split"] > 0
+    assert started == [True]  # the workers started once the stream had brought 100 rows
+
+
+def _noting(started: list[bool]):
+    close = parallel.StreamWorkers.close
+
+    def noted(self: parallel.StreamWorkers) -> None:
+        started.append(self.pool is not None)
+        close(self)
+
+    return noted

@@ -48,6 +48,11 @@ def split_pair(en: str, es: str) -> Split:
     return Split(list(zip(english, spanish, strict=True)), Outcome.SPLIT)
 
 
+def split_pairs(pairs: Sequence[tuple[str, str]]) -> list[Split]:
+    """split_pair over many pairs: what a worker process is given (mt.parallel.map_chunks)."""
+    return [split_pair(en, es) for en, es in pairs]
+
+
 def _sentences(text: str, *, language: str) -> list[str]:
     """The sentences of `text`, joined again wherever a cut would fall inside markup."""
     merged: list[tuple[int, int]] = []

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mt.data.prepare.paragraphs import Outcome, split_pair
+from mt.data.prepare.paragraphs import Outcome, split_pairs
 from mt.data.readers.corpus_rows import (
     BLANK,
     NOT_UTF8,
@@ -33,6 +33,7 @@ from mt.data.readers.translator_files import (
     translator_files,
 )
 from mt.errors import MtError
+from mt.parallel import StreamWorkers
 from mt.text.cleaning import STEPS, clean_text, clean_texts
 
 PARTS = ("train", "selection", "test")
@@ -226,12 +227,13 @@ def stream_corpus(
         rows = file_rows(source.path, chunk_lines=chunk_lines)
     else:
         rows = pair_rows(source.source, source.target, chunk_lines=chunk_lines)
-    for raw in rows:
-        if paragraphs:
-            raw = _split_paragraphs(raw, report)
-        chunk = _clean_rows(raw, report, strict=strict, filters=filters)
-        if chunk.en:  # lines that were all bad or filtered still count in the report
-            yield chunk
+    with StreamWorkers() as workers:
+        for raw in rows:
+            if paragraphs:
+                raw = _split_paragraphs(raw, report, workers)
+            chunk = _clean_rows(raw, report, strict=strict, filters=filters)
+            if chunk.en:  # lines that were all bad or filtered still count in the report
+                yield chunk
 
 
 def _translator_rows(path: Path, report: CorpusReport) -> Iterator[Rows]:
@@ -247,16 +249,18 @@ def _translator_rows(path: Path, report: CorpusReport) -> Iterator[Rows]:
         yield Rows(entries.entries, numbers, en, es, [], None, name, name, name)
 
 
-def _split_paragraphs(rows: Rows, report: CorpusReport) -> Rows:
+def _split_paragraphs(rows: Rows, report: CorpusReport, workers: StreamWorkers) -> Rows:
     """Rows with each paragraph pair replaced by its sentence pairs, all on the paragraph's line;
-    `report.paragraphs` counts what was split and what stayed whole."""
+    `report.paragraphs` counts what was split and what stayed whole. The sentence splitter is pure
+    Python and most of `mt prepare --paragraphs`' time, so a long file's pairs are split over
+    `workers`, with the result one process gives."""
     numbers: list[int] = []
     en: list[str] = []
     es: list[str] = []
     raw: list[str] | None = [] if rows.raw is not None else None
     counts: Counter[str] = Counter()
-    for index, number in enumerate(rows.numbers.tolist()):
-        split = split_pair(rows.en[index], rows.es[index])
+    splits = workers.map_chunks(split_pairs, list(zip(rows.en, rows.es, strict=True)))
+    for index, (number, split) in enumerate(zip(rows.numbers.tolist(), splits, strict=True)):
         if split.outcome is Outcome.SPLIT:
             counts["split"] += 1
             counts["sentence_pairs"] += len(split.pairs)
