@@ -115,7 +115,12 @@ model-gpu-teacher: $(STAMP)  ## a larger model on a GPU, the teacher of the next
 # pyspellchecker too: 12 MB more), into GPU_PACK; on the device `make gpu-link` installs those, prepares the data
 # with GPU_BASE's tokenizers (the back-translations tagged), continues GPU_BASE for GPU_BUDGET
 # with GPU_ARGS (`--encoder-layers 6`: the deep-encoder student grown from it) and copies the run's
-# small files and best weights, in bfloat16, into $$OUT/GPU_RUN.
+# small files and best weights, in bfloat16, into $$OUT/GPU_RUN. Training gets GPU_BUDGET, or less
+# where preparing took long: it ends GPU_DEADLINE seconds after the link started, less
+# GPU_TRAIN_OVERHEAD for its start-up, last evaluation and the copy, so that what was trained comes
+# back inside the call's timeout (540 s) however fast the device's CPU prepares.
+GPU_DEADLINE ?= 510
+GPU_TRAIN_OVERHEAD ?= 90
 GPU_PACK ?= runs/gpu-pack
 GPU_SYNTHETIC ?= runs/bt/un-news.tsv runs/words/amlo-words.tsv runs/words/entries.tsv
 GPU_INPUTS ?= $(CORPUS) runs/model-split/train runs/model-general/train runs/model-parts \
@@ -133,6 +138,7 @@ gpu-pack: $(STAMP)  ## what a GPU link prepares from, packed to travel with a de
 	du -sh $(GPU_PACK)/*
 
 gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_BASE, results to $OUT
+	mkdir -p $(dir $(GPU_RUN)) && date +%s > $(GPU_RUN).started
 	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(GPU_PACK)/wheels/*.whl
 	tar xJf $(GPU_PACK)/inputs.tar.xz
 	PYTHONPATH=src $(GPU_PYTHON) -m mt prepare $(CORPUS) runs/model-split/train/*.tsv \
@@ -141,8 +147,14 @@ gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_B
 		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --tokenizers-from $(GPU_BASE) --no-extend \
 		--selection runs/model-parts/selection.tsv --test runs/model-parts/test.tsv --paragraphs all \
 		--max-length 64 --sampling-temperature $(MODEL_TEMPERATURE) --out $(GPU_RUN)-data --force
+	left=$$(( $(GPU_DEADLINE) - $(GPU_TRAIN_OVERHEAD) - $$(date +%s) + $$(cat $(GPU_RUN).started) )); \
+	asked=$$(PYTHONPATH=src $(GPU_PYTHON) -c 'import sys; from mt.config import parse_duration; \
+		print(int(parse_duration(sys.argv[1])))' $(GPU_BUDGET)); \
+	budget=$$(( left < asked ? left : asked )); \
+	echo "training for $$budget s: GPU_BUDGET $$asked s, $$left s left before GPU_DEADLINE"; \
+	[ $$budget -ge 30 ] || { echo "error: preparing left $$left s of GPU_DEADLINE, under 30" >&2; exit 1; }; \
 	PYTHONPATH=src $(GPU_PYTHON) -m mt train $(GPU_RUN)-data --init-from $(GPU_BASE) $(GPU_ARGS) \
-		--device $(GPU_DEVICE) --batch-size 256 --seed $(GPU_SEED) --time-budget $(GPU_BUDGET) \
+		--device $(GPU_DEVICE) --batch-size 256 --seed $(GPU_SEED) --time-budget $${budget}s \
 		--eval-every 1000 --out $(GPU_RUN)
 	PYTHONPATH=src $(GPU_PYTHON) -m mt.cli.ship model $(GPU_RUN) --name $(notdir $(GPU_RUN)) \
 		--into $${OUT:?set OUT}
