@@ -86,11 +86,7 @@ def scripted(codec: WordPieceCodec, engine: ScriptedEngine, **changes: object) -
             direction=FORWARD,
             max_src_len=63,
             length_penalty=0.0,
-            cognates=False,
-            first_words=False,
-            end_marks=False,
-            stutters=False,
-            titles=False,
+            switch=lambda name: False,  # every decode.json switch off
         ),
         directory=Path("nowhere"),
         config=SimpleNamespace(max_positions=64),
