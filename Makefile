@@ -110,26 +110,45 @@ model-gpu-teacher: $(STAMP)  ## a larger model on a GPU, the teacher of the next
 # A GPU link in one device call (docs/release.md, "A link in one device call"). A call carries 64
 # MiB with the working tree, and make model's prepared arrays do not fit beside it, so `make
 # gpu-pack` packs what they are prepared from (the Tatoeba corpus, the split and held-out parts,
-# the back-translations: GPU_INPUTS; 27 MB) and the wheels of the three small dependencies that
-# preparing and training import and a device's Python lacks (translating there needs py3langid and
-# pyspellchecker too: 12 MB more), into GPU_PACK; on the device `make gpu-link` installs those, prepares the data
-# with GPU_BASE's tokenizers (the back-translations tagged), continues GPU_BASE for GPU_BUDGET
-# with GPU_ARGS (`--encoder-layers 6`: the deep-encoder student grown from it) and copies the run's
-# small files and best weights, in bfloat16, into $$OUT/GPU_RUN. Training gets GPU_BUDGET, or less
-# where preparing took long: it ends GPU_DEADLINE seconds after the link started, less
-# GPU_TRAIN_OVERHEAD for its start-up, last evaluation and the copy, so that what was trained comes
-# back inside the call's timeout (540 s) however fast the device's CPU prepares.
+# the back-translations: GPU_INPUTS) and the wheels of the three small dependencies that
+# preparing and training import and a device's Python lacks, into GPU_PACK; on the device `make
+# gpu-link` installs those, prepares the data with GPU_BASE's tokenizers (the back-translations
+# tagged), continues GPU_BASE with GPU_ARGS (`--encoder-layers 6`: the deep-encoder student grown
+# from it) and writes the run as a model folder (bf16 weights, tables, lineage).
+#
+# GPU_EXTRA makes it two arms of one experiment: a second run, GPU_RUN-extra, prepared with those
+# synthetic files too and trained beside the first on the same GPU with the same seed (a model of
+# this size leaves most of the GPU idle), so that one call says what the extra data is worth.
+#
+# Training gets GPU_BUDGET, or less where preparing took long: it ends GPU_DEADLINE seconds after
+# the link started, less GPU_TRAIN_OVERHEAD for its start-up, last evaluation and the copy, so that
+# what was trained comes back inside the call's timeout (540 s) however fast the device's CPU
+# prepares. A call brings back 8 files of 16 MiB at most, and a model folder is ten files with
+# weights of 17 to 22 MB: each run comes back as one tar in GPU_PART pieces,
+# $$OUT/NAME.tar.part-aa, -ab, ... (here: cat them | tar xf -).
 GPU_DEADLINE ?= 510
 GPU_TRAIN_OVERHEAD ?= 90
+GPU_PART ?= 15M
 GPU_PACK ?= runs/gpu-pack
 GPU_SYNTHETIC ?= runs/bt/un-news.tsv runs/words/amlo-words.tsv runs/words/entries.tsv
+GPU_EXTRA ?= $(AMLO_BT)
 GPU_INPUTS ?= $(CORPUS) runs/model-split/train runs/model-general/train runs/model-parts \
-	$(wildcard $(GPU_SYNTHETIC))
+	$(wildcard $(GPU_SYNTHETIC) $(GPU_EXTRA))
 GPU_WHEELS ?= polib defusedxml pysbd
 GPU_PYTHON ?= python
 GPU_DEVICE ?= cuda
 GPU_ARGS ?=
-gpu-pack: $(STAMP)  ## what a GPU link prepares from, packed to travel with a device call
+GPU_RUNS = $(GPU_RUN) $(if $(GPU_EXTRA),$(GPU_RUN)-extra)
+# The second arm's data (issue 66, item 3): the presidential press conferences of days 1 to 5 of
+# each month (56,542 paragraphs of 369,345: whole days, so no conference is cut), back-translated
+# by BT_ENGINE. The link tags them with the other back-translations, under the same share.
+AMLO_BT ?= runs/bt/amlo-days1-5.tsv
+$(AMLO_BT): $(STAMP)
+	mkdir -p $(dir $@)
+	xz -dc $(DATA_ROOT)/general/amlo.es.tsv.xz | awk -F'\t' 'substr($$1, 9, 2) <= "05"' > $(@:.tsv=.es.tsv)
+	$(BIN)/mt backtranslate $(@:.tsv=.es.tsv) --engine "$(BT_ENGINE)" --out $@
+
+gpu-pack: $(STAMP) $(GPU_EXTRA)  ## what a GPU link prepares from, packed to travel with a device call
 	rm -rf $(GPU_PACK)/wheels && mkdir -p $(GPU_PACK)/wheels
 	tar cf - $(GPU_INPUTS) | xz -6 -T0 > $(GPU_PACK)/inputs.tar.xz.part
 	mv $(GPU_PACK)/inputs.tar.xz.part $(GPU_PACK)/inputs.tar.xz
@@ -137,27 +156,42 @@ gpu-pack: $(STAMP)  ## what a GPU link prepares from, packed to travel with a de
 		$(shell $(BIN)/pip freeze | grep -i -E '^($(subst $(eval) ,|,$(GPU_WHEELS)))==')
 	du -sh $(GPU_PACK)/*
 
+# $(call gpu_prepare,RUN,SYNTHETIC FILES): RUN-data from make model's inputs and those files (the
+# shell looks for them: make expands a recipe before its first line unpacks them)
+gpu_prepare = PYTHONPATH=src $(GPU_PYTHON) -m mt prepare $(CORPUS) runs/model-split/train/*.tsv \
+	runs/model-general/train/*.tsv \
+	$$(for file in $(2); do [ -f $$file ] && echo --synthetic $$file; done) \
+	--synthetic-share $(MODEL_SYNTHETIC_SHARE) --tokenizers-from $(GPU_BASE) --no-extend \
+	--selection runs/model-parts/selection.tsv --test runs/model-parts/test.tsv --paragraphs all \
+	--max-length 64 --sampling-temperature $(MODEL_TEMPERATURE) --out $(1)-data --force
+# $(call gpu_prepare_run,RUN): GPU_RUN-extra gets GPU_EXTRA beside GPU_SYNTHETIC
+gpu_prepare_run = $(call gpu_prepare,$(1),$(GPU_SYNTHETIC) $(if $(filter %-extra,$(1)),$(GPU_EXTRA)))
+# $(call gpu_train,RUN): GPU_BASE continued on RUN-data for the shell's $$budget seconds
+gpu_train = PYTHONPATH=src $(GPU_PYTHON) -m mt train $(1)-data --init-from $(GPU_BASE) $(GPU_ARGS) \
+	--device $(GPU_DEVICE) --batch-size 256 --seed $(GPU_SEED) --time-budget $$budget \
+	--eval-every 1000 --out $(1)
+# $(call gpu_both,STEP): STEP for each run at once, their logs after; fails if any failed
+gpu_both = pids=""; $(foreach run,$(GPU_RUNS),{ $(call $(1),$(run)) > $(run).$(1).log 2>&1 & \
+	pids="$$pids $$!"; };) failed=0; for pid in $$pids; do wait $$pid || failed=1; done; \
+	cat $(foreach run,$(GPU_RUNS),$(run).$(1).log); [ $$failed -eq 0 ]
+
 gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_BASE, results to $OUT
 	mkdir -p $(dir $(GPU_RUN)) && date +%s > $(GPU_RUN).started
 	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(GPU_PACK)/wheels/*.whl
 	tar xJf $(GPU_PACK)/inputs.tar.xz
-	PYTHONPATH=src $(GPU_PYTHON) -m mt prepare $(CORPUS) runs/model-split/train/*.tsv \
-		runs/model-general/train/*.tsv \
-		$$(for file in $(GPU_SYNTHETIC); do [ -f $$file ] && echo --synthetic $$file; done) \
-		--synthetic-share $(MODEL_SYNTHETIC_SHARE) --tokenizers-from $(GPU_BASE) --no-extend \
-		--selection runs/model-parts/selection.tsv --test runs/model-parts/test.tsv --paragraphs all \
-		--max-length 64 --sampling-temperature $(MODEL_TEMPERATURE) --out $(GPU_RUN)-data --force
+	$(call gpu_both,gpu_prepare_run)
 	left=$$(( $(GPU_DEADLINE) - $(GPU_TRAIN_OVERHEAD) - $$(date +%s) + $$(cat $(GPU_RUN).started) )); \
 	asked=$$(PYTHONPATH=src $(GPU_PYTHON) -c 'import sys; from mt.config import parse_duration; \
 		print(int(parse_duration(sys.argv[1])))' $(GPU_BUDGET)); \
 	budget=$$(( left < asked ? left : asked )); \
 	echo "training for $$budget s: GPU_BUDGET $$asked s, $$left s left before GPU_DEADLINE"; \
 	[ $$budget -ge 30 ] || { echo "error: preparing left $$left s of GPU_DEADLINE, under 30" >&2; exit 1; }; \
-	PYTHONPATH=src $(GPU_PYTHON) -m mt train $(GPU_RUN)-data --init-from $(GPU_BASE) $(GPU_ARGS) \
-		--device $(GPU_DEVICE) --batch-size 256 --seed $(GPU_SEED) --time-budget $${budget}s \
-		--eval-every 1000 --out $(GPU_RUN)
-	PYTHONPATH=src $(GPU_PYTHON) -m mt.cli.ship model $(GPU_RUN) --name $(notdir $(GPU_RUN)) \
-		--into $${OUT:?set OUT}
+	budget=$${budget}s; $(call gpu_both,gpu_train)
+	for run in $(GPU_RUNS); do name=$$(basename $$run); \
+		PYTHONPATH=src $(GPU_PYTHON) -m mt.cli.ship model $$run --name $$name --into $$run.shipped \
+		&& tar cf - -C $$run.shipped $$name | split -b $(GPU_PART) - $${OUT:?set OUT}/$$name.tar.part- \
+		|| exit 1; done
+	ls -la $$OUT
 
 # The recipe's data from its public sources when ../shared/data is not there: resumable, each file
 # checked against the digest its README records; what is there and right is skipped.
