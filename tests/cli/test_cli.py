@@ -1,8 +1,10 @@
 """The command line end to end on a tiny corpus: every stage, its exit code and its output."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mt.cli.app import app
@@ -167,21 +169,21 @@ def test_translate_first_words_flag_searches_the_first_word_in_lower_case(
     assert helped.stdout == capitalised_first(as_lower.stdout)
 
 
-def test_translate_end_marks_flag_gives_back_a_lost_mark(trained_run: Path) -> None:
-    line = "Ilse is near the station!"
+@pytest.mark.parametrize(
+    ("flag", "line", "rule"),
+    [
+        ("--end-marks", "Ilse is near the station!", with_end_mark),
+        ("--stutters", "Ilse is near the station.", without_stutters),
+    ],
+)
+def test_translate_tidy_flags_edit_the_translation_as_their_rule_does(
+    trained_run: Path, flag: str, line: str, rule: Callable[[str, str], str]
+) -> None:
     plain = invoke("translate", "--model", str(trained_run), line)
-    marked = invoke("translate", "--model", str(trained_run), "--end-marks", line)
-    assert plain.exit_code == 0 and marked.exit_code == 0, marked.output
-    # what the tiny model writes differs between machines: the flag must give what the rule gives
-    assert marked.stdout.strip() == with_end_mark(line, plain.stdout.strip())
-
-
-def test_translate_stutters_flag_is_taken(trained_run: Path) -> None:
-    line = "Ilse is near the station."
-    plain = invoke("translate", "--model", str(trained_run), line)
-    tidied = invoke("translate", "--model", str(trained_run), "--stutters", line)
+    tidied = invoke("translate", "--model", str(trained_run), flag, line)
     assert plain.exit_code == 0 and tidied.exit_code == 0, tidied.output
-    assert tidied.stdout.strip() == without_stutters(line, plain.stdout.strip())
+    # what the tiny model writes differs between machines: the flag must give what the rule gives
+    assert tidied.stdout.strip() == rule(line, plain.stdout.strip())
 
 
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:
