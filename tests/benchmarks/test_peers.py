@@ -1,7 +1,7 @@
 """benchmarks/peers/: bench_peer needs eole in .venv-eole (`make bench-peer` installs it) and
 minutes of training, so here: its options, its clear stop without eole, and the pieces that read
-eole's log, write its config and check the targets; peer_spm (eole's Python runs it) where
-sentencepiece is installed."""
+eole's log, write its config and check the targets; peer_spm (eole's Python runs it) with the
+dev extras' sentencepiece."""
 
 from __future__ import annotations
 
@@ -50,7 +50,6 @@ def test_bench_peer_reads_eoles_log_writes_its_config_and_checks_the_targets(
 
 
 def test_peer_spm_trains_encodes_and_decodes(corpus_file: Path, tmp_path: Path) -> None:
-    pytest.importorskip("sentencepiece", reason="eole's environment has it, mt's need not")
     english = tmp_path / "train.en"
     lines = [line.split("\t")[0] for line in corpus_file.read_text().splitlines()]
     english.write_text("\n".join(lines) + "\n")
