@@ -20,7 +20,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
+.PHONY: student bench-fit help setup test chromium lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -253,6 +253,40 @@ EVERYDAY_PART ?= selection
 bench-everyday: $(STAMP)  ## everyday sentences with no near-duplicate in training, beside Apertium
 	@command -v apertium >/dev/null || { echo "bench-everyday needs Apertium: sudo apt-get install apertium-eng-spa" >&2; exit 1; }
 	$(BIN)/python -m benchmarks.quality.bench_everyday --runs $(EVERYDAY_RUNS) --part $(EVERYDAY_PART)
+
+# How well a model holds what it was taught (issue 75): multi-reference BLEU on 2,000 trained-on
+# Tatoeba lines of at most 6 words and on the held-out short phrases people type first, for
+# FIT_RUN beside FIT_VERSUS (the targets: +10 and +5 BLEU over it).
+FIT_RUN ?= en-es-general-12
+FIT_VERSUS ?=
+bench-fit: corpus  ## how well a model holds its own training data, and the short phrases
+	test -f runs/model-parts/test.tsv || $(BIN)/python -m mt.cli.release --corpus $(CORPUS) \
+		--domains $(DOMAINS) --general $(GENERAL) --to-step parts
+	$(BIN)/python -m benchmarks.quality.bench_fit --run $(FIT_RUN) $(if $(FIT_VERSUS),--versus $(FIT_VERSUS))
+
+# The deep-encoder student (issue 75): make model's data and all the Spanish of ../shared/data/
+# general back-translated by BT_ENGINE, prepared with the shipped model's tokenizers; the student
+# grown from the shipped model, started or resumed at the lowest priority, its dev curve scored
+# every CPU-hour (benchmarks/quality/student.py). Run it first thing; it ends with the session.
+STUDENT_SPANISH ?= un-news amlo covid-mx spaccc
+STUDENT_RUN ?= runs/student
+runs/bt/%.tsv: $(STAMP)
+	mkdir -p $(dir $@)
+	test -f runs/bt/$*.es.tsv || { xz -dc $(GENERAL)/$*.es.tsv.xz > runs/bt/$*.es.tsv.part && \
+		mv runs/bt/$*.es.tsv.part runs/bt/$*.es.tsv; }
+	$(BIN)/mt backtranslate runs/bt/$*.es.tsv --engine "$(BT_ENGINE)" --out $@
+runs/student-data/prepare.json: $(foreach name,$(STUDENT_SPANISH),runs/bt/$(name).tsv)
+	$(BIN)/python -m mt.cli.release --corpus $(CORPUS) --domains $(DOMAINS) --general $(GENERAL) \
+		--to-step parts
+	$(BIN)/mt prepare $(CORPUS) runs/model-split/train/*.tsv runs/model-general/train/*.tsv \
+		$(foreach file,$^,--synthetic $(file)) --synthetic-share $(MODEL_SYNTHETIC_SHARE) \
+		--tokenizers-from $(GPU_BASE) --no-extend --selection runs/model-parts/selection.tsv \
+		--test runs/model-parts/test.tsv --paragraphs all --max-length 64 \
+		--sampling-temperature $(MODEL_TEMPERATURE) --out runs/student-data --force
+student: corpus sources runs/student-data/prepare.json  ## start or resume the student, in the background
+	nohup nice -n 19 $(BIN)/python -m benchmarks.quality.student --data runs/student-data \
+		--run $(STUDENT_RUN) > $(STUDENT_RUN).log 2>&1 &
+	@echo "the student runs in the background: tail -f $(STUDENT_RUN).log; its curve: $(STUDENT_RUN)/dev-curve.csv"
 
 # Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.
