@@ -1,13 +1,13 @@
 """`python -m mt.cli.ship`: a trained run made into a shipped model, and its card, for the people
 who make mt's releases (`make release`); users get the model with the package.
 
-    python -m mt.cli.ship model runs/model --name en-es-general-12
+    python -m mt.cli.ship model runs/model --name NAME
     python -m mt.cli.ship model runs/gpu --name gpu --into "$OUT"     # a device call's result
-    python -m mt.cli.ship card en-es-general-12 --run runs/model --data runs/model-data \
+    python -m mt.cli.ship card NAME --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
-    python -m mt.cli.ship card en-es-general-12 --run runs/v12 --weights-of en-es-general-11 ...
-    python -m mt.cli.ship readme en-es-general-12    # README.md again from card.json
+    python -m mt.cli.ship card NAME --run runs/vN --weights-of OLDER-NAME ...
+    python -m mt.cli.ship readme NAME    # README.md again from card.json
 """
 
 from __future__ import annotations
