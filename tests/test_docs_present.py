@@ -1,11 +1,14 @@
-"""README.md and docs/ describe the present (issue 77): the shipped model's name is written once, in
-the package (mt.modelinfo.DEFAULT_MODEL), so a page outside docs/history/ that names another
-`en-es-general-N` is stale; every relative link in README.md and docs/ (history too) reaches a
-file; the pages stay short. docs/history/ keeps the record and may name any version."""
+"""README.md and docs/ describe the present (issue 77): the shipped model's name is written once,
+in the package (mt.modelinfo.DEFAULT_MODEL; the Makefile reads it there), so a page outside
+docs/history/ that names another `en-es-general-N` is stale; every relative link in README.md and
+docs/ (history too) reaches a file; the pages stay short. docs/history/ keeps the record and may
+name any version."""
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -56,6 +59,16 @@ def broken_links(path: Path) -> list[str]:
 def test_the_shipped_name_is_one_the_package_has() -> None:
     assert VERSION.fullmatch(DEFAULT_MODEL)
     assert (ROOT / "src" / "mt" / "shipped" / DEFAULT_MODEL).is_dir()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make test runs under make")
+def test_the_makefile_reads_the_shipped_name_from_the_package() -> None:
+    printed = subprocess.run(
+        ["make", "--no-print-directory", "--eval",
+         "print-shipped: ; @echo $(GPU_BASE) $(RELEASE_NAME) $(EVERYDAY_RUNS)", "print-shipped"],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    assert printed.split() == [DEFAULT_MODEL] * 3
 
 
 @pytest.mark.parametrize("path", present_pages(), ids=page_id)
