@@ -259,7 +259,7 @@ bench-everyday: $(STAMP)  ## everyday sentences with no near-duplicate in traini
 # How well a model holds what it was taught (issue 75): multi-reference BLEU on 2,000 trained-on
 # Tatoeba lines of at most 6 words and on the held-out short phrases people type first, for
 # FIT_RUN beside FIT_VERSUS (the targets: +10 and +5 BLEU over it).
-FIT_RUN ?= en-es-general-12
+FIT_RUN ?= $(SHIPPED_MODEL)
 FIT_VERSUS ?=
 bench-fit: corpus  ## how well a model holds its own training data, and the short phrases
 	test -f runs/model-parts/test.tsv || $(BIN)/python -m mt.cli.release --corpus $(CORPUS) \

@@ -24,8 +24,9 @@ from pathlib import Path
 
 from benchmarks import harness
 from mt.atomic import atomic_write_text
+from mt.modelinfo import DEFAULT_MODEL
 
-BASE = "en-es-general-12"
+BASE = DEFAULT_MODEL
 GROWTH = ("--encoder-layers", "6", "--ff", "1536")
 LEDGER = "cpu.json"
 TICKS = os.sysconf("SC_CLK_TCK")
