@@ -73,6 +73,8 @@ NO_TARGET = {
     "quality/bench.py": "the recipe's figures for a time budget, compared in docs/performance.md",
     "quality/bench_arch.py": "two architectures side by side: the comparison is the figure",
     "quality/bench_domain.py": "BLEU per domain for the runs given, compared in docs/domain.md",
+    "quality/dev_curve.py": "appends a checkpoint's dev scores to the student's curve",
+    "quality/student.py": "keeps the student training; its status is mt train's",
     "scale/synthetic_corpus.py": "writes a corpus for bench_scale",
     "speed/bench_precision.py": "the figures --precision auto decides from (mt.model.precision)",
     "speed/bench_step.py": "milliseconds a step, for comparing levers one at a time",
@@ -134,10 +136,12 @@ def failing_status(value: str) -> bool:
 
 
 def exits_with_main(tree: ast.Module) -> bool:
-    """`if __name__ == "__main__":` ends in `sys.exit(main(...))`: main's status is the exit's."""
+    """`if __name__ == "__main__":` ends in `sys.exit(main(...))` or `raise SystemExit(main(...))`:
+    main's status is the exit's."""
+    exits = ("sys.exit(main(", "raise SystemExit(main(")
     for node in tree.body:
         if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
-            return any("sys.exit(main(" in ast.unparse(statement) for statement in ast.walk(node))
+            return any(e in ast.unparse(statement) for statement in node.body for e in exits)
     return False
 
 
