@@ -281,7 +281,7 @@ bench-fit: corpus  ## how well a model holds its own training data, and the shor
 # every CPU-hour (benchmarks/quality/student.py). Run it first thing; it ends with the session.
 STUDENT_SPANISH ?= un-news amlo covid-mx spaccc
 STUDENT_RUN ?= runs/student
-runs/bt/%.tsv: $(STAMP)
+runs/bt/%.tsv: | $(STAMP)
 	mkdir -p $(dir $@)
 	test -f runs/bt/$*.es.tsv || { xz -dc $(GENERAL)/$*.es.tsv.xz > runs/bt/$*.es.tsv.part && \
 		mv runs/bt/$*.es.tsv.part runs/bt/$*.es.tsv; }
