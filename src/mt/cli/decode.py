@@ -18,7 +18,6 @@ from mt.cli.decode_options import (
     ComputeType,
     Device,
     DictionaryFile,
-    EndMarksSwitch,
     FirstWordsSwitch,
     GlossaryFile,
     Keep,
@@ -29,7 +28,6 @@ from mt.cli.decode_options import (
     ModelOption,
     Normalize,
     Precision,
-    StuttersSwitch,
     Threads,
     TitlesSwitch,
     decode_config,
@@ -96,8 +94,6 @@ def translate(
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
-    end_marks: EndMarksSwitch = None,
-    stutters: StuttersSwitch = None,
     titles: TitlesSwitch = None,
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
@@ -134,8 +130,6 @@ def translate(
             dictionary=dictionary,
             cognates=cognates,
             first_words=first_words,
-            end_marks=end_marks,
-            stutters=stutters,
             titles=titles,
             check_language=style in ("scores", "json"),  # only they show flags
         )
@@ -320,8 +314,6 @@ def evaluate(
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
-    end_marks: EndMarksSwitch = None,
-    stutters: StuttersSwitch = None,
     titles: TitlesSwitch = None,
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
@@ -353,8 +345,6 @@ def evaluate(
             dictionary=dictionary,
             cognates=cognates,
             first_words=first_words,
-            end_marks=end_marks,
-            stutters=stutters,
             titles=titles,
             check_language=False,
         )

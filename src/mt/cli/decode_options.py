@@ -110,26 +110,6 @@ FirstWordsSwitch = Annotated[
         show_default=False,
     ),
 ]
-EndMarksSwitch = Annotated[
-    bool | None,
-    Opt(
-        "--end-marks/--no-end-marks",
-        help='Give a sentence\'s "!" or "?" back to a translation that lost it ("Help!": '
-        '"¡Ayuda!", docs/general.md); default: the model\'s own choice.',
-        rich_help_panel=SEARCH,
-        show_default=False,
-    ),
-]
-StuttersSwitch = Annotated[
-    bool | None,
-    Opt(
-        "--stutters/--no-stutters",
-        help='Write once a word the model repeated back to back ("vegetales vegetales"), '
-        "where the source repeats none (docs/general.md); default: the model's own choice.",
-        rich_help_panel=SEARCH,
-        show_default=False,
-    ),
-]
 TitlesSwitch = Annotated[
     bool | None,
     Opt(
@@ -200,8 +180,6 @@ def translate_options(
     dictionary: Path | None = None,
     cognates: bool | None = None,
     first_words: bool | None = None,
-    end_marks: bool | None = None,
-    stutters: bool | None = None,
     titles: bool | None = None,
     check_language: bool = True,
 ) -> TranslateOptions:
@@ -222,8 +200,6 @@ def translate_options(
         dictionary=None if dictionary is None else read_dictionary(dictionary),
         cognates=cognates,
         first_words=first_words,
-        end_marks=end_marks,
-        stutters=stutters,
         titles=titles,
         check_language=check_language,
     )

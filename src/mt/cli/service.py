@@ -13,7 +13,6 @@ from mt.cli.decode_options import (
     Cognates,
     Device,
     DictionaryFile,
-    EndMarksSwitch,
     FirstWordsSwitch,
     Keep,
     LengthPenalty,
@@ -21,7 +20,6 @@ from mt.cli.decode_options import (
     MaxLenB,
     ModelArgument,
     Precision,
-    StuttersSwitch,
     TitlesSwitch,
     decode_config,
     default_engine,
@@ -90,8 +88,6 @@ def serve(
     dictionary: DictionaryFile = None,
     cognates: Cognates = None,
     first_words: FirstWordsSwitch = None,
-    end_marks: EndMarksSwitch = None,
-    stutters: StuttersSwitch = None,
     titles: TitlesSwitch = None,
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
@@ -118,8 +114,6 @@ def serve(
             dictionary=dictionary,
             cognates=cognates,
             first_words=first_words,
-            end_marks=end_marks,
-            stutters=stutters,
             titles=titles,
         )
         limits = Limits(
