@@ -1,20 +1,25 @@
 """The decode options of `mt translate`, `mt evaluate`, `mt serve` and `mt calibrate`, declared
-once, and the one function that turns them into the frozen TranslateOptions.
+once (DecodeFlags), and what turns them into the frozen TranslateOptions and a Translator.
 
-Each command lists the options it takes (Typer reads a command's parameters); their types, help
-and help panel are these, and their defaults are DecodeConfig's, so each is spelled once.
+A command takes them with `@takes_decode_flags(...)`: Typer reads their types, help, panel and
+defaults (DecodeConfig's) from DecodeFlags, so each is spelled once, and the command gets them as
+one object.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
 from mt.cli.common import Opt, say
-from mt.config import NORMALIZE_INPUT, DecodeConfig
+from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
 
 if TYPE_CHECKING:
     from mt.decode.options import TranslateOptions
@@ -149,60 +154,124 @@ ComputeType = Annotated[
 ]
 
 
-def decode_config(
-    beam_size: int,
-    n_best: int,
-    length_penalty: float | None,
-    max_len_a: float,
-    max_len_b: int,
-    batch_size: int,
-    precision: str,
-) -> DecodeConfig:
-    """The search options, in DecodeConfig's order, checked."""
-    return DecodeConfig(
-        beam_size=beam_size,
-        n_best=n_best,
-        length_penalty=length_penalty,
-        max_len_a=max_len_a,
-        max_len_b=max_len_b,
-        batch_size=batch_size,
-        precision=precision,
-    )
+@dataclass(frozen=True)
+class DecodeFlags:
+    """The decode options the commands share, declared once: a command decorated with
+    `takes_decode_flags` lists those it takes among its own parameters (Typer reads them from
+    these fields, in this order) and receives them as one DecodeFlags in `decoding`; those it
+    does not take keep these defaults, DecodeConfig's."""
+
+    beam_size: BeamSize = DECODE.beam_size
+    length_penalty: LengthPenalty = DECODE.length_penalty
+    max_len_a: MaxLenA = DECODE.max_len_a
+    max_len_b: MaxLenB = DECODE.max_len_b
+    batch_size: BatchSize = DECODE.batch_size
+    checkpoint: Checkpoint = "best"
+    device: Device = "auto"
+    threads: Threads = None
+    compute_type: ComputeType = "default"
+    precision: Precision = DECODE.precision
+    keep: Keep = None
+    normalize: Normalize = NORMALIZE_INPUT
+    glossary: GlossaryFile = None
+    dictionary: DictionaryFile = None
+    cognates: Cognates = None
+    first_words: FirstWordsSwitch = None
+    titles: TitlesSwitch = None
+
+    def search(self, n_best: int = 1) -> DecodeConfig:
+        """The search options, checked."""
+        return DecodeConfig(
+            beam_size=self.beam_size,
+            n_best=n_best,
+            length_penalty=self.length_penalty,
+            max_len_a=self.max_len_a,
+            max_len_b=self.max_len_b,
+            batch_size=self.batch_size,
+            precision=self.precision,
+        )
+
+    def options(
+        self, search: DecodeConfig, *, split: bool = True, check_language: bool = True
+    ) -> TranslateOptions:
+        """What every command that translates turns its options into: the search and the text
+        options, with the --keep, --glossary and --dictionary files read, so that bad input
+        stops here, before the model loads."""
+        from mt.decode.glossary import read_glossary
+        from mt.decode.options import TranslateOptions
+        from mt.decode.unseen import read_dictionary
+        from mt.text.spans import read_keep
+
+        return TranslateOptions(
+            decode=search,
+            split=split,
+            normalize=self.normalize,
+            keep=() if self.keep is None else read_keep(self.keep),
+            glossary=None if self.glossary is None else read_glossary(self.glossary),
+            dictionary=None if self.dictionary is None else read_dictionary(self.dictionary),
+            cognates=self.cognates,
+            first_words=self.first_words,
+            titles=self.titles,
+            check_language=check_language,
+        )
+
+    def engine(self, info: ModelInfo) -> Path | None:
+        """The int8 copy these options leave the search to, if any (default_engine)."""
+        return default_engine(
+            info,
+            precision=self.precision,
+            device=self.device,
+            checkpoint=self.checkpoint,
+            compute_type=self.compute_type,
+        )
+
+    def open(self, info: ModelInfo, options: TranslateOptions) -> Translator:
+        """The Translator `mt translate` and `mt evaluate` search with: a shipped model's int8
+        copy where the options leave the engine to mt (default_engine), made again once when
+        CTranslate2 cannot load it (mt.export.int8_copy.open_with_copy), else the run or export
+        itself."""
+        from mt.export.int8_copy import open_with_copy
+
+        return open_with_copy(
+            info,
+            options,
+            copy=self.engine(info),
+            device=self.device,
+            checkpoint=self.checkpoint,
+            threads=self.threads,
+            compute_type=self.compute_type,
+        )
 
 
-def translate_options(
-    decode: DecodeConfig,
-    *,
-    split: bool = True,
-    normalize: bool = NORMALIZE_INPUT,
-    keep: Path | None = None,
-    glossary: Path | None = None,
-    dictionary: Path | None = None,
-    cognates: bool | None = None,
-    first_words: bool | None = None,
-    titles: bool | None = None,
-    check_language: bool = True,
-) -> TranslateOptions:
-    """What every command that translates turns its options into: the search (decode_config)
-    and the text options, with the --keep and --glossary files read, so that bad input stops
-    here, before the model loads."""
-    from mt.decode.glossary import read_glossary
-    from mt.decode.options import TranslateOptions
-    from mt.decode.unseen import read_dictionary
-    from mt.text.spans import read_keep
+Command = TypeVar("Command", bound=Callable[..., None])
 
-    return TranslateOptions(
-        decode=decode,
-        split=split,
-        normalize=normalize,
-        keep=() if keep is None else read_keep(keep),
-        glossary=None if glossary is None else read_glossary(glossary),
-        dictionary=None if dictionary is None else read_dictionary(dictionary),
-        cognates=cognates,
-        first_words=first_words,
-        titles=titles,
-        check_language=check_language,
-    )
+
+def takes_decode_flags(*names: str) -> Callable[[Command], Command]:
+    """The command also takes the DecodeFlags fields `names` (none named: all of them) as
+    options, after its own, and gets them as one DecodeFlags in its `decoding` parameter."""
+    hints = get_type_hints(DecodeFlags, include_extras=True)
+    taken = [f for f in fields(DecodeFlags) if not names or f.name in names]
+    if unknown := set(names) - {f.name for f in taken}:
+        raise ValueError(f"not DecodeFlags fields: {sorted(unknown)}")
+    shared = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
+                          annotation=hints[f.name])
+        for f in taken
+    ]  # fmt: skip
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True)
+        params = [p for p in own.parameters.values() if p.name != "decoding"]
+
+        @functools.wraps(command)
+        def with_flags(**values: Any) -> None:
+            flags = DecodeFlags(**{f.name: values.pop(f.name) for f in taken})
+            command(decoding=flags, **values)
+
+        with_flags.__signature__ = own.replace(parameters=params + shared)  # type: ignore[attr-defined]
+        return with_flags  # type: ignore[return-value]
+
+    return decorate
 
 
 def default_engine(
@@ -222,32 +291,3 @@ def default_engine(
             f"({time.perf_counter() - started:.1f} s, once)"
         )
     return copy
-
-
-def open_for_command(
-    info: ModelInfo,
-    options: TranslateOptions,
-    *,
-    precision: str,
-    device: str,
-    checkpoint: str,
-    threads: int | None,
-    compute_type: str,
-) -> Translator:
-    """The Translator `mt translate` and `mt evaluate` search with: a shipped model's int8 copy
-    where the options leave the engine to mt (default_engine), made again once when CTranslate2
-    cannot load it (mt.export.int8_copy.open_with_copy), else the run or export itself."""
-    from mt.export.int8_copy import open_with_copy
-
-    copy = default_engine(
-        info, precision=precision, device=device, checkpoint=checkpoint, compute_type=compute_type
-    )
-    return open_with_copy(
-        info,
-        options,
-        copy=copy,
-        device=device,
-        checkpoint=checkpoint,
-        threads=threads,
-        compute_type=compute_type,
-    )

@@ -6,44 +6,21 @@ from pathlib import Path
 from typing import Annotated
 
 from mt.cli.common import Opt, run_or_exit, say
-from mt.cli.decode_options import (
-    BatchSize,
-    BeamSize,
-    Checkpoint,
-    Cognates,
-    Device,
-    DictionaryFile,
-    FirstWordsSwitch,
-    Keep,
-    LengthPenalty,
-    MaxLenA,
-    MaxLenB,
-    ModelArgument,
-    Precision,
-    TitlesSwitch,
-    decode_config,
-    default_engine,
-    translate_options,
-)
-from mt.config import DECODE
+from mt.cli.decode_options import Checkpoint, DecodeFlags, ModelArgument, takes_decode_flags
 from mt.errors import MtError
 from mt.serving.limits import LIMITS
 
 
+@takes_decode_flags(
+    "beam_size", "length_penalty", "max_len_a", "max_len_b", "batch_size", "precision",
+    "checkpoint", "device", "keep", "dictionary", "cognates", "first_words", "titles",
+)  # fmt: skip
 def serve(
     model: ModelArgument = None,
     host: Annotated[str, Opt(help="Address to listen on (loopback unless you give a key).")] = (
         "127.0.0.1"
     ),
     port: Annotated[int, Opt(help="Port to listen on.")] = 8000,
-    beam_size: BeamSize = DECODE.beam_size,
-    length_penalty: LengthPenalty = DECODE.length_penalty,
-    max_len_a: MaxLenA = DECODE.max_len_a,
-    max_len_b: MaxLenB = DECODE.max_len_b,
-    batch_size: BatchSize = DECODE.batch_size,
-    precision: Precision = DECODE.precision,
-    checkpoint: Checkpoint = "best",
-    device: Device = "auto",
     threads: Annotated[
         int | None, Opt(help="CPU threads for torch (default: all cores but one).")
     ] = None,
@@ -76,7 +53,6 @@ def serve(
         int | None,
         Opt(help="Alternatives a request may get (default beam size - 1; 0 is faster on exports)."),
     ] = None,
-    keep: Keep = None,
     glossary: Annotated[
         list[str] | None,
         Opt(
@@ -85,10 +61,7 @@ def serve(
             "without NAME applies to every request that names none. Repeat for more.",
         ),
     ] = None,
-    dictionary: DictionaryFile = None,
-    cognates: Cognates = None,
-    first_words: FirstWordsSwitch = None,
-    titles: TitlesSwitch = None,
+    decoding: DecodeFlags = DecodeFlags(),
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -103,19 +76,10 @@ def serve(
 
         if max_alternatives is not None and max_alternatives < 0:
             raise MtError(f"--max-alternatives must be >= 0, got {max_alternatives}")
-        n_best = beam_size if max_alternatives is None else min(beam_size, max_alternatives + 1)
-        search = decode_config(
-            beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
-        )
+        beam = decoding.beam_size
+        n_best = beam if max_alternatives is None else min(beam, max_alternatives + 1)
         # --keep and --dictionary read at start: a bad file stops here, before listening
-        options = translate_options(
-            search,
-            keep=keep,
-            dictionary=dictionary,
-            cognates=cognates,
-            first_words=first_words,
-            titles=titles,
-        )
+        options = decoding.options(decoding.search(n_best))
         limits = Limits(
             max_chars=max_chars,
             max_items=max_items,
@@ -129,9 +93,7 @@ def serve(
             raise MtError(f"--return-wait-ms must be >= 0, got {return_wait_ms}")
         glossaries = _named_glossaries(glossary or [])
         info = resolve(model)  # a bad reference is refused before the copy is made
-        ct2_model = default_engine(
-            info, precision=precision, device=device, checkpoint=checkpoint, compute_type="default"
-        )
+        ct2_model = decoding.engine(info)
         run_server(
             info,
             ct2_model=ct2_model,
@@ -139,8 +101,8 @@ def serve(
             port=port,
             options=options,
             limits=limits,
-            device=device,
-            checkpoint=checkpoint,
+            device=decoding.device,
+            checkpoint=decoding.checkpoint,
             threads=threads,
             api_key=api_key,
             cors_origins=cors_origin or (),
