@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
+import inspect
 import logging
 import signal
-from collections.abc import Callable, Iterator
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.models import OptionInfo
 
 from mt.errors import MtError
 from mt.interrupts import handling
@@ -21,6 +25,51 @@ console = Console(stderr=True)
 state = {"debug": False}  # --debug: tracebacks instead of one line
 
 T = TypeVar("T")
+Command = TypeVar("Command", bound=Callable[..., None])
+
+
+def fields_as_options(
+    config: type, helps: Mapping[str, str | OptionInfo]
+) -> list[inspect.Parameter]:
+    """An option for each field of the dataclass `config` that `helps` names, in that order, of
+    the field's type and default, with that help (or that option, for other flag names): a
+    command's options spelled once, as the settings they fill."""
+    hints = get_type_hints(config)
+    defaults = {field.name: field.default for field in dataclasses.fields(config)}
+    return [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=defaults[name],
+            annotation=Annotated[hints[name], Opt(help=text) if isinstance(text, str) else text],
+        )
+        for name, text in helps.items()
+    ]
+
+
+def takes(
+    options: Sequence[inspect.Parameter], *, into: str, build: Callable[..., Any] = dict
+) -> Callable[[Command], Command]:
+    """The command takes `options` (declared elsewhere, once) where its parameter `into` stands,
+    and gets their values there as one object, `build(**values)`."""
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True)
+        params = [
+            new.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for param in own.parameters.values()
+            for new in (options if param.name == into else [param])
+        ]
+
+        @functools.wraps(command)
+        def with_options(**values: Any) -> None:
+            taken = build(**{option.name: values.pop(option.name) for option in options})
+            command(**values, **{into: taken})
+
+        with_options.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
+        return with_options  # type: ignore[return-value]
+
+    return decorate
 
 
 def say(text: str) -> None:

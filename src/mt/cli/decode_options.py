@@ -8,17 +8,16 @@ one object.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Annotated, get_type_hints
 
 import typer
 
-from mt.cli.common import Opt, say
+from mt.cli.common import Command, Opt, say, takes
 from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
 
 if TYPE_CHECKING:
@@ -243,35 +242,17 @@ class DecodeFlags:
         )
 
 
-Command = TypeVar("Command", bound=Callable[..., None])
-
-
 def takes_decode_flags(*names: str) -> Callable[[Command], Command]:
     """The command also takes the DecodeFlags fields `names` (none named: all of them) as
-    options, after its own, and gets them as one DecodeFlags in its `decoding` parameter."""
+    options, where its parameter `decoding` stands, and gets them there as one DecodeFlags."""
     hints = get_type_hints(DecodeFlags, include_extras=True)
     taken = [f for f in fields(DecodeFlags) if not names or f.name in names]
     if unknown := set(names) - {f.name for f in taken}:
         raise ValueError(f"not DecodeFlags fields: {sorted(unknown)}")
-    shared = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
-                          annotation=hints[f.name])
-        for f in taken
-    ]  # fmt: skip
-
-    def decorate(command: Command) -> Command:
-        own = inspect.signature(command, eval_str=True)
-        params = [p for p in own.parameters.values() if p.name != "decoding"]
-
-        @functools.wraps(command)
-        def with_flags(**values: Any) -> None:
-            flags = DecodeFlags(**{f.name: values.pop(f.name) for f in taken})
-            command(decoding=flags, **values)
-
-        with_flags.__signature__ = own.replace(parameters=params + shared)  # type: ignore[attr-defined]
-        return with_flags  # type: ignore[return-value]
-
-    return decorate
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    options = [inspect.Parameter(f.name, keyword, default=f.default, annotation=hints[f.name])
+               for f in taken]  # fmt: skip
+    return takes(options, into="decoding", build=DecodeFlags)
 
 
 def default_engine(
