@@ -28,23 +28,29 @@ T = TypeVar("T")
 Command = TypeVar("Command", bound=Callable[..., None])
 
 
-def fields_as_options(
-    config: type, helps: Mapping[str, str | OptionInfo]
-) -> list[inspect.Parameter]:
+Help = str | OptionInfo
+"""An option's help, or the whole option where its flags are not those of its name."""
+
+
+def _option(name: str, kind: Any, default: Any, help: Help) -> inspect.Parameter:
+    info = Opt(help=help) if isinstance(help, str) else help
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, info]
+    )
+
+
+def fields_as_options(config: type, helps: Mapping[str, Help]) -> list[inspect.Parameter]:
     """An option for each field of the dataclass `config` that `helps` names, in that order, of
-    the field's type and default, with that help (or that option, for other flag names): a
-    command's options spelled once, as the settings they fill."""
+    the field's type and default, with that help: a command's options spelled once, as the
+    settings they fill."""
     hints = get_type_hints(config)
     defaults = {field.name: field.default for field in dataclasses.fields(config)}
-    return [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=defaults[name],
-            annotation=Annotated[hints[name], Opt(help=text) if isinstance(text, str) else text],
-        )
-        for name, text in helps.items()
-    ]
+    return [_option(name, hints[name], defaults[name], help) for name, help in helps.items()]
+
+
+def unset_options(table: Mapping[str, tuple[Any, Help]]) -> list[inspect.Parameter]:
+    """An option for each (type, help) of `table`, None unless given (a recipe fills it in)."""
+    return [_option(name, kind | None, None, help) for name, (kind, help) in table.items()]
 
 
 def takes(
