@@ -5,17 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from mt.cli.common import Opt, run_or_exit, say
+from mt.cli.common import Opt, fields_as_options, run_or_exit, say, takes
 from mt.cli.decode_options import Checkpoint, DecodeFlags, ModelArgument, takes_decode_flags
 from mt.errors import MtError
-from mt.serving.limits import LIMITS
+from mt.serving.limits import Limits
+
+LIMIT_HELP = {  # each option's help, by the Limits field it fills
+    "max_chars": "Characters per request (413 above).",
+    "max_items": "Texts per q array (413 above).",
+    "max_body_bytes": "Request body bytes (413 above).",
+    "timeout": "Seconds one request may take (503 after).",
+    "per_minute": Opt(
+        "--rate-limit", help="Requests per minute per key or client address (429 above; 0: off)."
+    ),
+}
 
 
 @takes_decode_flags(
     "beam_size", "length_penalty", "max_len_a", "max_len_b", "batch_size", "precision",
     "checkpoint", "device", "keep", "dictionary", "cognates", "first_words", "titles",
 )  # fmt: skip
+@takes(fields_as_options(Limits, LIMIT_HELP), into="limits")
 def serve(
+    *,
     model: ModelArgument = None,
     host: Annotated[str, Opt(help="Address to listen on (loopback unless you give a key).")] = (
         "127.0.0.1"
@@ -24,17 +36,7 @@ def serve(
     threads: Annotated[
         int | None, Opt(help="CPU threads for torch (default: all cores but one).")
     ] = None,
-    max_chars: Annotated[int, Opt(help="Characters per request (413 above).")] = LIMITS.max_chars,
-    max_items: Annotated[int, Opt(help="Texts per q array (413 above).")] = LIMITS.max_items,
-    max_body_bytes: Annotated[
-        int, Opt(help="Request body bytes (413 above).")
-    ] = LIMITS.max_body_bytes,
-    timeout: Annotated[
-        float, Opt(help="Seconds one request may take (503 after).")
-    ] = LIMITS.timeout,
-    rate_limit: Annotated[
-        int, Opt(help="Requests per minute per key or client address (429 above; 0: off).")
-    ] = LIMITS.per_minute,
+    limits: dict,
     batch_wait_ms: Annotated[
         float, Opt(help="Milliseconds the decoder waits for requests still being read.")
     ] = 5.0,
@@ -71,7 +73,6 @@ def serve(
 
     def action() -> None:
         from mt.modelinfo import resolve
-        from mt.serving.limits import Limits
         from mt.serving.server import serve as run_server
 
         if max_alternatives is not None and max_alternatives < 0:
@@ -80,13 +81,7 @@ def serve(
         n_best = beam if max_alternatives is None else min(beam, max_alternatives + 1)
         # --keep and --dictionary read at start: a bad file stops here, before listening
         options = decoding.options(decoding.search(n_best))
-        limits = Limits(
-            max_chars=max_chars,
-            max_items=max_items,
-            max_body_bytes=max_body_bytes,
-            timeout=timeout,
-            per_minute=rate_limit,
-        )
+        bounds = Limits(**limits)
         if batch_wait_ms < 0:
             raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
         if return_wait_ms < 0:
@@ -100,7 +95,7 @@ def serve(
             host=host,
             port=port,
             options=options,
-            limits=limits,
+            limits=bounds,
             device=decoding.device,
             checkpoint=decoding.checkpoint,
             threads=threads,
