@@ -28,103 +28,6 @@ if TYPE_CHECKING:
 SEARCH = "Decoding"
 MODEL = "Model"
 
-BeamSize = Annotated[
-    int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.", rich_help_panel=SEARCH)
-]
-LengthPenalty = Annotated[
-    float | None,
-    Opt(
-        help="GNMT length penalty α (0 = none). Default: the model's (a shipped model's was "
-        "chosen on its dev part: `mt models`), else 0.",
-        show_default=False,
-        rich_help_panel=SEARCH,
-    ),
-]
-MaxLenA = Annotated[
-    float,
-    Opt("--max-len-a", help="Output length limit a·source_length + b.", rich_help_panel=SEARCH),
-]
-MaxLenB = Annotated[
-    int,
-    Opt("--max-len-b", help="Output length limit a·source_length + b.", rich_help_panel=SEARCH),
-]
-BatchSize = Annotated[
-    int, Opt("--batch-size", help="Sentences decoded together.", rich_help_panel=SEARCH)
-]
-Precision = Annotated[
-    str,
-    Opt(
-        help="auto (the shipped model: its int8 CTranslate2 copy on a CPU; a run: bf16 where "
-        "a probe finds it faster here), or PyTorch in fp32 or bf16.",
-        rich_help_panel=SEARCH,
-    ),
-]
-Normalize = Annotated[
-    bool,
-    Opt(
-        "--normalize/--no-normalize",
-        help="Make casual input look like the training English first: capitals, apostrophes, "
-        "final punctuation (docs/text.md).",
-        rich_help_panel=SEARCH,
-    ),
-]
-Keep = Annotated[
-    Path | None,
-    Opt(
-        "--keep",
-        help="File of names (one a line) copied exactly, like URLs, code and numbers; needs a "
-        "model trained with placeholder tokens.",
-        rich_help_panel=SEARCH,
-    ),
-]
-GlossaryFile = Annotated[
-    Path | None,
-    Opt(
-        "--glossary",
-        help="TSV of english<TAB>spanish terms the output must use (docs/text.md#glossaries).",
-        rich_help_panel=SEARCH,
-    ),
-]
-DictionaryFile = Annotated[
-    Path | None,
-    Opt(
-        "--dictionary",
-        help="Bilingual dictionary in Wiktionary's format (../shared/data/lexicon): its nouns "
-        "for the words the model's training never had (docs/general.md).",
-        rich_help_panel=SEARCH,
-    ),
-]
-Cognates = Annotated[
-    bool | None,
-    Opt(
-        "--cognates/--no-cognates",
-        help="Give a noun the model's training never had its Spanish cognate (-ity -idad, "
-        "-tion -ción, docs/general.md); default: the model's own choice.",
-        rich_help_panel=SEARCH,
-        show_default=False,
-    ),
-]
-FirstWordsSwitch = Annotated[
-    bool | None,
-    Opt(
-        "--first-words/--no-first-words",
-        help="Give the model a sentence's first word in lower case where it knows that spelling "
-        'better ("Happy birthday!", docs/general.md); default: the model\'s own choice.',
-        rich_help_panel=SEARCH,
-        show_default=False,
-    ),
-]
-TitlesSwitch = Annotated[
-    bool | None,
-    Opt(
-        "--titles/--no-titles",
-        help='With first words: a line in title case ("Banks Want to Solve Crisis") gets each '
-        "capitalised word in the spelling the model knows (docs/general.md); default: the "
-        "model's own choice.",
-        rich_help_panel=SEARCH,
-        show_default=False,
-    ),
-]
 _MODEL_HELP = (
     "A shipped model's name (`mt models`), a run directory of `mt train` or an `mt export`; "
     "default: the shipped model."
@@ -139,18 +42,6 @@ directory is still a sentence."""
 Checkpoint = Annotated[
     str, Opt(help="best (lowest selection loss) or last.", rich_help_panel=MODEL)
 ]
-Device = Annotated[str, Opt(help="auto, cpu or cuda.", rich_help_panel=MODEL)]
-Threads = Annotated[
-    int | None,
-    Opt(help="CPU threads (torch, or CTranslate2 for an export).", rich_help_panel=MODEL),
-]
-ComputeType = Annotated[
-    str,
-    Opt(
-        help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32.",
-        rich_help_panel=MODEL,
-    ),
-]
 
 
 @dataclass(frozen=True)
@@ -160,23 +51,117 @@ class DecodeFlags:
     these fields, in this order) and receives them as one DecodeFlags in `decoding`; those it
     does not take keep these defaults, DecodeConfig's."""
 
-    beam_size: BeamSize = DECODE.beam_size
-    length_penalty: LengthPenalty = DECODE.length_penalty
-    max_len_a: MaxLenA = DECODE.max_len_a
-    max_len_b: MaxLenB = DECODE.max_len_b
-    batch_size: BatchSize = DECODE.batch_size
+    beam_size: Annotated[
+        int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.", rich_help_panel=SEARCH)
+    ] = DECODE.beam_size
+    length_penalty: Annotated[
+        float | None,
+        Opt(
+            help="GNMT length penalty α (0 = none). Default: the model's (a shipped model's was "
+            "chosen on its dev part: `mt models`), else 0.",
+            show_default=False,
+            rich_help_panel=SEARCH,
+        ),
+    ] = DECODE.length_penalty
+    max_len_a: Annotated[
+        float,
+        Opt("--max-len-a", help="Output length limit a·source_length + b.", rich_help_panel=SEARCH),
+    ] = DECODE.max_len_a
+    max_len_b: Annotated[
+        int,
+        Opt("--max-len-b", help="Output length limit a·source_length + b.", rich_help_panel=SEARCH),
+    ] = DECODE.max_len_b
+    batch_size: Annotated[
+        int, Opt("--batch-size", help="Sentences decoded together.", rich_help_panel=SEARCH)
+    ] = DECODE.batch_size
     checkpoint: Checkpoint = "best"
-    device: Device = "auto"
-    threads: Threads = None
-    compute_type: ComputeType = "default"
-    precision: Precision = DECODE.precision
-    keep: Keep = None
-    normalize: Normalize = NORMALIZE_INPUT
-    glossary: GlossaryFile = None
-    dictionary: DictionaryFile = None
-    cognates: Cognates = None
-    first_words: FirstWordsSwitch = None
-    titles: TitlesSwitch = None
+    device: Annotated[str, Opt(help="auto, cpu or cuda.", rich_help_panel=MODEL)] = "auto"
+    threads: Annotated[
+        int | None,
+        Opt(help="CPU threads (torch, or CTranslate2 for an export).", rich_help_panel=MODEL),
+    ] = None
+    compute_type: Annotated[
+        str,
+        Opt(
+            help="For an `mt export`: default (as exported), int8, int8_float32, int16, float32.",
+            rich_help_panel=MODEL,
+        ),
+    ] = "default"
+    precision: Annotated[
+        str,
+        Opt(
+            help="auto (the shipped model: its int8 CTranslate2 copy on a CPU; a run: bf16 where "
+            "a probe finds it faster here), or PyTorch in fp32 or bf16.",
+            rich_help_panel=SEARCH,
+        ),
+    ] = DECODE.precision
+    keep: Annotated[
+        Path | None,
+        Opt(
+            "--keep",
+            help="File of names (one a line) copied exactly, like URLs, code and numbers; needs a "
+            "model trained with placeholder tokens.",
+            rich_help_panel=SEARCH,
+        ),
+    ] = None
+    normalize: Annotated[
+        bool,
+        Opt(
+            "--normalize/--no-normalize",
+            help="Make casual input look like the training English first: capitals, apostrophes, "
+            "final punctuation (docs/text.md).",
+            rich_help_panel=SEARCH,
+        ),
+    ] = NORMALIZE_INPUT
+    glossary: Annotated[
+        Path | None,
+        Opt(
+            "--glossary",
+            help="TSV of english<TAB>spanish terms the output must use (docs/text.md#glossaries).",
+            rich_help_panel=SEARCH,
+        ),
+    ] = None
+    dictionary: Annotated[
+        Path | None,
+        Opt(
+            "--dictionary",
+            help="Bilingual dictionary in Wiktionary's format (../shared/data/lexicon): its nouns "
+            "for the words the model's training never had (docs/general.md).",
+            rich_help_panel=SEARCH,
+        ),
+    ] = None
+    cognates: Annotated[
+        bool | None,
+        Opt(
+            "--cognates/--no-cognates",
+            help="Give a noun the model's training never had its Spanish cognate (-ity -idad, "
+            "-tion -ción, docs/general.md); default: the model's own choice.",
+            rich_help_panel=SEARCH,
+            show_default=False,
+        ),
+    ] = None
+    first_words: Annotated[
+        bool | None,
+        Opt(
+            "--first-words/--no-first-words",
+            help="Give the model a sentence's first word in lower case where it knows that "
+            'spelling better ("Happy birthday!", docs/general.md); default: the model\'s own '
+            "choice.",
+            rich_help_panel=SEARCH,
+            show_default=False,
+        ),
+    ] = None
+    titles: Annotated[
+        bool | None,
+        Opt(
+            "--titles/--no-titles",
+            help='With first words: a line in title case ("Banks Want to Solve Crisis") gets each '
+            "capitalised word in the spelling the model knows (docs/general.md); default: the "
+            "model's own choice.",
+            rich_help_panel=SEARCH,
+            show_default=False,
+        ),
+    ] = None
 
     def search(self, n_best: int = 1) -> DecodeConfig:
         """The search options, checked."""
