@@ -46,10 +46,10 @@ Checkpoint = Annotated[
 
 @dataclass(frozen=True)
 class DecodeFlags:
-    """The decode options the commands share, declared once: a command decorated with
-    `takes_decode_flags` lists those it takes among its own parameters (Typer reads them from
-    these fields, in this order) and receives them as one DecodeFlags in `decoding`; those it
-    does not take keep these defaults, DecodeConfig's."""
+    """The decode options the commands share, declared once: `takes_decode_flags` puts those a
+    command takes where its `decoding` parameter stands (Typer reads them from these fields, in
+    this order) and hands them to it as one DecodeFlags; those it does not take keep these
+    defaults, DecodeConfig's."""
 
     beam_size: Annotated[
         int, Opt("--beam-size", "-b", help="Beam width; 1 = greedy search.", rich_help_panel=SEARCH)
