@@ -87,7 +87,6 @@ def test_a_reverse_run_translates_evaluates_and_exports(reverse_run: Path, tmp_p
     hyps = tmp_path / "hyps.txt"
     run_cli("evaluate", reverse_run, "--tsv", tsv, "--hyps", hyps)
     assert "¿" not in hyps.read_text()
-    pytest.importorskip("ctranslate2")
     run_cli("export", reverse_run, "--out", tmp_path / "export")
     assert resolve(tmp_path / "export").direction == REVERSE
 
@@ -231,7 +230,6 @@ def test_the_reverse_scorer_reads_an_export_and_refuses_a_forward_run(
 ) -> None:
     with pytest.raises(MtError, match="the dual score needs a Spanish→English"):
         ReverseScorer(resolve(trained_run))
-    pytest.importorskip("ctranslate2")
     export = tmp_path / "export"
     run_cli("export", reverse_run, "--out", export, "--quantization", "float32")
     pairs = invented_pairs()[:10]
@@ -259,7 +257,6 @@ def test_backtranslate_with_a_reverse_run_and_its_sampled_export(
     run_cli("prepare", corpus, "--synthetic", pairs, "--out", tmp_path / "data",
             "--src-vocab", "150", "--tgt-vocab", "180")  # fmt: skip
     assert load_prepared(tmp_path / "data").info["synthetic"]["read"] == len(rows)
-    pytest.importorskip("ctranslate2")
     export = tmp_path / "export"
     run_cli("export", reverse_run, "--out", export)
 

@@ -29,11 +29,16 @@ def test_three_disjoint_parts_by_document_that_use_every_pair(general: Path, nam
 
 
 def test_a_question_stays_with_its_context(general: Path) -> None:
-    for part in general_split.split_parts("xquad", general):
-        for pair in part:
-            if pair.english.startswith("Why "):
-                context = pair.english.removeprefix("Why ").split(".")[0]
-                assert pair.document == context
+    questions = [
+        pair
+        for part in general_split.split_parts("xquad", general)
+        for pair in part
+        if pair.english.startswith("Why ")
+    ]
+    assert questions
+    for pair in questions:
+        context = pair.english.removeprefix("Why ").split(".")[0]
+        assert pair.document == context
 
 
 def test_flores_is_only_tested_and_stripped(general: Path) -> None:

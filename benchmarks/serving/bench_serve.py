@@ -10,7 +10,11 @@ sentence at concurrency 1 (--short-requests), and the same sentences translated 
 against the default-beam server, with the server's memory (RSS) at the start and the end. Bounded:
 every phase has a fixed number of requests or a deadline. Loopback only. The client is a small raw
 HTTP/1.1 keep-alive client, so that on a 2-core machine it takes little CPU from the server.
-Writes bench/serve/results.json.
+Writes bench/serve/results.json (benchmarks/harness.py) and exits 1 when a search misses one of
+its targets (`targets`): no failed request, every answer `mt translate`'s text, one short sentence
+at p95 <= 50 ms, with 1 and 32 clients among --concurrency 32 clients >= 3x one client's speed and
+>= 70% of `mt translate`'s, and with a soak every valid request answered 200, every bad one its
+400 or 413, server memory grown <= 10%, and the server's exit status 0 after SIGTERM.
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
-from mt.atomic import atomic_write_text
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
@@ -39,6 +42,8 @@ from mt.modelinfo import read_train_config, resolve
 from mt.serving.server import default_threads
 
 HOST = "127.0.0.1"
+MANY_CLIENTS = 32
+"""The concurrency whose speed the targets compare with one client's and `mt translate`'s."""
 SHORT = "Where is the train station?"
 MAX_CHARS = 5000  # the server's default --max-chars, which the soak's oversized texts exceed
 
@@ -323,12 +328,48 @@ def main(argv: list[str] | None = None) -> int:
              "short_sentence_c1": short, "soak": soaked, "server_exit_code": exit_code}
         )  # fmt: skip
     results["load_average_end"] = harness.load_average()
-    atomic_write_text(args.out / "results.json", json.dumps(results, indent=2) + "\n")
-    report(results, len(sentences), Console(width=140))
-    return 0
+    print_tables(results, len(sentences), Console(width=140))
+    return harness.report(
+        args.out / "results.json", results, targets(results), threads=args.threads
+    )
 
 
-def report(results: dict, count: int, console: Console) -> None:
+def targets(results: dict) -> list[harness.Target]:
+    """Each search's stated targets (docs/performance.md, `make bench-serve`)."""
+    checks = []
+    for search in results["searches"]:
+        name, runs = search["search"], {run["concurrency"]: run for run in search["runs"]}
+        failed = sum(run["failures"] for run in runs.values())
+        unlike = sum(run["requests"] - run["same_as_mt_translate"] for run in runs.values())
+        short_p95 = search["short_sentence_c1"]["p95_ms"]
+        checks += [
+            harness.Target(f"{name}: failed requests", failed, "<=", 0),
+            harness.Target(f"{name}: answers unlike mt translate's", unlike, "<=", 0),
+            harness.Target(f"{name}: one short sentence, p95 ms", short_p95, "<=", 50),
+            harness.Target(f"{name}: server exit status", search["server_exit_code"], "within", 0),
+        ]
+        if 1 in runs and MANY_CLIENTS in runs:
+            many = runs[MANY_CLIENTS]["sentences_per_second"]
+            checks += [
+                harness.Target(
+                    f"{name}: {MANY_CLIENTS} clients / 1 client, x",
+                    many / runs[1]["sentences_per_second"], ">=", 3.0,
+                ),
+                harness.Target(
+                    f"{name}: {MANY_CLIENTS} clients / mt translate",
+                    many / search["mt_translate_sentences_per_second"], ">=", 0.70,
+                ),
+            ]  # fmt: skip
+        if soaked := search["soak"]:
+            wrong = sum(soaked["unexpected_statuses"].values())
+            checks += [
+                harness.Target(f"{name}: soak, unexpected statuses", wrong, "<=", 0),
+                harness.Target(f"{name}: soak, memory growth", soaked["rss_change"], "<=", 0.10),
+            ]
+    return checks
+
+
+def print_tables(results: dict, count: int, console: Console) -> None:
     table = Table(title=f"mt serve on loopback: {count:,} test sentences, one per request")
     for column in ("search", "clients", "sentences/s", "p50 ms", "p95 ms", "p99 ms", "failed",
                    "= mt translate", "vs mt translate"):  # fmt: skip

@@ -1,7 +1,7 @@
 """`make bench-train-start`: how soon `mt train` starts, and whether an epoch's start slows it.
 
     python -m benchmarks.speed.bench_train_start --data runs/model-data \
-        [--init-from en-es-general-6]
+        [--init-from NAME]    # by default the shipped model
 
 1. `mt train DATA --init-from NAME --max-steps 2` in a new process, as `make model`'s training
    and the chain's links start: seconds from the command to its first step, which the trainer
@@ -29,6 +29,7 @@ from pathlib import Path
 from benchmarks import harness
 from benchmarks.harness import Target, report
 from mt.data.prepared_dir import read_pairs
+from mt.modelinfo import DEFAULT_MODEL
 
 MT = Path(sys.executable).with_name("mt")
 FIRST_STEP = re.compile(r"first step ([\d.]+) s after the command started")
@@ -83,7 +84,7 @@ def epoch_speeds(data: Path, tokenizers: str, pairs: int, work: Path, threads: i
 def main(argv: list[str] | None = None) -> int:
     parser = harness.parser(__spec__.name, __doc__)
     harness.add_data(parser, required=True, help="make model's prepared directory")
-    parser.add_argument("--init-from", default="en-es-general-6", help="the model continued")
+    parser.add_argument("--init-from", default=DEFAULT_MODEL, help="the model continued")
     parser.add_argument("--repeats", type=int, default=3, help="starts timed (the median counts)")
     parser.add_argument("--pairs", type=int, default=6400, help="pairs of the epochs part")
     harness.add_threads(parser, default=2)

@@ -12,7 +12,11 @@ those spans found verbatim in the output) and BLEU of both. Names are given as a
 them, with `--keep`: a list built from each set's training part (`keep_list`: capitalised words
 that its Spanish copies), so a test sentence's names are "name (--keep)" when on the list and
 "capitalised" (left to the model and the lexicon) when not. `measure_protection` returns the same
-figures for other benchmarks (`make bench-trust`). Nothing is written; the machine is printed.
+figures for other benchmarks (`make bench-trust`). The figures go to --json (benchmarks/harness.py).
+
+Targets (docs/text.md), for a model trained with placeholder tokens: every kind of span, names on
+the --keep list included, copied >= 99% of the time in each set, and BLEU with protection not
+lower than without; it exits 1 when one is missed. A model without the tokens has none stated.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import random
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -42,6 +46,10 @@ from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans
 
 DOMAIN_SETS = ("python-docs", "tldr")
+COPY_RATE = 0.99
+"""The share of each kind of span a model trained with placeholder tokens must copy."""
+UNLISTED = "capitalised"
+"""Capitalised words not on the --keep list: left to the model and the lexicon, no target."""
 
 
 @dataclass
@@ -115,7 +123,7 @@ def measure_set(
         for span in shared_spans(en, es):
             kind = span.kind
             if kind == "name":
-                kind = "name (--keep)" if span.text in keep else "capitalised"
+                kind = "name (--keep)" if span.text in keep else UNLISTED
             counts = figures.spans.setdefault(kind, [0, 0, 0])
             counts[0] += copied(span.text, with_, span.kind)
             counts[1] += copied(span.text, without, span.kind)
@@ -163,7 +171,24 @@ def measure_protection(
     ]
 
 
-def report(tokens: bool, results: list[SetFigures], console: Console) -> None:
+def targets(tokens: bool, results: list[SetFigures]) -> list[harness.Target]:
+    """The copy rate of each kind and the BLEU gain of each set, for a model with placeholder
+    tokens (none for one without)."""
+    if not tokens:
+        return []
+    checks = []
+    for figures in results:
+        checks += [
+            harness.Target(f"{figures.name}: {kind} copied", figures.rate(kind), ">=", COPY_RATE)
+            for kind in sorted(figures.spans)
+            if kind != UNLISTED
+        ]
+        gain = figures.bleu_protected - figures.bleu_plain
+        checks.append(harness.Target(f"{figures.name}: BLEU protected - plain", gain, ">=", 0))
+    return checks
+
+
+def print_tables(tokens: bool, results: list[SetFigures], console: Console) -> None:
     path = "placeholder tokens" if tokens else "stand-ins (model without placeholder tokens)"
     table = Table(title=f"copy rate of spans the reference copies; protection: {path}")
     for column in ("set", "kind", "spans", "copied, protected", "copied, plain"):
@@ -199,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     harness.add_beam(parser, 1)
     harness.add_device(parser, "cpu")
     harness.add_threads(parser, torch.get_num_threads())
+    harness.add_out(parser, Path("bench/protect/results.json"), flag="--json")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     console = Console()
@@ -215,8 +241,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     except MtError as error:
         sys.exit(f"error: {error}")
-    report(tokens, results, console)
-    return 0
+    print_tables(tokens, results, console)
+    if not tokens:
+        console.print("no target: the run has no placeholder tokens (docs/text.md)")
+    figures = {"placeholder_tokens": tokens, "sets": [asdict(f) for f in results]}
+    return harness.report(args.json, figures, targets(tokens, results), threads=args.threads)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,15 @@ what render_card makes of card.json.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SCORES = {"dev": "scores-dev.json", "test": "scores-test.json"}
 """The benchmark files (`make bench-general` on the shipped model) a card's scores come from."""
 SPEED = "speed.json"
 """bench_shipped.py's file (`make bench-shipped`): the start-up a person feels."""
+COLD_CALL = '`mt translate "…"`, cold (median of 3)'
+"""The speed row a card's summary quotes."""
 SET_NAMES = {
     "flores": "FLORES-200 dev (Wikipedia-style)",
     "news": "newssyscomb2009 (WMT news)",
@@ -86,7 +89,7 @@ def speed_from(test: dict[str, Any], shipped: dict[str, Any]) -> dict[str, str]:
     if "translate_first_call_seconds" in start:  # bench_shipped since the int8 copy
         first = start["translate_first_call_seconds"]
         rows["`mt translate`, first call (makes the int8 copy, once)"] = f"{first:.2f} s"
-    rows['`mt translate "…"`, cold (median of 3)'] = f"{start['translate_cold_median']:.2f} s"
+    rows[COLD_CALL] = f"{start['translate_cold_median']:.2f} s"
     if "translate_casual_cold_median" in start:
         rows["the same, casually typed"] = f"{start['translate_casual_cold_median']:.2f} s"
         rows["the same, two busy processes beside it"] = (
@@ -96,70 +99,143 @@ def speed_from(test: dict[str, Any], shipped: dict[str, Any]) -> dict[str, str]:
     return rows
 
 
+TITLE_CHARACTERS = 100
+"""A card's first line is read at a glance (issue 77): at most this many characters."""
+CARD_LINES = 120
+"""README.md of a shipped model stays one short page (issue 77)."""
+
+
 def render_card(card: dict[str, Any]) -> str:
-    """README.md of a shipped model, from its card.json alone."""
-    lines = [f"# {card['name']}: {card['summary']}", "", card["description"], ""]
+    """README.md of a shipped model, from its card.json alone: a title line, a summary of three
+    sentences made from the card's figures, then tables (model, compute and speed; data and
+    licences; scores beside Apertium and the published peers; known weaknesses; lineage). The
+    notes' long summary and description stay in card.json; what each version changed is the
+    lineage table."""
+    lines = [card_title(card), "", card_summary(card), ""]
     lines += ["```sh", *card["usage"], "```", ""]
-    lines += ["## Model", "", _pairs(card["model"]), ""]
+    compute = {key: value for key, value in card["compute"].items() if key != "lineage"}
+    facts = {**card["model"], **compute, **card["speed"]}
+    lines += ["## Model, compute and speed", "", _pairs(facts), ""]
     rows = [(d["name"], f"{d['pairs']:,}", d["source"], d["licence"]) for d in card["data"]]
-    lines += ["## Training data", "", _table(("corpus", "pairs", "source", "licence"), rows), ""]
-    lines += [*(f"- {note}" for note in card["licence_notes"]), ""]
-    lines += ["## Recipe and compute", "", _pairs(card["compute"]), ""]
-    lines += ["```sh", *card["recipe"], "```", ""]
-    for part in ("dev", "test"):
-        lines += _scores(part, card["scores"][part])
+    lines += ["## Data and licences", "", _table(("corpus", "pairs", "source", "licence"), rows)]
+    lines += ["", *(f"- {note}" for note in card["licence_notes"]), ""]
+    lines += _scores(card["scores"])
     lines += _peers(card.get("peers"))
-    lines += ["## Speed on this machine", "", _pairs(card["speed"]), ""]
-    lines += ["## Known weaknesses", "", *(f"- {w}" for w in card["weaknesses"]), ""]
-    lines += ["## Reproduce", "", *(f"- {step}" for step in card["reproduce"]), ""]
+    rows = [_weakness(text) for text in card["weaknesses"]]
+    lines += ["## Known weaknesses", "", _table(("weakness", "for example"), rows), ""]
+    lines += ["## Lineage", "", _table(("version", "commands", "what it did"), lineage(card)), ""]
+    lines += [*(f"- {step}" for step in card["reproduce"]), ""]
     return "\n".join(lines)
 
 
-def _scores(part: str, scores: dict[str, Any]) -> list[str]:
-    rows = [
-        (
-            (DEV_NAMES if part == "dev" else {}).get(name) or SET_NAMES.get(name, name),
-            f"{found['pairs']:,}",
-            f"{found['mt']['bleu']:.1f} / {found['mt']['chrf']:.1f}",
-            f"{found['apertium']['bleu']:.1f} / {found['apertium']['chrf']:.1f}",
-            f"{found['mt']['bleu'] - found['apertium']['bleu']:+.1f}",
-        )
-        for name, found in scores["sets"].items()
-    ]
-    header = ("set", "pairs", "mt", "Apertium", "mt − Apertium (BLEU)")
+def card_title(card: dict[str, Any]) -> str:
+    """`# NAME: direction translation, a Transformer of N.NM parameters`."""
+    parameters = int(card["model"]["parameters"].replace(",", "")) / 1e6
+    title = f"# {card['name']}: {card['model']['direction']} translation, "
+    title += f"a Transformer of {parameters:.1f}M parameters"
+    if len(title) > TITLE_CHARACTERS:
+        raise ValueError(f"{card['name']}: the card's title is over {TITLE_CHARACTERS} characters")
+    return title
+
+
+def card_summary(card: dict[str, Any]) -> str:
+    """Three sentences: what the model is (the description's first sentence), how it scores beside
+    Apertium on the test part, and what it cost to train and how fast it answers."""
+    what = _first_sentence(card["description"])
+    test = card["scores"]["test"]
+    gaps = [found["mt"]["bleu"] - found["apertium"]["bleu"] for found in test["sets"].values()]
+    ahead = sum(gap > 0 for gap in gaps)
+    scores = (
+        f"On its test part it is ahead of Apertium on {ahead} of {len(gaps)} sets, by "
+        f"{min(gaps):+.1f} to {max(gaps):+.1f} BLEU (beam {test['beam']})."
+    )
+    compute = card["compute"]
+    hours = compute.get("CPU-hours, with the versions it continues") or compute.get(
+        "CPU-hours (2 cores)"
+    )
+    minutes = compute.get("GPU-minutes, with the versions it continues", "0")
+    cost = f"It was trained in {hours} CPU-hours on 2 cores and {minutes} GPU-minutes"
+    cold = card["speed"].get(COLD_CALL)
+    return " ".join(
+        (what, scores, cost + (f"; a cold `mt translate` takes {cold}." if cold else "."))
+    )
+
+
+def lineage(card: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The recipe's lines as one row a version: (version, its commands, what it did). A line's
+    version comes from its comment ("# version 3: ...", "# versions 4 to 6: ...") or from its
+    RELEASE_NAME; a line of the same version as the row above joins that row."""
+    rows: list[list[str]] = []
+    for line in card["recipe"]:
+        command, *after = re.split(r"\s{2,}#\s", line, maxsplit=1)
+        comment = after[0].strip() if after else ""
+        said = re.match(r"versions? (\d+(?: to \d+)?)[:,]?\s*(.*)", comment)
+        named = re.search(r"RELEASE_NAME=\S+-(\d+)\b", command)
+        version = said.group(1) if said else named.group(1) if named else ""
+        what = said.group(2) if said else comment
+        cell = f"`{command.strip()}`"
+        if rows and rows[-1][0] == version:
+            rows[-1][1] += f"; then {cell}"
+            rows[-1][2] = "; ".join(part for part in (rows[-1][2], what) if part)
+        else:
+            rows.append([version, cell, what])
+    return [tuple(cell.replace("|", "\\|") for cell in row) for row in rows]
+
+
+def _weakness(text: str) -> tuple[str, str]:
+    """(the weakness, its example): split at the first ": " that comes before any quotation."""
+    head, colon, tail = text.partition(": ")
+    if colon and '"' not in head and "(" not in head:
+        return head, tail
+    return text, ""
+
+
+def _first_sentence(text: str) -> str:
+    found = re.match(r"(.+?[.!?])(?:\s+(?=[A-Z])|$)", text, re.DOTALL)
+    return found.group(1) if found else text
+
+
+def _scores(scores: dict[str, Any]) -> list[str]:
+    """One table of both parts, a row a set (a dev set named after the test set of its kind), and
+    where each part's figures were measured."""
+    dev, test = scores["dev"], scores["test"]
+    names = list(test["sets"]) + [name for name in dev["sets"] if name not in test["sets"]]
+    rows = []
+    for name in names:
+        label = SET_NAMES.get(name, name)
+        if name in DEV_NAMES and name in dev["sets"]:
+            label += f"; dev: {DEV_NAMES[name]}"
+        found = test["sets"].get(name)
+        gap = f"{found['mt']['bleu'] - found['apertium']['bleu']:+.1f}" if found else "–"
+        rows.append((label, *_score_cells(dev["sets"].get(name)), *_score_cells(found), gap))
+    header = ("set", "dev pairs", "dev mt", "dev Apertium", "test pairs", "test mt",
+              "test Apertium", "test mt − Apertium")  # fmt: skip
+    measured = " ".join(
+        f"The {part} part: `{found['command']}` at {found['commit']} on {found['date']}; "
+        f"{found['machine']}; `{SCORES[part]}` beside this card."
+        for part, found in (("dev", dev), ("test", test))
+    )
     return [
-        f"## Scores: {part} part (BLEU / chrF, beam {scores['beam']}, beside Apertium)",
+        f"## Scores (BLEU / chrF, beam {test['beam']}, beside Apertium on the same lines)",
         "",
         _table(header, rows),
         "",
-        *_words(part, scores),
-        f"Measured by `{scores['command']}` at {scores['commit']} on {scores['date']}; "
-        f"{scores['machine']}. The figures are in `{SCORES[part]}` beside this card.",
+        measured + " Those files also hold the words carried by how often the training English "
+        "has them (mt.evaluate.words).",
         "",
     ]
 
 
-def _words(part: str, scores: dict[str, Any]) -> list[str]:
-    """The words carried, by how often the training English has them: only for a card whose
-    benchmark files measured them (none before issue 66)."""
-    names = DEV_NAMES if part == "dev" else {}
-    measured = {name: found["words"] for name, found in scores["sets"].items() if "words" in found}
-    if not measured:
-        return []
-    buckets = list(next(iter(measured.values())))  # as the benchmark wrote them: never, 1-9, 10+
-    rows = [
-        (names.get(name) or SET_NAMES.get(name, name), *(_carried(words[b]) for b in buckets))
-        for name, words in measured.items()
-    ]
-    return [
-        "Words carried: of the English content words (4 letters or more, not among the 300 most "
-        "common) whose Wiktionary translation the reference holds, the share each output holds "
-        "too, % mt / Apertium (words), by how often the training English has the word "
-        "(mt.evaluate.words).",
-        "",
-        _table(("set", *(f"{bucket} in training" for bucket in buckets)), rows),
-        "",
-    ]
+def _score_cells(found: dict[str, Any] | None) -> tuple[str, ...]:
+    """(pairs, mt, Apertium) of one set in one part; dashes where the part lacks the set."""
+    if found is None:
+        return ("–", "–", "–")
+    mt, apertium = found["mt"], found["apertium"]
+    return (
+        f"{found['pairs']:,}",
+        f"{mt['bleu']:.1f} / {mt['chrf']:.1f}",
+        f"{apertium['bleu']:.1f} / {apertium['chrf']:.1f}",
+    )
 
 
 def _peers(peers: dict[str, Any] | None) -> list[str]:
@@ -175,13 +251,6 @@ def _peers(peers: dict[str, Any] | None) -> list[str]:
         f"{peers['note']} Source: {peers['source']}.",
         "",
     ]
-
-
-def _carried(row: dict[str, Any]) -> str:
-    if not row["words"]:
-        return "–"
-    mt, apertium = 100 * row["mt"]["share"], 100 * row["apertium"]["share"]
-    return f"{mt:.1f} / {apertium:.1f} ({row['words']:,})"
 
 
 def _pairs(values: dict[str, Any]) -> str:

@@ -452,6 +452,9 @@ FINETUNE_MODEL_OPTIONS = frozenset({"dropout"})
 GROWN_DEPTHS = frozenset(_DEPTHS)
 """What --init-from may also deepen (never make shallower) in a pre-norm Transformer: the new
 layers start as the identity (mt.train.depth_growth)."""
+GROWN_WIDTHS = frozenset({"ff"})
+"""What --init-from may also widen (never narrow): the new perceptron units start silent
+(mt.train.width_growth)."""
 
 
 def finetune_run_config(
@@ -464,12 +467,14 @@ def finetune_run_config(
     changes = dict(changes)
     unknown = sorted(set(changes) - OPTIONS)
     _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
-    fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS - GROWN_DEPTHS))
+    grown = GROWN_DEPTHS | GROWN_WIDTHS
+    fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS - grown))
     if fixed:
         named = ", ".join("--" + name.replace("_", "-") for name in fixed)
         raise ConfigError(f"--init-from keeps the base run's model; drop {named}")
     model = dataclasses.replace(base_model, **_only(changes, FINETUNE_MODEL_OPTIONS))
     model = _grown(model, _only(changes, GROWN_DEPTHS))
+    model = _widened(model, changes.get("ff"))
     peak = base_train.lr * base_train.warmup**-0.5 * FINETUNE_PEAK_SHARE
     train = dataclasses.replace(
         base_train,
@@ -510,6 +515,18 @@ def _grown(base: ModelConfig, depths: Mapping[str, Any]) -> ModelConfig:
         encoder_layers=new["encoder_layers"],
         decoder_layers=new["decoder_layers"],
     )
+
+
+def _widened(base: ModelConfig, ff: Any) -> ModelConfig:
+    """The base model with wider perceptrons where --ff asks for them."""
+    if ff is None or ff == base.ff:
+        return base
+    _check(
+        ff > base.ff,
+        f"--ff {ff}: --init-from can widen the base's perceptrons of {base.ff}, not narrow them",
+    )
+    _check(base.arch == "transformer", "--ff: only a Transformer's perceptrons grow wider")
+    return dataclasses.replace(base, ff=ff)
 
 
 def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any]:

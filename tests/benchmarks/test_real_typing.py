@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-pytest.importorskip("codespell_lib", reason="codespell (mt's dev extra) ships the list")
-from benchmarks.text.real_typing import (  # noqa: E402
+from benchmarks.text.real_typing import (
     DEVELOPMENT,
     TEST,
     misspellings,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
-import json
 import socket
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from bench_support import (
     run_main,
     torch_threads,  # noqa: F401  (a fixture)
 )
+from benchmarks.harness import MISSED, report
 from benchmarks.serving import bench_serve, bench_shipped
 
 
@@ -36,9 +36,52 @@ def test_bench_serve_serves_a_model_under_load_and_soaks(trained_run: Path, tmp_
         "--short-requests", 5, "--beams", 5, "--soak", 1, "--return-wait-ms", 0, "--threads", 1,
         "--port", free_port(), "--out", tmp_path,
     )  # fmt: skip
-    (search,) = json.loads((tmp_path / "results.json").read_text())["searches"]
+    (search,) = figures(tmp_path / "results.json")["searches"]
     assert [run["concurrency"] for run in search["runs"]] == [1, 2]
     assert search["soak"]["seconds"] > 0 and search["server_exit_code"] == 0
+
+
+def served(*, failures: int = 0, same: int = 1000, many: float = 330.0, batch: float = 400.0,
+           p95: float = 17.5, exit_code: int = 0, wrong: int = 0,
+           rss_change: float = 0.036) -> dict:  # fmt: skip
+    """bench_serve's figures for one greedy search at 1 and 32 clients (`many` sentences/s at 32,
+    `batch` for `mt translate`); by default every target is met."""
+    runs = [
+        {"concurrency": c, "requests": 1000, "failures": f, "same_as_mt_translate": s,
+         "sentences_per_second": speed}
+        for c, f, s, speed in ((1, 0, 1000, 84.4), (32, failures, same, many))
+    ]  # fmt: skip
+    soak = {
+        "unexpected_statuses": {"valid -> 500": wrong} if wrong else {},
+        "rss_change": rss_change,
+    }
+    return {"searches": [{
+        "search": "greedy", "runs": runs, "mt_translate_sentences_per_second": batch,
+        "short_sentence_c1": {"p95_ms": p95}, "server_exit_code": exit_code, "soak": soak,
+    }]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "missed"),
+    [
+        ({}, []),
+        ({"failures": 1}, ["greedy: failed requests"]),
+        ({"same": 999}, ["greedy: answers unlike mt translate's"]),
+        ({"many": 250.0, "batch": 300.0}, ["greedy: 32 clients / 1 client, x"]),
+        ({"batch": 500.0}, ["greedy: 32 clients / mt translate"]),
+        ({"p95": 51.0}, ["greedy: one short sentence, p95 ms"]),
+        ({"exit_code": -9}, ["greedy: server exit status"]),
+        ({"wrong": 3}, ["greedy: soak, unexpected statuses"]),
+        ({"rss_change": 0.11}, ["greedy: soak, memory growth"]),
+    ],
+)
+def test_bench_serve_exits_1_on_each_missed_target(
+    change: dict, missed: list[str], tmp_path: Path
+) -> None:
+    checks = bench_serve.targets(served(**change))
+    assert [check.name for check in checks if not check.met] == missed
+    status = report(tmp_path / "results.json", {}, checks, threads=1)
+    assert status == (MISSED if missed else 0)
 
 
 def test_bench_serve_trains_a_missing_model_with_start_trainings_options(

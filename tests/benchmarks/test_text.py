@@ -4,7 +4,6 @@ counts)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,6 @@ def test_bench_text_measures_every_kind_of_input(
 
 
 def test_bench_real_typing_scores_real_misspellings(trained_run: Path, tmp_path: Path) -> None:
-    pytest.importorskip("codespell_lib", reason="codespell (mt's dev extra) ships the list")
     out = tmp_path / "real.json"
     run_main(
         bench_real_typing.main, "--run", trained_run, "--data", prepared_of(trained_run),
@@ -55,7 +53,6 @@ def test_bench_standins_compares_the_three_rules(trained_run: Path, tmp_path: Pa
     assert {key.split(" / ")[2] for key in figures(out)} == {"none", "old", "fixed"}
 
 
-@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="gettext's msgfmt is not installed")
 def test_bench_formats_translates_documents_with_run_and_export(
     trained_run: Path, tmp_path: Path
 ) -> None:

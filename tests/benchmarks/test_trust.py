@@ -15,6 +15,7 @@ from bench_support import (
     tiny_domains,
     torch_threads,  # noqa: F401  (a fixture)
 )
+from benchmarks.harness import MISSED, report
 from benchmarks.trust import bench_glossary, bench_protect, bench_trust, bench_trust_choices
 
 # A tiny model's few sentences give degenerate statistics (a constant column, one value a set).
@@ -56,14 +57,46 @@ def test_bench_trust_choices_measures_and_chooses(
 
 
 def test_bench_protect_prints_copy_rates(
-    trained_run: Path, capsys: pytest.CaptureFixture[str]
+    trained_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    out = tmp_path / "protect.json"
     run_main(
         bench_protect.main, "--run", trained_run, "--domains", tiny_domains(), "--limit", 4,
-        "--threads", 1,
+        "--threads", 1, "--json", out,
     )  # fmt: skip
     printed = capsys.readouterr().out
     assert "python-docs" in printed and "tldr" in printed
+    assert [s["name"] for s in figures(out)["sets"]] == ["python-docs", "tldr", "tatoeba"]
+
+
+def protected(url: tuple[int, int], bleu: tuple[float, float]) -> bench_protect.SetFigures:
+    """A set's figures: `url` = (URLs copied with protection, of how many), BLEU (with, without);
+    every name on the list copied, one capitalised word not on it lost."""
+    copied, spans = url
+    table = {
+        "url": [copied, 0, spans],
+        "name (--keep)": [5, 4, 5],
+        bench_protect.UNLISTED: [0, 0, 1],
+    }
+    return bench_protect.SetFigures("tldr", 9, table, *bleu)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "url", "bleu", "missed"),
+    [
+        (True, (100, 100), (60.0, 50.0), []),
+        (True, (98, 100), (60.0, 50.0), ["tldr: url copied"]),
+        (True, (100, 100), (49.0, 50.0), ["tldr: BLEU protected - plain"]),
+        (False, (0, 100), (1.0, 2.0), []),  # stand-ins: no target stated
+    ],
+)
+def test_bench_protect_exits_1_when_a_kind_or_bleu_misses(
+    tokens: bool, url: tuple[int, int], bleu: tuple[float, float], missed: list[str], tmp_path: Path
+) -> None:
+    checks = bench_protect.targets(tokens, [protected(url, bleu)])
+    assert [check.name for check in checks if not check.met] == missed
+    assert len(checks) == (3 if tokens else 0)  # url, listed names and BLEU; never the unlisted
+    assert report(tmp_path / "p.json", {}, checks, threads=1) == (MISSED if missed else 0)
 
 
 def test_bench_glossary_measures_terms_with_and_without(trained_run: Path, tmp_path: Path) -> None:

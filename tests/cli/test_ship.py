@@ -104,3 +104,24 @@ def test_a_run_ships_into_another_folder_as_a_device_call_brings_it_back(
     run_weights = (trained_run / "best.safetensors").stat().st_size
     assert (folder / "best.safetensors").stat().st_size < 0.6 * run_weights
     assert not (mt.modelinfo.shipped_root() / "gpu").exists()
+
+
+def test_readme_renders_the_card_again_and_lists_it_in_the_checksums(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import json
+
+    from mt.cards import render_card
+    from mt.checksums import CHECKSUMS
+    from mt.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, shipped_root
+
+    card = json.loads((shipped_root() / DEFAULT_MODEL / CARD_JSON).read_text(encoding="utf-8"))
+    (tmp_path / CARD_JSON).write_text(json.dumps(card), encoding="utf-8")
+    (tmp_path / CARD_MD).write_text("an old card\n", encoding="utf-8")
+    model = SimpleNamespace(directory=tmp_path, card=card)
+    monkeypatch.setattr(mt.modelinfo, "resolve", lambda name: model)
+    result = CliRunner().invoke(ship_app, ["readme", DEFAULT_MODEL])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / CARD_MD).read_text(encoding="utf-8") == render_card(card)
+    listed = (tmp_path / CHECKSUMS).read_text(encoding="utf-8")
+    assert f"  {CARD_MD}\n" in listed and f"  {CARD_JSON}\n" in listed

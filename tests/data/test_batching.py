@@ -60,6 +60,7 @@ def test_token_batches_respect_the_budget() -> None:
     src_len, tgt_len = lengths(pairs)
     batches = batch_indices(src_len, tgt_len, batch_size=1, batch_tokens=200, seed=0, epoch=0)
     longest = np.maximum(src_len, tgt_len)
+    assert sum(len(indices) for indices in batches) == len(pairs)
     for indices in batches:
         assert len(indices) == 1 or len(indices) * longest[indices].max() <= 200
 

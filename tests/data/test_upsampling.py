@@ -28,7 +28,7 @@ def test_only_training_rows_of_each_corpus_count_and_repeat() -> None:
     # Corpus 0: 4 rows (3 train); corpus 1: 3 rows (1 train, 1 test, 1 duplicate).
     part = np.array([0, 0, 1, 0, 0, 2, -1], dtype=np.int8)
     rows, per_corpus = row_repeats(part, [4, 3], 4.0)
-    assert per_corpus == [1, round(3**0.75)]
+    assert per_corpus == [1, 2]  # (3 train rows / 1) ** (1 - 1/4) = 2.28
     assert rows.tolist() == [1, 1, 1, 1, 2, 1, 1]  # the test row and the duplicate: once
 
 

@@ -31,8 +31,6 @@ from mt.files import CHECKSUMS
 from mt.model.rundir import LoadedRun, load_run, save_weights
 from mt.modelinfo import resolve
 
-pytest.importorskip("ctranslate2")
-
 CPU = torch.device("cpu")
 SCORE_TOLERANCE = 1e-4
 INT8_BLEU_MARGIN = 10.0

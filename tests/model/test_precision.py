@@ -301,7 +301,7 @@ def test_a_run_stores_auto_reports_the_choice_and_keeps_it_where_it_resumes(
 @pytest.mark.slow
 @pytest.mark.skipif(
     os.environ.get("MT_COMPILE_TESTS") != "1",
-    reason="compiling takes 20-40 s on 2 CPU cores; run with MT_COMPILE_TESTS=1",
+    reason="compiling costs about 50 s of CPU (docs/code.md): make test-compile runs it",
 )
 def test_compiled_training_follows_eager_training(tmp_path: Path) -> None:
     """torch.compile (with a C compiler, inductor on the CPU) computes the same steps."""

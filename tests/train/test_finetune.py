@@ -326,6 +326,50 @@ def test_a_deeper_model_starts_as_its_base_and_learns(
     assert trained["encoder.2.attention.out.weight"].any(), "the new layer learned"
 
 
+def test_a_wider_deeper_model_starts_as_its_base_and_learns(
+    pre_norm_run: Path, domain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base_config = read_model_config(pre_norm_run)
+    student = {**TINY, "encoder_layers": 3, "ff": base_config.ff * 3}
+    seen: dict[str, object] = {}
+
+    def stop_before_the_first_step(trainer: Trainer) -> str:
+        seen["weights"] = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+        seen["loss"] = trainer.selection.score(trainer.model).loss
+        seen["base_loss"] = trainer.selection.score(load_run(resolve(pre_norm_run)).model).loss
+        return "stopped by the test"
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Trainer, "train", stop_before_the_first_step)
+        train_run(prepared=domain, out=tmp_path / "first", init_from=pre_norm_run, changes=student)
+    base = load_run(resolve(pre_norm_run)).model.state_dict()
+    weights = seen["weights"]
+    ff = base_config.ff
+    first, second = "encoder.0.feed_forward.0.weight", "decoder.0.feed_forward.3.weight"
+    assert weights[first].shape[0] == 3 * ff and torch.equal(weights[first][:ff], base[first])
+    assert weights[first][ff:].any()  # drawn, so the zero columns get gradients
+    assert torch.equal(weights[second][:, :ff], base[second]) and not weights[second][:, ff:].any()
+    assert weights["encoder.2.feed_forward.0.weight"].shape[0] == 3 * ff
+    assert seen["loss"] == pytest.approx(seen["base_loss"], abs=1e-5)  # the new units are silent
+
+    run = tmp_path / "student"
+    train_run(prepared=domain, out=run, init_from=pre_norm_run, changes=student)
+    assert read_model_config(run).ff == 3 * ff
+    assert read_lineage(run)["init_from"]["ff"] == [ff, 3 * ff]
+    trained = load_run(resolve(run), checkpoint="last").model.state_dict()
+    assert trained[second][:, ff:].any(), "the new units learned"
+
+
+def test_perceptrons_only_grow_wider(pre_norm_run: Path, domain: Path, tmp_path: Path) -> None:
+    ff = read_model_config(pre_norm_run).ff
+    with pytest.raises(MtError, match=f"can widen the base's perceptrons of {ff}, not narrow"):
+        train_run(
+            prepared=domain, out=tmp_path / "a", init_from=pre_norm_run,
+            changes={**TINY, "ff": ff // 2},
+        )  # fmt: skip
+    assert not (tmp_path / "a").exists()
+
+
 def test_only_a_pre_norm_model_grows_and_never_shrinks(
     trained_run: Path, pre_norm_run: Path, domain: Path, tmp_path: Path
 ) -> None:

@@ -56,7 +56,9 @@ def test_a_given_peak_gives_the_mfu_of_every_row(tmp_path: Path) -> None:
         tmp_path, copy_task(60, seed=3), max_steps=4, eval_every=2, peak_tflops=0.5
     )
     trainer.train()
-    for row in read_metrics(tmp_path):
+    rows = read_metrics(tmp_path)
+    assert len(rows) == 2  # one a selection evaluation, every 2 of the 4 steps
+    for row in rows:
         assert row["mfu"] == pytest.approx(row["model_tflop_per_second"] / 0.5)
 
 

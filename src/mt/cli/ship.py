@@ -1,12 +1,13 @@
 """`python -m mt.cli.ship`: a trained run made into a shipped model, and its card, for the people
 who make mt's releases (`make release`); users get the model with the package.
 
-    python -m mt.cli.ship model runs/model --name en-es-general-12
+    python -m mt.cli.ship model runs/model --name NAME
     python -m mt.cli.ship model runs/gpu --name gpu --into "$OUT"     # a device call's result
-    python -m mt.cli.ship card en-es-general-12 --run runs/model --data runs/model-data \
+    python -m mt.cli.ship card NAME --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
         --speed bench/release/shipped.json --notes docs/release/NAME.json
-    python -m mt.cli.ship card en-es-general-12 --run runs/v12 --weights-of en-es-general-11 ...
+    python -m mt.cli.ship card NAME --run runs/vN --weights-of OLDER-NAME ...
+    python -m mt.cli.ship readme NAME    # README.md again from card.json
 """
 
 from __future__ import annotations
@@ -87,6 +88,25 @@ def ship_card(
             shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
         say(f"card of {name}: {folder / 'README.md'}")
+
+    run_or_exit(action)
+
+
+@app.command("readme")
+def ship_readme(name: Annotated[str, typer.Argument(help="The shipped model.")]) -> None:
+    """Write README.md of the shipped model NAME again from its card.json, as mt.cards renders
+    it now (its figures unchanged), and its checksums."""
+
+    def action() -> None:
+        from mt.atomic import atomic_write_text
+        from mt.cards import render_card
+        from mt.checksums import write_checksums
+        from mt.modelinfo import CARD_MD, resolve
+
+        info = resolve(name)
+        atomic_write_text(info.directory / CARD_MD, render_card(info.card))
+        write_checksums(info.directory)
+        say(f"card of {name}: {info.directory / CARD_MD}")
 
     run_or_exit(action)
 

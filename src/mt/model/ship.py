@@ -7,7 +7,7 @@ calibration.json, model.json and train.json (its lineage kept), metrics.csv (the
 figures `GET /model` reports), the card (mt.cards) and checksums.sha256, which mt.modelinfo checks
 each time the model is opened. No checkpoints, no optimizer state.
 
-    python -m mt.cli.ship model runs/model --name en-es-general-12
+    python -m mt.cli.ship model runs/model --name NAME
 """
 
 from __future__ import annotations

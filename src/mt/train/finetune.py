@@ -35,6 +35,7 @@ from mt.model.rundir import check_fits
 from mt.model.transformer import make_model
 from mt.train.depth_growth import grow_depth
 from mt.train.vocab_rows import grow_vocabulary_rows
+from mt.train.width_growth import grow_width
 
 Rehearsal = Callable[[EncodedPairs, int], EncodedPairs]
 
@@ -86,6 +87,7 @@ def fine_tuning(
     growth = {(old[side], sizes[side]) for side in old if sizes[side] != old[side]}
     weights = grow_vocabulary_rows(weights, expected, growth=growth)
     depths = {"encoder": base.config.encoder_depth, "decoder": base.config.decoder_depth}
+    weights, wider = grow_width(weights, expected, ff=base.config.ff)
     weights, deeper = grow_depth(weights, expected, depths=depths)
     check_fits(path, weights, expected)
     lineage: dict[str, Any] = {
@@ -99,6 +101,8 @@ def fine_tuning(
         lineage["init_from"]["vocabulary"] = {side: [old[side], sizes[side]] for side in old}
     if deeper:  # layers on top of the base's, the identity at first (mt.train.depth_growth)
         lineage["init_from"]["layers"] = deeper
+    if wider:  # perceptron units beside the base's, silent at first (mt.train.width_growth)
+        lineage["init_from"]["ff"] = wider
     return FineTuning(config=config, weights=weights, lineage=lineage, decoding=info.decoding)
 
 

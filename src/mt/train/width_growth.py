@@ -1,0 +1,43 @@
+"""Growing a trained model wider (`mt train --init-from RUN --ff N`): the shipped model's
+perceptrons can take the student's width (issue 75) without losing what they learned.
+
+A feed-forward sublayer is W2·relu(W1·x + b1) + b2. Its first projection keeps the base's d_p
+rows and gains new ones drawn as a fresh model's; its second keeps the base's columns and gains
+zero columns for the new units. The new units then add nothing, so the wider model computes
+exactly what the base did (Net2Net's function-preserving widening, Chen et al. 2016), while the
+drawn rows give the zero columns gradients from the first step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import torch
+from torch import Tensor
+
+_FIRST = re.compile(r"^(encoder|decoder)\.\d+\.feed_forward\.0\.(weight|bias)$")
+_SECOND = re.compile(r"^(encoder|decoder)\.\d+\.feed_forward\.3\.weight$")
+
+
+def grow_width(
+    weights: Mapping[str, Tensor], fresh: Mapping[str, Tensor], *, ff: int
+) -> tuple[dict[str, Tensor], list[int]]:
+    """`weights` (the base's, its perceptrons `ff` wide) with each perceptron as wide as in
+    `fresh` (a newly made model's state), the new units silent; and what grew ([512, 1536]),
+    empty when nothing did."""
+    grown = dict(weights)
+    wider = 0
+    for key, base in weights.items():
+        new = fresh.get(key)
+        if new is None or new.shape == base.shape:
+            continue
+        if _FIRST.match(key):  # [d_p, d] or [d_p]: the base's rows, then drawn ones
+            grown[key] = torch.cat([base, new[ff:].to(base.dtype)])
+        elif _SECOND.match(key):  # [d, d_p]: the base's columns, then zeros
+            zeros = base.new_zeros(base.shape[0], new.shape[1] - ff)
+            grown[key] = torch.cat([base, zeros], dim=1)
+        else:
+            continue
+        wider = grown[key].shape[0] if _FIRST.match(key) else grown[key].shape[1]
+    return grown, ([ff, wider] if wider else [])
