@@ -104,7 +104,7 @@ def write_general(root: Path) -> Path:
         xquad.append(f"Paragraph {c} is long.\tEl párrafo {c} es largo.\tcontext\n")
         xquad += [f"Why {c}.{q}?\t¿Por qué {c}.{q}?\tquestion\n" for q in range(3)]
     (root / "xquad.tsv").write_text("".join(xquad), encoding="utf-8")
-    flores = "".join(f"Line {i} here.\tLínea {i} aquí.\n" for i in range(10))
+    flores = "".join(f"Line {i} here.\tLínea {i} aquí. \n" for i in range(10))  # strip it
     (root / "flores-dev.tsv").write_text(flores, encoding="utf-8")
     mono = "".join(
         f"doc{i}\tEl niño número {i} come pan con su familia en la casa grande del pueblo.\n"

@@ -9,22 +9,12 @@ from pathlib import Path
 import pytest
 
 from mt.recipes import general_split, model_parts
+from tests.bench_support import write_general
 
 
 @pytest.fixture
 def general(tmp_path: Path) -> Path:
-    root = tmp_path / "general"
-    root.mkdir()
-    tico = [f"Case {i} was reported.\tSe informó el caso {i}.\n" for i in range(400)]
-    (root / "tico19.tsv").write_text("".join(tico), encoding="utf-8")
-    xquad = []
-    for context in range(60):
-        xquad.append(f"Paragraph {context} is long.\tEl párrafo {context} es largo.\tcontext\n")
-        xquad += [f"Why {context}.{q}?\t¿Por qué {context}.{q}?\tquestion\n" for q in range(3)]
-    (root / "xquad.tsv").write_text("".join(xquad), encoding="utf-8")
-    flores = [f"Line {i} here.\tLínea {i} aquí. \n" for i in range(30)]
-    (root / "flores-dev.tsv").write_text("".join(flores), encoding="utf-8")
-    return root
+    return write_general(tmp_path / "general")
 
 
 @pytest.mark.parametrize("name", ["tico", "xquad"])
@@ -34,7 +24,7 @@ def test_three_disjoint_parts_by_document_that_use_every_pair(general: Path, nam
     assert all(documents)
     train, dev, test = documents
     assert not (train & dev or train & test or dev & test)
-    assert sum(len(part) for part in parts) == {"tico": 400, "xquad": 240}[name]
+    assert sum(len(part) for part in parts) == {"tico": 100, "xquad": 80}[name]
     assert parts == general_split.split_parts(name, general), "not the same on every run"
 
 
@@ -53,7 +43,7 @@ def test_a_question_stays_with_its_context(general: Path) -> None:
 
 def test_flores_is_only_tested_and_stripped(general: Path) -> None:
     parts = general_split.split_parts("flores", general)
-    assert not parts.train and not parts.dev and len(parts.test) == 30
+    assert not parts.train and not parts.dev and len(parts.test) == 10
     assert parts.test[0].spanish == "Línea 0 aquí."
 
 

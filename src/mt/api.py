@@ -226,8 +226,6 @@ def load(
     dictionary: Path | str | None = None,
     cognates: bool | None = None,
     first_words: bool | None = None,
-    end_marks: bool | None = None,
-    stutters: bool | None = None,
     titles: bool | None = None,
     split: bool = True,
     device: str = "auto",
@@ -240,10 +238,8 @@ def load(
     `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
     words the model's training never had, and `cognates` gives such a noun its Spanish cognate
     (None: as the model's decode.json says); `first_words` gives the model a sentence's first
-    word in lower case where it knows that spelling better, `end_marks` gives a sentence's "!" or
-    "?" back to a translation that lost it, `stutters` writes once a word the model repeated back
-    to back, and `titles` gives each capitalised word of a title the first word's treatment
-    (None: as its decode.json says); `device` is
+    word in lower case where it knows that spelling better, and `titles` gives each capitalised
+    word of a title the first word's treatment (None: as its decode.json says); `device` is
     auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
@@ -262,8 +258,6 @@ def load(
         dictionary=None if dictionary is None else read_dictionary(Path(dictionary)),
         cognates=cognates,
         first_words=first_words,
-        end_marks=end_marks,
-        stutters=stutters,
         titles=titles,
         check_language=False,  # only `scored` shows flags; it turns the check on
     )

@@ -44,7 +44,7 @@ SHIPPED = "shipped"
 """The package folder of the release models, one folder a model, named as the model."""
 CARD_JSON = "card.json"  # a shipped model's card: name, summary, data, scores (from benchmarks)
 CARD_MD = "README.md"  # the same card for people, beside the weights
-DECODE_SWITCHES = ("cognates", "first_words", "titles", "end_marks", "stutters")
+DECODE_SWITCHES = ("cognates", "first_words", "titles")
 """decode.json's on/off steps, each a TranslateOptions field of that name (None: the model's)."""
 
 Kind = Literal["run", "export"]

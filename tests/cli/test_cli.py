@@ -1,19 +1,15 @@
 """The command line end to end on a tiny corpus: every stage, its exit code and its output."""
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from mt.cli.app import app
 from mt.decode.loaded import LoadedModel
 from mt.model.rundir import load_run
 from mt.modelinfo import resolve
-from mt.text.end_marks import with_end_mark
 from mt.text.first_words import capitalised_first
-from mt.text.stutters import without_stutters
 
 runner = CliRunner()
 
@@ -167,23 +163,6 @@ def test_translate_first_words_flag_searches_the_first_word_in_lower_case(
     helped = invoke("translate", "--model", str(trained_run), "--first-words", line)
     assert as_lower.exit_code == 0 and helped.exit_code == 0, helped.output
     assert helped.stdout == capitalised_first(as_lower.stdout)
-
-
-@pytest.mark.parametrize(
-    ("flag", "line", "rule"),
-    [
-        ("--end-marks", "Ilse is near the station!", with_end_mark),
-        ("--stutters", "Ilse is near the station.", without_stutters),
-    ],
-)
-def test_translate_tidy_flags_edit_the_translation_as_their_rule_does(
-    trained_run: Path, flag: str, line: str, rule: Callable[[str, str], str]
-) -> None:
-    plain = invoke("translate", "--model", str(trained_run), line)
-    tidied = invoke("translate", "--model", str(trained_run), flag, line)
-    assert plain.exit_code == 0 and tidied.exit_code == 0, tidied.output
-    # what the tiny model writes differs between machines: the flag must give what the rule gives
-    assert tidied.stdout.strip() == rule(line, plain.stdout.strip())
 
 
 def test_translate_json_and_scores_carry_confidence_and_flags(trained_run: Path) -> None:

@@ -113,32 +113,28 @@ def test_greedy_scripted() -> None:
     assert_hyps([hyp], [((A,), LOG_A / (7 / 6), LOG_A)])
 
 
-def test_beam_without_length_penalty_keeps_the_short_winner() -> None:
+@pytest.mark.parametrize(
+    ("alpha", "want"),
+    [
+        # Two hypotheses are finished after step 2 ([a], [a c]), but the open [b c d] can still
+        # beat [a c], so the search goes on and finds it; without a penalty [a] stays the winner.
+        (0.0, [((A,), LOG_A, LOG_A), ((B, C, D), LOG_BCD, LOG_BCD)]),
+        (1.0, [((B, C, D), LOG_BCD / 1.5, LOG_BCD), ((A,), LOG_A / (7 / 6), LOG_A)]),
+    ],
+)
+def test_the_length_penalty_decides_the_beam_s_winner(
+    alpha: float, want: list[tuple[tuple[int, ...], float, float]]
+) -> None:
     [hyps] = beam_search(
         ScriptedModel(LENGTH_TABLE),
         *one_sentence(),
         beam_size=2,
         n_best=2,
-        length_penalty=0.0,
+        length_penalty=alpha,
         max_len_a=0,
         max_len_b=5,
     )
-    # Two hypotheses are finished after step 2 ([a], [a c]), but the open [b c d] can still beat
-    # [a c], so the search goes on and finds it.
-    assert_hyps(hyps, [((A,), LOG_A, LOG_A), ((B, C, D), LOG_BCD, LOG_BCD)])
-
-
-def test_length_penalty_changes_the_winner() -> None:
-    [hyps] = beam_search(
-        ScriptedModel(LENGTH_TABLE),
-        *one_sentence(),
-        beam_size=2,
-        n_best=2,
-        length_penalty=1.0,
-        max_len_a=0,
-        max_len_b=5,
-    )
-    assert_hyps(hyps, [((B, C, D), LOG_BCD / 1.5, LOG_BCD), ((A,), LOG_A / (7 / 6), LOG_A)])
+    assert_hyps(hyps, want)
 
 
 def test_beam_beats_greedy_and_stops_early_without_penalty() -> None:

@@ -33,15 +33,12 @@ from mt.decode.steps.protect import ProtectSpans
 from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
 from mt.decode.steps.terms import PlaceTerms
-from mt.decode.steps.tidy import Tidy
 from mt.decode.translator import Translator
 from mt.direction import FORWARD
 from mt.errors import MtError
 from mt.quality.confidence import Uncalibrated
-from mt.text.end_marks import with_end_mark
 from mt.text.first_words import FirstWords
 from mt.text.lexicon import NO_LEXICON
-from mt.text.stutters import without_stutters
 from placeholder_support import placeholder_codec
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "mt" / "decode"
@@ -175,44 +172,6 @@ def test_the_pipeline_gives_the_model_the_lowered_word_and_capitalises_its_answe
     assert sorted(engine.calls[-1][0]) == ["ilse likes bread.", "ilse likes rice."]
     [alone] = plain.translate(["Ilse likes rice."])
     assert alone.text == "bruno likes rice."
-
-
-# ----- end marks --------------------------------------------------------------------------------
-
-
-def test_end_marks_give_each_hypothesis_the_mark_its_source_ends_in() -> None:
-    found = Found((("Ayuda.", -1.0), ("¡Socorro!", -2.0)), counts=Counts(3))
-    back = Tidy((with_end_mark,)).reverse(found, "Help!")
-    assert back.hypotheses == (("¡Ayuda!", -1.0), ("¡Socorro!", -2.0)) and back.counts == Counts(3)
-    assert Tidy(()).reverse(found, "Help!") is found
-
-
-def test_the_pipeline_gives_each_sentence_its_own_end_mark(codec: WordPieceCodec) -> None:
-    def answer(text: str) -> list[str]:
-        return [text.rstrip("!?.") + "."]  # a model that ends every sentence in a period
-
-    engine = ScriptedEngine(codec, answer=answer)
-    plain = scripted(codec, engine)
-    marked = plain.with_options(dataclasses.replace(plain.options, end_marks=True))
-    line = "Ilse likes rice! Where is Bruno? Bruno is here."
-    [kept] = marked.translate([line])
-    assert kept.text == "¡Ilse likes rice! ¿Where is Bruno? Bruno is here."
-    [lost] = plain.translate([line])
-    assert lost.text == "Ilse likes rice. Where is Bruno. Bruno is here."
-
-
-def test_stutters_are_dropped_before_the_end_mark_is_kept(codec: WordPieceCodec) -> None:
-    engine = ScriptedEngine(codec, answer=lambda text: ["ayuda ayuda."])
-    plain = scripted(codec, engine)
-    tidy = plain.with_options(dataclasses.replace(plain.options, stutters=True, end_marks=True))
-    [tidied] = tidy.translate(["Ilse likes rice!"])
-    assert tidied.text == "¡ayuda!"
-    [stuttered] = plain.translate(["Ilse likes rice!"])
-    assert stuttered.text == "ayuda ayuda."
-    found = Found((("sí sí.", -1.0),))
-    # the source repeats "yes": the repetition may be meant
-    assert Tidy((without_stutters,)).reverse(found, "Yes yes.").hypotheses == found.hypotheses
-    assert Tidy(()).reverse(found, "Yes.") is found
 
 
 # ----- glossary, protect, restore ---------------------------------------------------------------

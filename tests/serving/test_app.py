@@ -140,8 +140,9 @@ def test_languages_health_model_and_openapi(client, trained_run: Path) -> None:
     assert info["training"]["best_selection_loss"] > 0 and info["evaluation"] is None
     assert info["decoding"]["beam_size"] == 3 and info["api_key_required"] is False
     assert info["decoding"]["cognates"] is False  # the run has no decode.json asking for them
-    switches = ("first_words", "titles", "end_marks", "stutters")
+    switches = ("first_words", "titles")
     assert not any(info["decoding"][s] for s in switches)
+    assert not {"end_marks", "stutters"} & set(info["decoding"])  # rules no model used: gone
     assert info["decoding"]["dictionary_nouns"] is None
     schema = client.get("/openapi.json").json()
     body = schema["paths"]["/translate"]["post"]["requestBody"]["content"]

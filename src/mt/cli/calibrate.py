@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 from mt.cli.common import Opt, console, run_or_exit, say
-from mt.cli.decode_options import BeamSize, Device, ModelArgument, Threads, translate_options
-from mt.config import DECODE, DecodeConfig
+from mt.cli.decode_options import DecodeFlags, ModelArgument, takes_decode_flags
 
 FEW_EXAMPLES = 20
 """Fewer good (or bad) translations than this, and the fit of P(good) is rough: say so."""
 
 
+@takes_decode_flags("beam_size", "device", "threads")
 def calibrate(
     model: ModelArgument = None,
     data: Annotated[
@@ -21,9 +21,7 @@ def calibrate(
     ] = None,
     sentences: Annotated[int, Opt(help="Selection sentences translated (seeded sample).")] = 2000,
     seed: Annotated[int, Opt(help="Seed of the sample.")] = 0,
-    beam_size: BeamSize = DECODE.beam_size,
-    device: Device = "auto",
-    threads: Threads = None,
+    decoding: DecodeFlags = DecodeFlags(),
 ) -> None:
     """Translate a sample of the selection part, score each output with sentence chrF and fit
     the confidence on it (docs/trust.md).
@@ -38,13 +36,15 @@ def calibrate(
     def action() -> None:
         from mt.decode.translator import open_translator
         from mt.evaluate.calibrate import calibrate, save_calibration, selection_part
-
-        options = translate_options(DecodeConfig(beam_size=beam_size))
         from mt.modelinfo import resolve
+
+        options = decoding.options(decoding.search())
 
         info = resolve(model)
         selection = selection_part(info, data)
-        translator = open_translator(info, options, device=device, threads=threads)
+        translator = open_translator(
+            info, options, device=decoding.device, threads=decoding.threads
+        )
         calibration = calibrate(
             translator, selection, size=sentences, seed=seed, progress=console.print
         )

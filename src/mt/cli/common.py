@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
+import inspect
 import logging
 import signal
-from collections.abc import Callable, Iterator
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.models import OptionInfo
 
 from mt.errors import MtError
 from mt.interrupts import handling
@@ -21,6 +25,57 @@ console = Console(stderr=True)
 state = {"debug": False}  # --debug: tracebacks instead of one line
 
 T = TypeVar("T")
+Command = TypeVar("Command", bound=Callable[..., None])
+
+
+Help = str | OptionInfo
+"""An option's help, or the whole option where its flags are not those of its name."""
+
+
+def _option(name: str, kind: Any, default: Any, help: Help) -> inspect.Parameter:
+    info = Opt(help=help) if isinstance(help, str) else help
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, info]
+    )
+
+
+def fields_as_options(config: type, helps: Mapping[str, Help]) -> list[inspect.Parameter]:
+    """An option for each field of the dataclass `config` that `helps` names, in that order, of
+    the field's type and default, with that help: a command's options spelled once, as the
+    settings they fill."""
+    hints = get_type_hints(config)
+    defaults = {field.name: field.default for field in dataclasses.fields(config)}
+    return [_option(name, hints[name], defaults[name], help) for name, help in helps.items()]
+
+
+def unset_options(table: Mapping[str, tuple[Any, Help]]) -> list[inspect.Parameter]:
+    """An option for each (type, help) of `table`, None unless given (a recipe fills it in)."""
+    return [_option(name, kind | None, None, help) for name, (kind, help) in table.items()]
+
+
+def takes(
+    options: Sequence[inspect.Parameter], *, into: str, build: Callable[..., Any] = dict
+) -> Callable[[Command], Command]:
+    """The command takes `options` (declared elsewhere, once) where its parameter `into` stands,
+    and gets their values there as one object, `build(**values)`."""
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True)
+        params = [
+            new.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for param in own.parameters.values()
+            for new in (options if param.name == into else [param])
+        ]
+
+        @functools.wraps(command)
+        def with_options(**values: Any) -> None:
+            taken = build(**{option.name: values.pop(option.name) for option in options})
+            command(**values, **{into: taken})
+
+        with_options.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
+        return with_options  # type: ignore[return-value]
+
+    return decorate
 
 
 def say(text: str) -> None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from mt.cli.common import console, run_or_exit, say
-from mt.config import PREPARE
+from mt.cli.common import console, fields_as_options, run_or_exit, say, takes
+from mt.config import PREPARE, PrepareConfig
 
 if TYPE_CHECKING:
     from mt.data.sources.fetch import Outcome
@@ -99,7 +99,40 @@ class _SourceLines:
         say(f"[{colour}]{outcome.status.value}:[/] {escape(outcome.line)}")
 
 
+SETTINGS = {  # each option's help, by the PrepareConfig field it fills
+    "max_selection": "At most this many selection pairs (the rest of the share trains).",
+    "max_test": "At most this many test pairs (the rest of the share trains).",
+    "seed": "Seed of the split and the tokenizer sample.",
+    "src_vocab": "English vocabulary size.",
+    "tgt_vocab": "Spanish vocabulary size.",
+    "shared_vocab": "One joint vocabulary of this size for both sides (0: off).",
+    "tokenizer_sample": "Training pairs the tokenizers learn from (a seeded sample).",
+    "max_words": "Drop pairs with a side of more words than this (0: no limit).",
+    "max_ratio": "Drop pairs whose word counts differ more than this factor (0: off).",
+    "drop_identical": typer.Option(
+        "--drop-identical", help="Drop pairs whose two sides are the same."
+    ),
+    "max_length": "Drop pairs with a side of more word-pieces than this (0: no limit).",
+    "strict": typer.Option("--strict", help="Stop at the first bad line."),
+    "extend_vocab": typer.Option(
+        "--extend/--no-extend",
+        help="With --tokenizers-from: append the placeholders and the characters the run's "
+        "vocabulary lacks (--no-extend: copy its tokenizers as they are).",
+    ),
+    "min_char_count": "With --extend: add a character seen this often in the data.",
+    "sampling_temperature": "Repeat each corpus's training pairs so that its share goes as "
+    "size^(1/T): 2 keeps small corpora visible next to a large one; 1 keeps them as they are.",
+    "reverse": typer.Option(
+        "--reverse",
+        help="Spanish→English: Spanish is the source (--src-vocab sizes the Spanish side).",
+    ),
+    "synthetic_share": "At most this share of the training pairs is synthetic.",
+}
+
+
+@takes(fields_as_options(PrepareConfig, SETTINGS), into="settings")
 def prepare(
+    *,
     out: Annotated[Path, typer.Option("--out", "-o", help="Prepared directory to create.")],
     corpus: Annotated[
         list[Path] | None,
@@ -123,43 +156,12 @@ def prepare(
     split: Annotated[
         str, typer.Option(help="Train,selection,test fractions, grouped by English sentence.")
     ] = ",".join(str(fraction) for fraction in PREPARE.split),
-    max_selection: Annotated[
-        int, typer.Option(help="At most this many selection pairs (the rest of the share trains).")
-    ] = PREPARE.max_selection,
-    max_test: Annotated[
-        int, typer.Option(help="At most this many test pairs (the rest of the share trains).")
-    ] = PREPARE.max_test,
-    seed: Annotated[
-        int, typer.Option(help="Seed of the split and the tokenizer sample.")
-    ] = PREPARE.seed,
     selection: Annotated[
         Path | None, typer.Option(help="Use this file as the selection part (with --test).")
     ] = None,
     test: Annotated[
         Path | None, typer.Option(help="Use this file as the test part (with --selection).")
     ] = None,
-    src_vocab: Annotated[int, typer.Option(help="English vocabulary size.")] = PREPARE.src_vocab,
-    tgt_vocab: Annotated[int, typer.Option(help="Spanish vocabulary size.")] = PREPARE.tgt_vocab,
-    shared_vocab: Annotated[
-        int, typer.Option(help="One joint vocabulary of this size for both sides (0: off).")
-    ] = PREPARE.shared_vocab,
-    tokenizer_sample: Annotated[
-        int, typer.Option(help="Training pairs the tokenizers learn from (a seeded sample).")
-    ] = PREPARE.tokenizer_sample,
-    max_words: Annotated[
-        int, typer.Option(help="Drop pairs with a side of more words than this (0: no limit).")
-    ] = PREPARE.max_words,
-    max_ratio: Annotated[
-        float,
-        typer.Option(help="Drop pairs whose word counts differ more than this factor (0: off)."),
-    ] = PREPARE.max_ratio,
-    drop_identical: Annotated[
-        bool, typer.Option("--drop-identical", help="Drop pairs whose two sides are the same.")
-    ] = PREPARE.drop_identical,
-    max_length: Annotated[
-        int,
-        typer.Option(help="Drop pairs with a side of more word-pieces than this (0: no limit)."),
-    ] = PREPARE.max_length,
     paragraphs: Annotated[
         str,
         typer.Option(
@@ -167,9 +169,6 @@ def prepare(
             "(.po/TMX/XLIFF), all, none."
         ),
     ] = PREPARE.paragraphs,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Stop at the first bad line.")
-    ] = PREPARE.strict,
     tokenizers_from: Annotated[
         str | None,
         typer.Option(
@@ -177,31 +176,6 @@ def prepare(
             "fine-tune it with mt train --init-from) and report how well they cover the data.",
         ),
     ] = None,
-    extend: Annotated[
-        bool,
-        typer.Option(
-            "--extend/--no-extend",
-            help="With --tokenizers-from: append the placeholders and the characters the run's "
-            "vocabulary lacks (--no-extend: copy its tokenizers as they are).",
-        ),
-    ] = PREPARE.extend_vocab,
-    min_char_count: Annotated[
-        int, typer.Option(help="With --extend: add a character seen this often in the data.")
-    ] = PREPARE.min_char_count,
-    sampling_temperature: Annotated[
-        float,
-        typer.Option(
-            help="Repeat each corpus's training pairs so that its share goes as size^(1/T): "
-            "2 keeps small corpora visible next to a large one; 1 keeps them as they are."
-        ),
-    ] = PREPARE.sampling_temperature,
-    reverse: Annotated[
-        bool,
-        typer.Option(
-            "--reverse",
-            help="Spanish→English: Spanish is the source (--src-vocab sizes the Spanish side).",
-        ),
-    ] = PREPARE.reverse,
     synthetic: Annotated[
         list[Path] | None,
         typer.Option(
@@ -209,9 +183,7 @@ def prepare(
             "part only; repeatable."
         ),
     ] = None,
-    synthetic_share: Annotated[
-        float, typer.Option(help="At most this share of the training pairs is synthetic.")
-    ] = PREPARE.synthetic_share,
+    settings: dict,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
 ) -> None:
     """Clean and split corpora by English sentence; train tokenizers; encode the training part.
@@ -219,7 +191,6 @@ def prepare(
     Example: mt prepare data/spa-eng.tsv --out data/prepared
     """
     from mt.cli.progress import RichStages
-    from mt.config import PrepareConfig
     from mt.data.prepare.pipeline import prepare_corpus
     from mt.data.readers.corpus import CorpusInput, parse_split
     from mt.data.readers.inputs import corpus_inputs
@@ -231,27 +202,7 @@ def prepare(
             target_files=target_file or [],
             list_file=corpus_list,
         )
-        config = PrepareConfig(
-            split=parse_split(split),
-            seed=seed,
-            max_selection=max_selection,
-            max_test=max_test,
-            src_vocab=src_vocab,
-            tgt_vocab=tgt_vocab,
-            shared_vocab=shared_vocab,
-            tokenizer_sample=tokenizer_sample,
-            max_words=max_words,
-            max_ratio=max_ratio,
-            drop_identical=drop_identical,
-            max_length=max_length,
-            paragraphs=paragraphs,
-            strict=strict,
-            extend_vocab=extend,
-            min_char_count=min_char_count,
-            sampling_temperature=sampling_temperature,
-            reverse=reverse,
-            synthetic_share=synthetic_share,
-        )
+        config = PrepareConfig(split=parse_split(split), paragraphs=paragraphs, **settings)
         stages = RichStages(console) if console.is_terminal else contextlib.nullcontext(None)
         with stages as shown:
             return prepare_corpus(

@@ -10,36 +10,12 @@ import typer
 from rich.console import Console
 
 from mt.cli.common import Opt, console, run_or_exit, say
-from mt.cli.decode_options import (
-    BatchSize,
-    BeamSize,
-    Checkpoint,
-    Cognates,
-    ComputeType,
-    Device,
-    DictionaryFile,
-    EndMarksSwitch,
-    FirstWordsSwitch,
-    GlossaryFile,
-    Keep,
-    LengthPenalty,
-    MaxLenA,
-    MaxLenB,
-    ModelArgument,
-    ModelOption,
-    Normalize,
-    Precision,
-    StuttersSwitch,
-    Threads,
-    TitlesSwitch,
-    decode_config,
-    open_for_command,
-    translate_options,
-)
-from mt.config import DECODE, NORMALIZE_INPUT
+from mt.cli.decode_options import DecodeFlags, ModelArgument, ModelOption, takes_decode_flags
+from mt.config import DECODE
 from mt.errors import MtError
 
 
+@takes_decode_flags()
 def translate(
     text: Annotated[
         list[str] | None, typer.Argument(help="Sentences; else standard input.")
@@ -51,20 +27,9 @@ def translate(
     output_file: Annotated[
         Path | None, Opt("--output", "-o", help="Write translations to a file.")
     ] = None,
-    beam_size: BeamSize = DECODE.beam_size,
     n_best: Annotated[
         int, Opt("--n-best", help="Print the K best as TSV: index, score, text.")
     ] = DECODE.n_best,
-    length_penalty: LengthPenalty = DECODE.length_penalty,
-    max_len_a: MaxLenA = DECODE.max_len_a,
-    max_len_b: MaxLenB = DECODE.max_len_b,
-    batch_size: BatchSize = DECODE.batch_size,
-    checkpoint: Checkpoint = "best",
-    device: Device = "auto",
-    threads: Threads = None,
-    compute_type: ComputeType = "default",
-    precision: Precision = DECODE.precision,
-    keep: Keep = None,
     attention: Annotated[
         Path | None,
         Opt("--attention", help="With one sentence: save a cross-attention heatmap PNG."),
@@ -91,14 +56,7 @@ def translate(
         bool,
         Opt("--json", help="Print one JSON object a line: translation, confidence, flags, ..."),
     ] = False,
-    normalize: Normalize = NORMALIZE_INPUT,
-    glossary: GlossaryFile = None,
-    dictionary: DictionaryFile = None,
-    cognates: Cognates = None,
-    first_words: FirstWordsSwitch = None,
-    end_marks: EndMarksSwitch = None,
-    stutters: StuttersSwitch = None,
-    titles: TitlesSwitch = None,
+    decoding: DecodeFlags = DecodeFlags(),
 ) -> None:
     """Translate English text to Spanish, with the shipped model unless --model names another.
 
@@ -116,41 +74,19 @@ def translate(
         from mt.cli.textio import write_translations
         from mt.modelinfo import resolve
 
-        search = decode_config(
-            beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
-        )
+        search = decoding.search(n_best)
         if text and input_file:
             raise MtError("give sentences as arguments or --input FILE, not both")
         if attention is not None and len(text or []) != 1:
             raise MtError("--attention needs exactly one sentence given as an argument")
         document = _document(format_name, input_file, text, n_best, attention, overwrite)
         style = _output_style(scores, json_lines, n_best, document)
-        options = translate_options(
-            search,
-            split=not no_split,
-            normalize=normalize,
-            keep=keep,
-            glossary=glossary,
-            dictionary=dictionary,
-            cognates=cognates,
-            first_words=first_words,
-            end_marks=end_marks,
-            stutters=stutters,
-            titles=titles,
-            check_language=style in ("scores", "json"),  # only they show flags
-        )
+        options = decoding.options(
+            search, split=not no_split, check_language=style in ("scores", "json")
+        )  # only they show flags
         if model is None:
             _warn_model_as_text(text)
-        info = resolve(model)
-        translator = open_for_command(
-            info,
-            options,
-            precision=precision,
-            device=device,
-            checkpoint=checkpoint,
-            threads=threads,
-            compute_type=compute_type,
-        )
+        translator = decoding.open(resolve(model), options)
         if document is not None:
             _write_document(document, translator, output_file)
             return
@@ -277,6 +213,7 @@ def _interactive(translator) -> None:
             print(f"es> {translation.text}")
 
 
+@takes_decode_flags()
 def evaluate(
     model: ModelArgument = None,
     split: Annotated[str, Opt(help="Part of the run's prepared data: test or selection.")] = "test",
@@ -298,31 +235,13 @@ def evaluate(
     multi_ref: Annotated[
         bool, Opt("--multi-ref", help="Also score with all translations of each English sentence.")
     ] = False,
-    beam_size: BeamSize = DECODE.beam_size,
-    length_penalty: LengthPenalty = DECODE.length_penalty,
-    max_len_a: MaxLenA = DECODE.max_len_a,
-    max_len_b: MaxLenB = DECODE.max_len_b,
-    batch_size: BatchSize = DECODE.batch_size,
-    checkpoint: Checkpoint = "best",
-    device: Device = "auto",
-    threads: Threads = None,
-    compute_type: ComputeType = "default",
-    precision: Precision = DECODE.precision,
-    keep: Keep = None,
     json_file: Annotated[
         Path | None, Opt("--json", help="Write all figures to this JSON file.")
     ] = None,
     hyps_file: Annotated[
         Path | None, Opt("--hyps", help="Write the translations, one a line, for sacrebleu.")
     ] = None,
-    normalize: Normalize = NORMALIZE_INPUT,
-    glossary: GlossaryFile = None,
-    dictionary: DictionaryFile = None,
-    cognates: Cognates = None,
-    first_words: FirstWordsSwitch = None,
-    end_marks: EndMarksSwitch = None,
-    stutters: StuttersSwitch = None,
-    titles: TitlesSwitch = None,
+    decoding: DecodeFlags = DecodeFlags(),
 ) -> None:
     """Score a model: teacher-forced cross-entropy/accuracy, and BLEU, chrF, TER of its output.
 
@@ -341,42 +260,21 @@ def evaluate(
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")
-        search = decode_config(
-            beam_size, 1, length_penalty, max_len_a, max_len_b, batch_size, precision
-        )
         # no flags are shown, so no language check: as `mt translate`'s plain text
-        options = translate_options(
-            search,
-            normalize=normalize,
-            keep=keep,
-            glossary=glossary,
-            dictionary=dictionary,
-            cognates=cognates,
-            first_words=first_words,
-            end_marks=end_marks,
-            stutters=stutters,
-            titles=titles,
-            check_language=False,
-        )
+        options = decoding.options(decoding.search(), check_language=False)
         info = resolve(model)
         test_set = evaluation_set(
             info, split, tsv=tsv, source=src, references=ref, skip_bad=skip_bad
         ).head(limit)  # read before the model loads: a bad line stops here
-        translator = open_for_command(
-            info,
-            options,
-            precision=precision,
-            device=device,
-            checkpoint=checkpoint,
-            threads=threads,
-            compute_type=compute_type,
-        )
+        translator = decoding.open(info, options)
         if test_set.skipped:
             say(
                 f"[yellow]warning:[/] left out {len(test_set.skipped):,} bad lines"
                 f" (first: {test_set.skipped[0]})"
             )
-        teacher = teacher_forcing(translator, checkpoint=checkpoint, threads=threads)
+        teacher = teacher_forcing(
+            translator, checkpoint=decoding.checkpoint, threads=decoding.threads
+        )
         report = evaluate_set(translator, test_set, teacher=teacher, multi_ref=multi_ref)
         _print_report(report, test_set.name)
         if options.glossary is not None:

@@ -8,12 +8,11 @@ a line a step: skipped (up to date), running and why, done and how long it took.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from mt.cli.common import Opt, console, run_or_exit, say
+from mt.cli.common import Opt, console, fields_as_options, run_or_exit, say, takes
 from mt.recipes.release import KINDS, ReleaseOptions, run_release
 from mt.recipes.steps import Action, Decision, Step
 
@@ -22,15 +21,28 @@ DEFAULTS = ReleaseOptions()
 STEPS = ", ".join(KINDS)
 
 
+INPUTS = {  # each option's help, by the ReleaseOptions field it fills
+    "corpus": "The Tatoeba corpus (make corpus).",
+    "domains": "The shared domain data; absent: no domain data.",
+    "general": "The shared general sets and monolingual Spanish; absent: none of them.",
+}
+CHOICES = {
+    "synthetic_share": "Share of the training pairs the back-translations may take at most.",
+    "vocab": "Labels of each tokenizer.",
+    "budget": "Training time, e.g. 95m.",
+    "temperature": "Sampling temperature that repeats the smaller real corpora.",
+    "bt_engine": "The Spanish→English command of the back-translation.",
+    "precision": "Of training, evaluation and the demo: auto, fp32, bf16, fp16.",
+    "runs": "Where every step writes; its stamps in RUNS/.recipe.",
+}
+
+
 @app.command()
+@takes(fields_as_options(ReleaseOptions, INPUTS), into="inputs")
+@takes(fields_as_options(ReleaseOptions, CHOICES), into="choices")
 def release(
-    corpus: Annotated[Path, Opt(help="The Tatoeba corpus (make corpus).")] = DEFAULTS.corpus,
-    domains: Annotated[
-        Path, Opt(help="The shared domain data; absent: no domain data.")
-    ] = DEFAULTS.domains,
-    general: Annotated[
-        Path, Opt(help="The shared general sets and monolingual Spanish; absent: none of them.")
-    ] = DEFAULTS.general,
+    *,
+    inputs: dict,
     synthetic: Annotated[
         list[str] | None,
         Opt(
@@ -39,23 +51,7 @@ def release(
         ),
     ] = None,
     no_synthetic: Annotated[bool, Opt("--no-synthetic", help="Back-translate nothing.")] = False,
-    synthetic_share: Annotated[
-        float, Opt(help="Share of the training pairs the back-translations may take at most.")
-    ] = DEFAULTS.synthetic_share,
-    vocab: Annotated[int, Opt(help="Labels of each tokenizer.")] = DEFAULTS.vocab,
-    budget: Annotated[str, Opt(help="Training time, e.g. 95m.")] = DEFAULTS.budget,
-    temperature: Annotated[
-        float, Opt(help="Sampling temperature that repeats the smaller real corpora.")
-    ] = DEFAULTS.temperature,
-    bt_engine: Annotated[
-        str, Opt(help="The Spanish→English command of the back-translation.")
-    ] = DEFAULTS.bt_engine,
-    precision: Annotated[
-        str, Opt(help="Of training, evaluation and the demo: auto, fp32, bf16, fp16.")
-    ] = DEFAULTS.precision,
-    runs: Annotated[Path, Opt(help="Where every step writes; its stamps in RUNS/.recipe.")] = (
-        DEFAULTS.runs
-    ),
+    choices: dict,
     from_step: Annotated[
         str | None, Opt(help=f"Run this step and all after it again, up to date or not: {STEPS}.")
     ] = None,
@@ -63,21 +59,10 @@ def release(
 ) -> None:
     """Train the release model: each step skipped when its inputs, options and outputs are those
     of its last complete run, resumed when a kill stopped it, else run again with what follows."""
-    options = ReleaseOptions(
-        corpus=corpus,
-        domains=domains,
-        general=general,
-        synthetic=() if no_synthetic else tuple(synthetic or DEFAULTS.synthetic),
-        synthetic_share=synthetic_share,
-        vocab=vocab,
-        budget=budget,
-        temperature=temperature,
-        bt_engine=bt_engine,
-        precision=precision,
-        runs=runs,
-    )
+    named = () if no_synthetic else tuple(synthetic or DEFAULTS.synthetic)
+    options = ReleaseOptions(**inputs, **choices, synthetic=named)
     run_or_exit(lambda: run_release(options, report=Lines(), from_step=from_step, to_step=to_step))
-    demo = runs / "model" / "demo.txt"
+    demo = options.runs / "model" / "demo.txt"
     if demo.is_file() and to_step in (None, "demo"):
         say(f"[bold]{demo}:[/]")
         console.print(demo.read_text(encoding="utf-8").rstrip("\n"), highlight=False, markup=False)

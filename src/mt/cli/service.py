@@ -5,61 +5,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from mt.cli.common import Opt, run_or_exit, say
-from mt.cli.decode_options import (
-    BatchSize,
-    BeamSize,
-    Checkpoint,
-    Cognates,
-    Device,
-    DictionaryFile,
-    EndMarksSwitch,
-    FirstWordsSwitch,
-    Keep,
-    LengthPenalty,
-    MaxLenA,
-    MaxLenB,
-    ModelArgument,
-    Precision,
-    StuttersSwitch,
-    TitlesSwitch,
-    decode_config,
-    default_engine,
-    translate_options,
-)
-from mt.config import DECODE
+from mt.cli.common import Opt, fields_as_options, run_or_exit, say, takes
+from mt.cli.decode_options import Checkpoint, DecodeFlags, ModelArgument, takes_decode_flags
 from mt.errors import MtError
-from mt.serving.limits import LIMITS
+from mt.serving.limits import Limits
+
+LIMIT_HELP = {  # each option's help, by the Limits field it fills
+    "max_chars": "Characters per request (413 above).",
+    "max_items": "Texts per q array (413 above).",
+    "max_body_bytes": "Request body bytes (413 above).",
+    "timeout": "Seconds one request may take (503 after).",
+    "per_minute": Opt(
+        "--rate-limit", help="Requests per minute per key or client address (429 above; 0: off)."
+    ),
+}
 
 
+@takes_decode_flags(
+    "beam_size", "length_penalty", "max_len_a", "max_len_b", "batch_size", "precision",
+    "checkpoint", "device", "keep", "dictionary", "cognates", "first_words", "titles",
+)  # fmt: skip
+@takes(fields_as_options(Limits, LIMIT_HELP), into="limits")
 def serve(
+    *,
     model: ModelArgument = None,
     host: Annotated[str, Opt(help="Address to listen on (loopback unless you give a key).")] = (
         "127.0.0.1"
     ),
     port: Annotated[int, Opt(help="Port to listen on.")] = 8000,
-    beam_size: BeamSize = DECODE.beam_size,
-    length_penalty: LengthPenalty = DECODE.length_penalty,
-    max_len_a: MaxLenA = DECODE.max_len_a,
-    max_len_b: MaxLenB = DECODE.max_len_b,
-    batch_size: BatchSize = DECODE.batch_size,
-    precision: Precision = DECODE.precision,
-    checkpoint: Checkpoint = "best",
-    device: Device = "auto",
     threads: Annotated[
         int | None, Opt(help="CPU threads for torch (default: all cores but one).")
     ] = None,
-    max_chars: Annotated[int, Opt(help="Characters per request (413 above).")] = LIMITS.max_chars,
-    max_items: Annotated[int, Opt(help="Texts per q array (413 above).")] = LIMITS.max_items,
-    max_body_bytes: Annotated[
-        int, Opt(help="Request body bytes (413 above).")
-    ] = LIMITS.max_body_bytes,
-    timeout: Annotated[
-        float, Opt(help="Seconds one request may take (503 after).")
-    ] = LIMITS.timeout,
-    rate_limit: Annotated[
-        int, Opt(help="Requests per minute per key or client address (429 above; 0: off).")
-    ] = LIMITS.per_minute,
+    limits: dict,
     batch_wait_ms: Annotated[
         float, Opt(help="Milliseconds the decoder waits for requests still being read.")
     ] = 5.0,
@@ -78,7 +55,6 @@ def serve(
         int | None,
         Opt(help="Alternatives a request may get (default beam size - 1; 0 is faster on exports)."),
     ] = None,
-    keep: Keep = None,
     glossary: Annotated[
         list[str] | None,
         Opt(
@@ -87,12 +63,7 @@ def serve(
             "without NAME applies to every request that names none. Repeat for more.",
         ),
     ] = None,
-    dictionary: DictionaryFile = None,
-    cognates: Cognates = None,
-    first_words: FirstWordsSwitch = None,
-    end_marks: EndMarksSwitch = None,
-    stutters: StuttersSwitch = None,
-    titles: TitlesSwitch = None,
+    decoding: DecodeFlags = DecodeFlags(),
 ) -> None:
     """Serve a model over HTTP: a LibreTranslate-compatible API and a web page at /.
 
@@ -102,51 +73,31 @@ def serve(
 
     def action() -> None:
         from mt.modelinfo import resolve
-        from mt.serving.limits import Limits
         from mt.serving.server import serve as run_server
 
         if max_alternatives is not None and max_alternatives < 0:
             raise MtError(f"--max-alternatives must be >= 0, got {max_alternatives}")
-        n_best = beam_size if max_alternatives is None else min(beam_size, max_alternatives + 1)
-        search = decode_config(
-            beam_size, n_best, length_penalty, max_len_a, max_len_b, batch_size, precision
-        )
+        beam = decoding.beam_size
+        n_best = beam if max_alternatives is None else min(beam, max_alternatives + 1)
         # --keep and --dictionary read at start: a bad file stops here, before listening
-        options = translate_options(
-            search,
-            keep=keep,
-            dictionary=dictionary,
-            cognates=cognates,
-            first_words=first_words,
-            end_marks=end_marks,
-            stutters=stutters,
-            titles=titles,
-        )
-        limits = Limits(
-            max_chars=max_chars,
-            max_items=max_items,
-            max_body_bytes=max_body_bytes,
-            timeout=timeout,
-            per_minute=rate_limit,
-        )
+        options = decoding.options(decoding.search(n_best))
+        bounds = Limits(**limits)
         if batch_wait_ms < 0:
             raise MtError(f"--batch-wait-ms must be >= 0, got {batch_wait_ms}")
         if return_wait_ms < 0:
             raise MtError(f"--return-wait-ms must be >= 0, got {return_wait_ms}")
         glossaries = _named_glossaries(glossary or [])
         info = resolve(model)  # a bad reference is refused before the copy is made
-        ct2_model = default_engine(
-            info, precision=precision, device=device, checkpoint=checkpoint, compute_type="default"
-        )
+        ct2_model = decoding.engine(info)
         run_server(
             info,
             ct2_model=ct2_model,
             host=host,
             port=port,
             options=options,
-            limits=limits,
-            device=device,
-            checkpoint=checkpoint,
+            limits=bounds,
+            device=decoding.device,
+            checkpoint=decoding.checkpoint,
             threads=threads,
             api_key=api_key,
             cors_origins=cors_origin or (),

@@ -7,12 +7,74 @@ from typing import Annotated
 
 import typer
 
-from mt.cli.common import Opt, console, run_or_exit
+from mt.cli.common import Opt, console, run_or_exit, takes, unset_options
 from mt.config import given_options
 
+OPTIONS = {  # each one None unless given: the recipe's (--preset, or --init-from's run)
+    "arch": (str, "transformer or rnn."),
+    "d_model": (int, "Model width d."),
+    "ff": (int, "Perceptron width d_p."),
+    "heads": (int, "Attention heads."),
+    "layers": (int, "Layers per stack (both stacks)."),
+    "encoder_layers": (int, "Encoder layers (default: --layers)."),
+    "decoder_layers": (int, "Decoder layers, the ones each output token runs (default: --layers)."),
+    "dropout": (float, "Dropout rate."),
+    "pre_norm": (bool, Opt("--pre-norm/--post-norm", help="Layer norm before sublayers.")),
+    "tie_embeddings": (bool, "Needs --shared-vocab data."),
+    "cell": (str, "RNN cell: lstm or gru."),
+    "attention": (str, "RNN attention: bahdanau or luong."),
+    "lr": (float, "η0 in η0·min(t^-0.5, t·t_w^-1.5)."),
+    "warmup": (int, "Warmup steps t_w."),
+    "lr_decay": (
+        str,
+        "After warmup: rsqrt (t^-0.5), budget (linear to 0 at the end of --time-budget or "
+        "--max-steps) or auto (budget when one is given).",
+    ),
+    "beta1": (float, "Adam β1."),
+    "beta2": (float, "Adam β2."),
+    "batch_size": (int, "Sentences per batch."),
+    "batch_tokens": (int, "Tokens per batch (overrides --batch-size)."),
+    "label_smoothing": (float, "Label smoothing of the training loss."),
+    "max_src_len": (int, "Source labels kept, with the end label."),
+    "max_tgt_len": (int, "Target labels kept, with start/end labels."),
+    "accuracy_goal": (float, "Stop at this epoch training accuracy."),
+    "max_epochs": (int, "Stop after this many epochs."),
+    "max_steps": (int, "Stop after this many steps (0: no limit)."),
+    "time_budget": (str, "Stop after this long, e.g. 90s, 30m, 2h."),
+    "patience": (int, "Stop after this many epochs without a better selection loss."),
+    "eval_every": (int, "Also evaluate every N steps."),
+    "eval_sample": (
+        int,
+        "Those evaluations score N selection pairs first, all only when it decides.",
+    ),
+    "clip_norm": (float, "Clip the gradient norm (0: off)."),
+    "grad_accum": (int, "Batches accumulated per optimizer step."),
+    "precision": (
+        str,
+        "auto (bf16 where a short probe finds it faster with the same results on this machine, "
+        "else fp32), fp32, bf16, fp16.",
+    ),
+    "compile": (bool, "Use torch.compile."),
+    "average_last": (int, "Average the last N evaluation snapshots at the end."),
+    "skip_nonfinite": (int, "Skip up to N batches with a non-finite loss."),
+    "source_noise": (float, "Share of sources made casual each epoch (see --source-noise-kinds)."),
+    "source_noise_kinds": (
+        str,
+        "What the noise does: lower, punctuation, apostrophes, typos, comma-separated.",
+    ),
+    "placeholders": (
+        float,
+        "Share of the pairs with spans both sides copy (URLs, code, numbers, names) given "
+        "placeholder tokens each epoch, so the model learns to copy them. Default 0.5 when the "
+        "prepared tokenizers have the tokens, else 0 (and no other value).",
+    ),
+    "seed": (int, "Seed for weights, batches and dropout."),
+}
 
+
+@takes(unset_options(OPTIONS), into="recipe")
 def train(
-    ctx: typer.Context,
+    *,
     prepared: Annotated[
         Path | None, typer.Argument(help="Directory written by `mt prepare` (not with --resume).")
     ] = None,
@@ -43,101 +105,7 @@ def train(
             "thesis-medium, thesis-large, rnn-small, rnn-large."
         ),
     ] = None,
-    arch: Annotated[str | None, Opt(help="transformer or rnn.")] = None,
-    d_model: Annotated[int | None, Opt("--d-model", help="Model width d.")] = None,
-    ff: Annotated[int | None, Opt("--ff", help="Perceptron width d_p.")] = None,
-    heads: Annotated[int | None, Opt(help="Attention heads.")] = None,
-    layers: Annotated[int | None, Opt(help="Layers per stack (both stacks).")] = None,
-    encoder_layers: Annotated[
-        int | None, Opt("--encoder-layers", help="Encoder layers (default: --layers).")
-    ] = None,
-    decoder_layers: Annotated[
-        int | None,
-        Opt(
-            "--decoder-layers",
-            help="Decoder layers, the ones each output token runs (default: --layers).",
-        ),
-    ] = None,
-    dropout: Annotated[float | None, Opt(help="Dropout rate.")] = None,
-    pre_norm: Annotated[
-        bool | None, Opt("--pre-norm/--post-norm", help="Layer norm before sublayers.")
-    ] = None,
-    tie_embeddings: Annotated[
-        bool | None, Opt("--tie-embeddings/--no-tie-embeddings", help="Needs --shared-vocab data.")
-    ] = None,
-    cell: Annotated[str | None, Opt(help="RNN cell: lstm or gru.")] = None,
-    attention: Annotated[str | None, Opt(help="RNN attention: bahdanau or luong.")] = None,
-    lr: Annotated[float | None, Opt(help="η0 in η0·min(t^-0.5, t·t_w^-1.5).")] = None,
-    warmup: Annotated[int | None, Opt(help="Warmup steps t_w.")] = None,
-    lr_decay: Annotated[
-        str | None,
-        Opt(
-            help="After warmup: rsqrt (t^-0.5), budget (linear to 0 at the end of --time-budget "
-            "or --max-steps) or auto (budget when one is given)."
-        ),
-    ] = None,
-    beta1: Annotated[float | None, Opt(help="Adam β1.")] = None,
-    beta2: Annotated[float | None, Opt(help="Adam β2.")] = None,
-    batch_size: Annotated[int | None, Opt(help="Sentences per batch.")] = None,
-    batch_tokens: Annotated[
-        int | None, Opt(help="Tokens per batch (overrides --batch-size).")
-    ] = None,
-    label_smoothing: Annotated[
-        float | None, Opt(help="Label smoothing of the training loss.")
-    ] = None,
-    max_src_len: Annotated[int | None, Opt(help="Source labels kept, with the end label.")] = None,
-    max_tgt_len: Annotated[
-        int | None, Opt(help="Target labels kept, with start/end labels.")
-    ] = None,
-    accuracy_goal: Annotated[
-        float | None, Opt(help="Stop at this epoch training accuracy.")
-    ] = None,
-    max_epochs: Annotated[int | None, Opt(help="Stop after this many epochs.")] = None,
-    max_steps: Annotated[int | None, Opt(help="Stop after this many steps (0: no limit).")] = None,
-    time_budget: Annotated[str | None, Opt(help="Stop after this long, e.g. 90s, 30m, 2h.")] = None,
-    patience: Annotated[
-        int | None, Opt(help="Stop after this many epochs without a better selection loss.")
-    ] = None,
-    eval_every: Annotated[int | None, Opt(help="Also evaluate every N steps.")] = None,
-    eval_sample: Annotated[
-        int | None,
-        Opt(help="Those evaluations score N selection pairs first, all only when it decides."),
-    ] = None,
-    clip_norm: Annotated[float | None, Opt(help="Clip the gradient norm (0: off).")] = None,
-    grad_accum: Annotated[int | None, Opt(help="Batches accumulated per optimizer step.")] = None,
-    precision: Annotated[
-        str | None,
-        Opt(
-            help="auto (bf16 where a short probe finds it faster with the same results on this "
-            "machine, else fp32), fp32, bf16, fp16."
-        ),
-    ] = None,
-    compile: Annotated[  # named like the config field, so ctx.params carries it
-        bool | None, Opt("--compile/--no-compile", help="Use torch.compile.")
-    ] = None,
-    average_last: Annotated[
-        int | None, Opt(help="Average the last N evaluation snapshots at the end.")
-    ] = None,
-    skip_nonfinite: Annotated[
-        int | None, Opt(help="Skip up to N batches with a non-finite loss.")
-    ] = None,
-    source_noise: Annotated[
-        float | None,
-        Opt(help="Share of sources made casual each epoch (see --source-noise-kinds)."),
-    ] = None,
-    source_noise_kinds: Annotated[
-        str | None,
-        Opt(help="What the noise does: lower, punctuation, apostrophes, typos, comma-separated."),
-    ] = None,
-    placeholders: Annotated[
-        float | None,
-        Opt(
-            help="Share of the pairs with spans both sides copy (URLs, code, numbers, names) "
-            "given placeholder tokens each epoch, so the model learns to copy them. Default 0.5 "
-            "when the prepared tokenizers have the tokens, else 0 (and no other value)."
-        ),
-    ] = None,
-    seed: Annotated[int | None, Opt(help="Seed for weights, batches and dropout.")] = None,
+    recipe: dict,
     device: Annotated[str, Opt(help="auto, cpu or cuda.")] = "auto",
     threads: Annotated[int | None, Opt(help="CPU threads for torch.")] = None,
     peak_tflops: Annotated[
@@ -168,7 +136,7 @@ def train(
         from mt.train.launch import dry_run as build_only
         from mt.train.launch import train_run
 
-        changes = given_options(ctx.params)
+        changes = given_options(recipe)
         if dry_run and init_from:
             raise MtError(
                 "--dry-run builds a new model; --init-from takes the run's model as it is"
@@ -186,7 +154,8 @@ def train(
             device=device,
             threads=threads,
             force=force,
-            reporter=RichReporter(console, max_steps=max_steps or 0),  # step limit: time left
+            # a step limit: the time left
+            reporter=RichReporter(console, max_steps=recipe["max_steps"] or 0),
             init_from=init_from,
             mix=parse_mix(mix) if mix is not None else None,
             peak_tflops=peak_tflops,

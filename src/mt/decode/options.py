@@ -40,15 +40,9 @@ class TranslateOptions:
     # --first-words: a sentence's first word in lower case where the model knows that spelling
     # better (mt.text.first_words); None: the model's own (its decode.json)
     first_words: bool | None = None
-    # --end-marks: a sentence's "!" or "?" given back to a translation that lost it
-    # (mt.text.end_marks); None: the model's own (its decode.json)
-    end_marks: bool | None = None
     # --titles: with first_words, a sentence in title case gets each capitalised word the first
     # word's treatment (mt.text.first_words); None: the model's own (its decode.json)
     titles: bool | None = None
-    # --stutters: a word the model repeated back to back written once (mt.text.stutters);
-    # None: the model's own (its decode.json)
-    stutters: bool | None = None
     # None: the model directory's calibration.json (or the uncalibrated fallback, which says so)
     calibration: Calibration | Uncalibrated | None = None
     # False: no not_english flag, for output that shows no flags (`mt translate`'s plain text),

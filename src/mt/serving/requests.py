@@ -21,7 +21,6 @@ from mt.direction import FORWARD, Direction
 from mt.errors import MtError
 from mt.serving.limits import Limits
 
-SOURCE_LANGUAGES = ("en", "auto")
 TARGET_LANGUAGE = "es"
 MAX_GLOSSARY_PAIRS = 1000
 DEFAULT_GLOSSARY = ""  # the name of the glossary a request gets when it names none

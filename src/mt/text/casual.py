@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from mt.text.words import LETTERS
 
 FINAL_PUNCTUATION = ".!?"
-APOSTROPHES = "'’"
 TYPO_RATE = 0.04
 """Share of words (of three letters or more) given one keyboard slip: a few per hundred words."""
 WORDS_PER_TYPO = 4

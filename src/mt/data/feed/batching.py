@@ -99,9 +99,6 @@ class EncodedPairs:
         )
         return int(cut.sum())
 
-    def with_source(self, source: Column) -> EncodedPairs:
-        return EncodedPairs(source, self.target, self.max_src_len, self.max_tgt_len)
-
 
 def encode_pairs(
     src_ids: Sequence[Sequence[int]],

@@ -6,7 +6,7 @@ import enum
 from pathlib import Path
 
 from mt.decode.documents import html, markdown, po, subtitles, text
-from mt.decode.documents.document import Document, LineTranslator, translate_document
+from mt.decode.documents.document import Document
 from mt.errors import MtError
 
 
@@ -82,11 +82,3 @@ def read_document(
     done before any model is loaded."""
     bom, content = decode(data, name)
     return bom, parse_document(content, form, name=name, overwrite=overwrite)
-
-
-def translate_bytes(
-    data: bytes, form: Format, translator: LineTranslator, *, name: str, overwrite: bool = False
-) -> str:
-    """A whole file's bytes translated into the text of the same kind of file."""
-    bom, document = read_document(data, form, name=name, overwrite=overwrite)
-    return bom + translate_document(document, translator)

@@ -1,6 +1,6 @@
 """The steps in their order, built once from a LoadedModel and TranslateOptions:
 normalise -> segment -> first words -> glossary -> protect -> search -> keep the terms -> restore
--> stutters -> end marks -> judge."""
+-> judge."""
 
 from __future__ import annotations
 
@@ -20,27 +20,14 @@ from mt.decode.steps.protect import ProtectSpans
 from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
 from mt.decode.steps.terms import PlaceTerms
-from mt.decode.steps.tidy import Edit, Tidy
 from mt.quality.confidence import add_evidence
 from mt.text.cleaning import without_surrogates
-from mt.text.end_marks import with_end_mark
 from mt.text.first_words import FirstWords
-from mt.text.stutters import without_stutters
 
 
 def _first_words(model: LoadedModel, options: TranslateOptions) -> FirstWords:
     """The model's first-word rule, for titles' every capitalised word too where asked."""
     return replace(model.first_words, titles=True) if options.titles else model.first_words
-
-
-def _edits(options: TranslateOptions, *, english_source: bool) -> tuple[Edit, ...]:
-    """The tidy step's edits, in the order they were measured in: the stutters, then the end
-    mark."""
-    asked = (
-        (without_stutters, options.stutters),
-        (with_end_mark, options.end_marks and english_source),
-    )
-    return tuple(edit for edit, wanted in asked if wanted)
 
 
 class Pipeline:
@@ -51,12 +38,10 @@ class Pipeline:
         first_words: LowerFirstWords,
         mask: Mask,
         search: Search,
-        tidy: Tidy,
         judge: Judge,
     ) -> None:
         self.segment = segment
         self.first_words = first_words
-        self.tidy = tidy
         self.mask = mask
         self.search = search
         self.keep_terms = KeepTerms(search, self.without_glossary)
@@ -92,7 +77,6 @@ class Pipeline:
             first_words=LowerFirstWords(_first_words(model, options) if lower_first else None),
             mask=Mask(PlaceTerms(model.term_stand_ins), spans),
             search=Search(model, options.decode),
-            tidy=Tidy(_edits(options, english_source=english_source)),
             judge=Judge(
                 calibration if calibration is not None else model.calibration,
                 english_source=model.direction.english_source,
@@ -144,11 +128,10 @@ class Pipeline:
         lowered = [flag for _, flags in starts for flag in flags]
         found = self.search.apply([m.text for m in masked])
         found, masked = self.keep_terms.apply(found, masked)
-        sources = [piece for cut in cuts for piece in cut.pieces]
         restored = iter(
             [
-                self.tidy.reverse(self.first_words.reverse(self.mask.reverse(f, m), low), source)
-                for f, m, low, source in zip(found, masked, lowered, sources, strict=True)
+                self.first_words.reverse(self.mask.reverse(f, m), low)
+                for f, m, low in zip(found, masked, lowered, strict=True)
             ]
         )
         return [
