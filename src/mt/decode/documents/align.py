@@ -131,10 +131,12 @@ def _word_matrix(pieces: np.ndarray, source_spans, target_spans, source: str, ta
         for j, s in enumerate(column):
             if s is not None:
                 matrix[t, s] += pieces[k, j]
-    fallback = by_position(len(source_words), len(target_words))
+    fallback: Matrix = []  # by position, made only for a row with no attention at all
     rows = []
     for t in range(len(target_words)):
         total = float(matrix[t].sum())
+        if total <= 0 and not fallback:
+            fallback = by_position(len(source_words), len(target_words))
         rows.append([float(v) / total for v in matrix[t]] if total > 0 else fallback[t])
     return rows
 
