@@ -38,6 +38,11 @@ PIECE_CHARS = 50_000
 """Characters of unit text a piece holds (the last unit may take it past): one Translator call."""
 
 
+ALIGN_UNITS = 32
+"""Units aligned and placed at a time (AttentionAligner sends 32 to the model at once): their
+alignment matrices, a unit's words squared as Python floats, are all that is held."""
+
+
 class Document(Protocol):
     """A parsed file: its units, and how to write it back around their translations."""
 
@@ -143,16 +148,18 @@ def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner
 
 def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -> list[str]:
     """Each unit's translation (`texts`) with its markup put back; the aligner is asked only
-    about units that have markup, protected spans or line breaks."""
+    about units that have markup, protected spans or line breaks, ALIGN_UNITS at a time (its
+    matrices, a unit's words squared, are held for those only)."""
+    placed = [
+        unit.escape(text) if unit.escape is not None else text
+        for unit, text in zip(units, texts, strict=True)
+    ]
     need = [i for i, unit in enumerate(units) if unit.tags or unit.kept or unit.breaks]
-    pairs = [(units[i].text, texts[i]) for i in need]
-    matrices = dict(zip(need, aligner.align(pairs), strict=True))
-    placed = []
-    for i, (unit, text) in enumerate(zip(units, texts, strict=True)):
-        if i in matrices:
-            placed.append(place(unit, text, matrices[i]))
-        else:
-            placed.append(unit.escape(text) if unit.escape is not None else text)
+    for start in range(0, len(need), ALIGN_UNITS):
+        chosen = need[start : start + ALIGN_UNITS]
+        matrices = aligner.align([(units[i].text, texts[i]) for i in chosen])
+        for i, matrix in zip(chosen, matrices, strict=True):
+            placed[i] = place(units[i], texts[i], matrix)
     return placed
 
 
