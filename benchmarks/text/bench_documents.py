@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
         translator = mt.load(args.model, threads=args.threads, device="cpu")
         print(f"model: {translator.model.label} ({translator.engine})", flush=True)
+        _warm_up(translator, args.formats, sentences)
         for size in args.sizes:
             rows = _with_model(translator, args.formats, sentences, size)
             figures["model"].update({f"{form} {size} KB": row for form, row in rows.items()})
@@ -169,6 +170,15 @@ def _with_model(translator, formats: list[str], sentences: list[str], size: int)
         }
         print(f"{form} {size} KB: {rows[form]}", flush=True)
     return rows
+
+
+def _warm_up(translator, formats: list[str], sentences: list[str]) -> None:
+    """A small document of each format and a few lines, not measured: the first call of each
+    path loads what it needs (the alignment's engine, the sentence splitter's rules)."""
+    for form in formats:
+        text, _ = generate(form, sentences[-200:], 2048)
+        translator.translate_document(text, format=form)
+    translator.translate(sentences[-20:])
 
 
 def _measured(work: Callable[[], object]) -> tuple[float, float]:

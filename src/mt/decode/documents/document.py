@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from mt.decode.documents.align import Aligner, aligner_for
+from mt.decode.documents.align import Aligner, aligner_for, words
 from mt.decode.documents.place import place
 from mt.decode.documents.split import MAX_UNIT_CHARS, Split, split_unit
-from mt.decode.documents.units import Unit, UnitBuilder
+from mt.decode.documents.units import TOKEN, Unit, UnitBuilder
 from mt.errors import MtError
 
 
@@ -147,20 +147,32 @@ def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner
 
 
 def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -> list[str]:
-    """Each unit's translation (`texts`) with its markup put back; the aligner is asked only
-    about units that have markup, protected spans or line breaks, ALIGN_UNITS at a time (its
-    matrices, a unit's words squared, are held for those only)."""
+    """Each unit's translation (`texts`) with its markup put back. The aligner (a second pass
+    of the model) is asked only about units with tags or with a placeholder the translation lost,
+    ALIGN_UNITS at a time (their matrices, a unit's words squared, are held for those only);
+    spans the translation kept and line breaks are put back without it."""
     placed = [
         unit.escape(text) if unit.escape is not None else text
         for unit, text in zip(units, texts, strict=True)
     ]
-    need = [i for i, unit in enumerate(units) if unit.tags or unit.kept or unit.breaks]
+    need = []
+    for i, (unit, text) in enumerate(zip(units, texts, strict=True)):
+        if unit.tags or _lost_placeholder(unit, text):
+            need.append(i)
+        elif unit.kept or unit.breaks:
+            placed[i] = place(unit, text, [[] for _ in words(text)])
     for start in range(0, len(need), ALIGN_UNITS):
         chosen = need[start : start + ALIGN_UNITS]
         matrices = aligner.align([(units[i].text, texts[i]) for i in chosen])
         for i, matrix in zip(chosen, matrices, strict=True):
             placed[i] = place(units[i], texts[i], matrix)
     return placed
+
+
+def _lost_placeholder(unit: Unit, text: str) -> bool:
+    """Whether the translation lacks one of the unit's placeholder tokens (placing it back reads
+    the alignment; nothing else without tags does)."""
+    return bool(unit.kept) and not {token for token, _ in unit.kept} <= set(TOKEN.findall(text))
 
 
 def translated_units(
