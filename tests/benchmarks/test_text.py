@@ -17,7 +17,13 @@ from bench_support import (
     tiny_domains,
     torch_threads,  # noqa: F401  (a fixture)
 )
-from benchmarks.text import bench_formats, bench_real_typing, bench_standins, bench_text
+from benchmarks.text import (
+    bench_documents,
+    bench_formats,
+    bench_real_typing,
+    bench_standins,
+    bench_text,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -68,3 +74,31 @@ def test_bench_formats_translates_documents_with_run_and_export(
     benched = figures(out)
     assert set(benched) == {"run", "export"}
     assert set(benched["run"]) == {"LibreOffice (HTML)", "tldr (Markdown)", "python-docs-es (.po)"}
+
+
+def test_bench_documents_measures_each_format_as_documents_and_as_lines(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "documents.json"
+    run_main(
+        bench_documents.main, "--model", trained_run, "--synthetic", "--sizes", 2, 4,
+        "--target-kb", 4, "--layer-sizes", 2, 4, "--threads", 1, "--json", out,
+    )  # fmt: skip
+    benched = figures(out)
+    assert set(benched["model"]) == {
+        f"{f} {k} KB" for f in ("html", "markdown", "po", "srt") for k in (2, 4)
+    }
+    assert set(benched["layer"]) == set(benched["model"])
+    row = benched["model"]["html 4 KB"]
+    assert row["document"]["sentences"] == row["plain lines"]["sentences"] > 0
+    assert row["document"]["KB"] >= 4
+
+
+def test_bench_documents_says_where_its_sentences_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = bench_documents.main(
+        ["--text", str(tmp_path / "none.en"), "--json", str(tmp_path / "x.json")]
+    )
+    assert status == 2
+    assert "give --text FILE" in capsys.readouterr().err
