@@ -35,8 +35,7 @@ class LineTranslator(Protocol):
 
 
 PIECE_CHARS = 50_000
-"""Characters of unit text a piece holds (the last unit may take it past): one Translator call."""
-
+"""Characters of unit text a piece holds (its last part may take it past): one Translator call."""
 
 ALIGN_UNITS = 32
 """Units aligned and placed at a time (AttentionAligner sends 32 to the model at once): their
@@ -185,7 +184,7 @@ def translated_units(
 ) -> Iterator[str]:
     """Each unit's translation with its markup, in order: the units' parts (a long unit's cut at
     sentence ends) gathered into pieces of about `piece_chars` characters, one Translator call
-    and one alignment call a piece, and each unit given out once its last part is placed."""
+    a piece, and each unit given out once its last part is placed."""
     waiting: deque[Split] = deque()  # units not given out yet, in order
     placed: list[str] = []  # placed parts of the waiting units, in order
     parts: list[Unit] = []  # parts not sent to the translator yet
@@ -195,10 +194,12 @@ def translated_units(
         texts = [translation.text for translation in translator.translate(p.text for p in parts)]
         placed.extend(place_units(parts, texts, aligner))
         parts.clear()
-        while waiting and len(placed) >= len(waiting[0].parts):
+        given = 0
+        while waiting and len(placed) - given >= len(waiting[0].parts):
             split = waiting.popleft()
-            yield split.join(placed[: len(split.parts)])
-            del placed[: len(split.parts)]
+            yield split.join(placed[given : given + len(split.parts)])
+            given += len(split.parts)
+        del placed[:given]  # what is left: the first parts of a unit the next piece finishes
 
     for unit in units:
         split = split_unit(unit, unit_chars)
