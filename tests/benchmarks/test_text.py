@@ -23,6 +23,7 @@ from benchmarks.text import (
     bench_real_typing,
     bench_standins,
     bench_text,
+    generated_documents,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -102,3 +103,17 @@ def test_bench_documents_says_where_its_sentences_are_missing(
     )
     assert status == 2
     assert "give --text FILE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("form", generated_documents.FORMATS)
+def test_generated_documents_reach_their_size_and_parse_as_their_format(form: str) -> None:
+    from mt.decode.documents.formats import Format, read_document
+
+    sentences = generated_documents.synthetic_sentences(400)
+    text, used = generated_documents.generate(form, sentences, 8 * 1024)
+    assert 8 * 1024 <= len(text.encode("utf-8")) < 10 * 1024
+    _, document = read_document(text.encode("utf-8"), Format(form), name=f"g.{form}")
+    words = " ".join(unit.text for unit in document.units)
+    assert all(sentence.split()[-1].rstrip(".") in words for sentence in sentences[:used])
+    with pytest.raises(ValueError, match="too few"):
+        generated_documents.generate(form, sentences[:5], 8 * 1024)
