@@ -22,7 +22,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: student bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
+.PHONY: student bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -378,6 +378,14 @@ bench-formats: $(STAMP)  ## documents with markup: HTML, Markdown, .po
 	@test -f $(FORMATS_RUN)/best.safetensors || { echo "bench-formats needs a trained run in $(FORMATS_RUN): run 'make demo' first or give FORMATS_RUN=RUN" >&2; exit 1; }
 	test $(FORMATS_EXPORT)/model.json -nt $(FORMATS_RUN)/best.safetensors || $(BIN)/mt export $(FORMATS_RUN) --out $(FORMATS_EXPORT) --force
 	$(BIN)/python -m benchmarks.text.bench_formats --run $(FORMATS_RUN) --export $(FORMATS_EXPORT) --domains $(DOMAINS)
+
+# Documents of 10 to 1,000 KB in each format, written around the news lines of ../shared/data (read
+# in place; DOCUMENTS_ARGS=--synthetic without them), through the model `mt translate` uses, as
+# documents and as plain lines: the slope, and the 300 KB targets (docs/documents.md).
+DOCUMENTS_SIZES ?= 10 100 300 1000
+DOCUMENTS_ARGS ?=
+bench-documents: $(STAMP)  ## documents of 10 KB to 1 MB: linear cost, speed beside plain lines
+	$(BIN)/python -m benchmarks.text.bench_documents --sizes $(DOCUMENTS_SIZES) $(DOCUMENTS_ARGS)
 
 # Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/dev/test split,
 # mt.recipes.domain_split), from the `make bench` model (DOMAIN_BASE, its data DOMAIN_BASE_DATA),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mt.atomic import atomic_output, atomic_write_text
+from mt.atomic import atomic_output, atomic_write_chunks, atomic_write_text
 from mt.errors import MtError
 
 
@@ -37,6 +37,33 @@ def test_streamed_text_replaces_the_file_when_the_block_ends(tmp_path: Path) -> 
         stream.write("¿Dónde está?\n")
         assert not target.exists(), "nothing is visible before the block ends"
     assert target.read_text(encoding="utf-8") == "¿Dónde está?\n"
+
+
+def test_chunks_are_written_as_they_come_and_the_file_appears_at_the_end(tmp_path: Path) -> None:
+    target = tmp_path / "page.html"
+    target.write_text("old", encoding="utf-8")
+
+    def chunks():
+        yield b"<p>uno</p>\n"
+        assert target.read_text(encoding="utf-8") == "old", "the old file until the last chunk"
+        yield b"<p>dos</p>\n"
+
+    atomic_write_chunks(target, chunks())
+    assert target.read_text(encoding="utf-8") == "<p>uno</p>\n<p>dos</p>\n"
+
+
+def test_chunks_that_fail_midway_keep_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "page.html"
+    target.write_text("old", encoding="utf-8")
+
+    def chunks():
+        yield b"<p>uno</p>\n"
+        raise MtError("page.html:3: a bad line")
+
+    with pytest.raises(MtError, match="bad line"):
+        atomic_write_chunks(target, chunks())
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["page.html"]
 
 
 def test_a_write_error_is_one_mt_error_naming_the_file(

@@ -13,7 +13,7 @@ import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -62,9 +62,16 @@ def _sync_directory(directory: Path) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically; a full disk or a refused permission is an MtError."""
+    atomic_write_chunks(path, [data])
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to ``path`` as they come (a document translated piece by piece), the file
+    replaced only once the last has come; a full disk or a refused permission is an MtError."""
     try:
         with atomic_output(path) as stream:
-            stream.write(data)
+            for chunk in chunks:
+                stream.write(chunk)
     except OSError as error:
         raise MtError(f"cannot write {path}: {error.strerror or error}", exit_code=1) from error
 

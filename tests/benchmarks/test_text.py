@@ -16,7 +16,14 @@ from bench_support import (
     tiny_domains,
     torch_threads,  # noqa: F401  (a fixture)
 )
-from benchmarks.text import bench_formats, bench_real_typing, bench_standins, bench_text
+from benchmarks.text import (
+    bench_documents,
+    bench_formats,
+    bench_real_typing,
+    bench_standins,
+    bench_text,
+    generated_documents,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -65,3 +72,45 @@ def test_bench_formats_translates_documents_with_run_and_export(
     benched = figures(out)
     assert set(benched) == {"run", "export"}
     assert set(benched["run"]) == {"LibreOffice (HTML)", "tldr (Markdown)", "python-docs-es (.po)"}
+
+
+def test_bench_documents_measures_each_format_as_documents_and_as_lines(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "documents.json"
+    run_main(
+        bench_documents.main, "--model", trained_run, "--synthetic", "--sizes", 2, 4,
+        "--target-kb", 4, "--layer-sizes", 2, 4, "--threads", 1, "--json", out,
+    )  # fmt: skip
+    benched = figures(out)
+    assert set(benched["model"]) == {
+        f"{f} {k} KB" for f in ("html", "markdown", "po", "srt") for k in (2, 4)
+    }
+    assert set(benched["layer"]) == set(benched["model"])
+    row = benched["model"]["html 4 KB"]
+    assert row["document"]["sentences"] == row["plain lines"]["sentences"] > 0
+    assert row["document"]["KB"] >= 4
+
+
+def test_bench_documents_says_where_its_sentences_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = bench_documents.main(
+        ["--text", str(tmp_path / "none.en"), "--json", str(tmp_path / "x.json")]
+    )
+    assert status == 2
+    assert "give --text FILE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("form", generated_documents.FORMATS)
+def test_generated_documents_reach_their_size_and_parse_as_their_format(form: str) -> None:
+    from mt.decode.documents.formats import Format, read_document
+
+    sentences = generated_documents.synthetic_sentences(400)
+    text, used = generated_documents.generate(form, sentences, 8 * 1024)
+    assert 8 * 1024 <= len(text.encode("utf-8")) < 10 * 1024
+    _, document = read_document(text.encode("utf-8"), Format(form), name=f"g.{form}")
+    words = " ".join(unit.text for unit in document.units)
+    assert all(sentence.split()[-1].rstrip(".") in words for sentence in sentences[:used])
+    with pytest.raises(ValueError, match="too few"):
+        generated_documents.generate(form, sentences[:5], 8 * 1024)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -187,18 +188,22 @@ def _document(format_name, input_file, text, n_best, attention, overwrite):
 
 
 def _write_document(document, translator, output_file: Path | None) -> None:
-    from mt.atomic import atomic_write_text
-    from mt.decode.documents.document import translate_document
+    """The translated document written a piece at a time as it is translated (standard output,
+    or a temporary file moved into place at the end: nothing is written on a failure)."""
+    from mt.atomic import atomic_write_chunks
+    from mt.decode.documents.document import translate_stream
 
     bom, parsed = document
-    translated = bom + translate_document(parsed, translator)
     if output_file is None:
-        sys.stdout.write(translated)
+        sys.stdout.write(bom)
+        for bit in translate_stream(parsed, translator):
+            sys.stdout.write(bit)
         sys.stdout.flush()
-    elif output_file.is_dir():
+        return
+    if output_file.is_dir():
         raise MtError(f"--output {output_file} is a directory; give a file name")
-    else:
-        atomic_write_text(output_file, translated)
+    chunks = (bit.encode("utf-8") for bit in translate_stream(parsed, translator))
+    atomic_write_chunks(output_file, itertools.chain([bom.encode("utf-8")], chunks))
 
 
 def _interactive(translator) -> None:

@@ -22,8 +22,9 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.formparsers import MultiPartParser
 
 from mt.decode.documents.align import aligner_for
-from mt.decode.documents.document import Document, place_units
+from mt.decode.documents.document import Document, place_splits
 from mt.decode.documents.formats import EXTENSIONS, Format, read_document
+from mt.decode.documents.split import Split, split_unit
 from mt.errors import MtError
 from mt.serving.detect import detected_languages
 from mt.serving.requests import ApiError
@@ -33,8 +34,13 @@ FILE_FORMATS = {**EXTENSIONS, ".txt": Format.text}
 
 
 def unit_lines(documents: Sequence[Document]) -> list[str]:
-    """What the worker translates for these documents: every unit's text, in order."""
-    return [unit.text for document in documents for unit in document.units]
+    """What the worker translates for these documents: every unit's text, a long unit as its
+    parts (mt.decode.documents.split), in order."""
+    return [part.text for split in _splits(documents) for part in split.parts]
+
+
+def _splits(documents: Sequence[Document]) -> list[Split]:
+    return [split_unit(unit) for document in documents for unit in document.units]
 
 
 async def render_documents(
@@ -42,10 +48,9 @@ async def render_documents(
 ) -> list[str]:
     """Each document written back around its units' translations (the worker's answer to
     unit_lines); the markup is put back in a thread, the alignment may run the model."""
-    units = [unit for document in documents for unit in document.units]
     texts = [translation.text for translation in translations]
     aligner = aligner_for(worker.translator)
-    placed = await asyncio.to_thread(place_units, units, texts, aligner)
+    placed = await asyncio.to_thread(place_splits, _splits(documents), texts, aligner)
     rendered, start = [], 0
     for document in documents:
         count = len(document.units)

@@ -84,7 +84,10 @@ class AttentionAligner:
     def _batch(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
         encoded = [self._encode(source, target) for source, target in pairs]
         usable = [i for i, e in enumerate(encoded) if e is not None]
-        results = self.fallback.align(pairs)
+        results: list[Matrix] = [
+            [] if e is not None else self.fallback.align([pair])[0]
+            for pair, e in zip(pairs, encoded, strict=True)
+        ]
         if not usable:
             return results
         weights = self.engine.attention(
@@ -120,33 +123,45 @@ def _word_matrix(pieces: np.ndarray, source_spans, target_spans, source: str, ta
 
     pieces = np.asarray(pieces, dtype=np.float32)
     source_words, target_words = words(source), words(target)
-    column = [_word_of(span, source_words) for span in source_spans]
-    row_of = [_word_of(span, target_words) for span in target_spans]
-    matrix = np.zeros((len(target_words), len(source_words)), dtype=np.float32)
-    counts = np.zeros(len(target_words), dtype=np.float32)
+    column = _word_of(source_spans, source_words)
+    row_of = _word_of(target_spans, target_words)
+    # One-hot maps of pieces to words: matrix[t, s] sums pieces[k, j] over k in t and j in s.
+    rows = np.zeros((len(target_words), len(row_of)), dtype=np.float32)
     for k, t in enumerate(row_of):
-        if t is None:
-            continue
-        counts[t] += 1
-        for j, s in enumerate(column):
-            if s is not None:
-                matrix[t, s] += pieces[k, j]
-    fallback = by_position(len(source_words), len(target_words))
-    rows = []
+        if t is not None:
+            rows[t, k] = 1.0
+    columns = np.zeros((len(column), len(source_words)), dtype=np.float32)
+    for j, s in enumerate(column):
+        if s is not None:
+            columns[j, s] = 1.0
+    matrix = rows @ pieces[: len(row_of), : len(column)] @ columns
+    fallback: Matrix = []  # by position, made only for a row with no attention at all
+    out = []
     for t in range(len(target_words)):
         total = float(matrix[t].sum())
-        rows.append([float(v) / total for v in matrix[t]] if total > 0 else fallback[t])
-    return rows
+        if total <= 0 and not fallback:
+            fallback = by_position(len(source_words), len(target_words))
+        out.append([float(v) / total for v in matrix[t]] if total > 0 else fallback[t])
+    return out
 
 
-def _word_of(span: tuple[int, int], spans: list[tuple[int, int]]) -> int | None:
-    """The word a piece's characters overlap most."""
-    best, overlap = None, 0
-    for index, (start, end) in enumerate(spans):
-        shared = min(end, span[1]) - max(start, span[0])
-        if shared > overlap:
-            best, overlap = index, shared
-    return best
+def _word_of(spans: list[tuple[int, int]], words: list[tuple[int, int]]) -> list[int | None]:
+    """For each piece (character span, in order), the word its characters overlap most, in one
+    sweep over both (both run left to right)."""
+    found: list[int | None] = []
+    first = 0
+    for start, end in spans:
+        while first < len(words) and words[first][1] <= start:
+            first += 1
+        best, overlap = None, 0
+        index = first
+        while index < len(words) and words[index][0] < end:
+            shared = min(end, words[index][1]) - max(start, words[index][0])
+            if shared > overlap:
+                best, overlap = index, shared
+            index += 1
+        found.append(best)
+    return found
 
 
 def aligner_for(translator) -> Aligner:

@@ -1,20 +1,25 @@
-"""Translate a parsed document: all its units in one Translator call, then the file written back.
+"""Translate a parsed document a piece at a time, and write it back piece by piece.
 
-One call over every unit keeps batches dense (the Translator sorts a chunk's sentences by
-length); the alignment that places tags and lost placeholders is asked only for the units that
-have any.
+A piece is a run of units holding about PIECE_CHARS characters of text: one Translator call
+(dense batches: the Translator sorts a call's sentences by length), the alignment that places tags
+and lost placeholders asked only for the units that have any, then the piece's file text written
+out. A unit longer than mt.decode.documents.split.MAX_UNIT_CHARS is translated as parts of whole
+sentences. So time is linear in the document, and memory beyond the parsed document (its text,
+units and skeleton) is bounded by a piece, whatever the page's length.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from mt.decode.documents.align import Aligner, aligner_for
+from mt.decode.documents.align import Aligner, aligner_for, words
 from mt.decode.documents.place import place
-from mt.decode.documents.units import Unit, UnitBuilder
+from mt.decode.documents.split import MAX_UNIT_CHARS, Split, split_unit
+from mt.decode.documents.units import TOKEN, Unit, UnitBuilder
 from mt.errors import MtError
 
 
@@ -29,6 +34,14 @@ class LineTranslator(Protocol):
     def translate(self, lines: Iterable[str]) -> Iterator[Translated]: ...
 
 
+PIECE_CHARS = 50_000
+"""Characters of unit text a piece holds (its last part may take it past): one Translator call."""
+
+ALIGN_UNITS = 32
+"""Units aligned and placed at a time (AttentionAligner sends 32 to the model at once): their
+alignment matrices, a unit's words squared as Python floats, are all that is held."""
+
+
 class Document(Protocol):
     """A parsed file: its units, and how to write it back around their translations."""
 
@@ -36,6 +49,11 @@ class Document(Protocol):
     def units(self) -> Sequence[Unit]: ...
 
     def render(self, translations: Sequence[str]) -> str: ...
+
+    def stream(self, translations: Iterable[str]) -> Iterator[str]:
+        """The file text in order, each bit as soon as the translations it needs (taken from
+        `translations` in unit order, never ahead of need) have come."""
+        ...
 
 
 MARK = re.compile("\x00(\\d+)\x00")
@@ -51,12 +69,25 @@ class Skeleton:
     units: tuple[Unit, ...]
 
     def render(self, translations: Sequence[str]) -> str:
-        """The skeleton with each unit replaced by its translation; a unit inside another's
-        protected markup is filled in by the second pass."""
-        text = self.text
-        for _ in range(2):
-            text = MARK.sub(lambda m: translations[int(m.group(1))], text)
-        return text
+        return "".join(self.stream(translations))
+
+    def stream(self, translations: Iterable[str]) -> Iterator[str]:
+        """The skeleton up to each unit's mark, then the unit's translation; a unit inside
+        another's protected markup (an alt attribute inside a sentence) comes before it in unit
+        order and is filled into the other's translation."""
+        source = iter(translations)
+        waiting: dict[int, str] = {}  # translations taken but not written yet
+        taken = 0
+        position = 0
+        for match in MARK.finditer(self.text):
+            index = int(match.group(1))
+            while taken <= index:
+                waiting[taken] = next(source)
+                taken += 1
+            text = MARK.sub(lambda m: waiting.pop(int(m.group(1))), waiting.pop(index))
+            yield self.text[position : match.start()] + text
+            position = match.end()
+        yield self.text[position:]
 
 
 class SkeletonBuilder:
@@ -93,30 +124,125 @@ def check_text(text: str, name: str) -> None:
 
 
 def translate_units(
-    units: Sequence[Unit], translator: LineTranslator, aligner: Aligner | None = None
+    units: Sequence[Unit],
+    translator: LineTranslator,
+    aligner: Aligner | None = None,
+    *,
+    unit_chars: int = MAX_UNIT_CHARS,
 ) -> list[str]:
-    """Each unit translated and put back together with its markup."""
-    texts = [translation.text for translation in translator.translate(u.text for u in units)]
-    return place_units(units, texts, aligner or aligner_for(translator))
+    """Each unit translated (in one call) and put back together with its markup."""
+    splits = [split_unit(unit, unit_chars) for unit in units]
+    lines = (part.text for split in splits for part in split.parts)
+    texts = [translation.text for translation in translator.translate(lines)]
+    return place_splits(splits, texts, aligner or aligner_for(translator))
+
+
+def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner) -> list[str]:
+    """Each unit's translation with its markup, from its parts' translations (`texts`, in
+    order)."""
+    parts = [part for split in splits for part in split.parts]
+    placed = iter(place_units(parts, texts, aligner))
+    return [split.join([next(placed) for _ in split.parts]) for split in splits]
 
 
 def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -> list[str]:
-    """Each unit's translation (`texts`) with its markup put back; the aligner is asked only
-    about units that have markup, protected spans or line breaks."""
-    need = [i for i, unit in enumerate(units) if unit.tags or unit.kept or unit.breaks]
-    pairs = [(units[i].text, texts[i]) for i in need]
-    matrices = dict(zip(need, aligner.align(pairs), strict=True))
-    placed = []
+    """Each unit's translation (`texts`) with its markup put back. The aligner (a second pass
+    of the model) is asked only about units with tags or with a placeholder the translation lost,
+    ALIGN_UNITS at a time (their matrices, a unit's words squared, are held for those only);
+    spans the translation kept and line breaks are put back without it."""
+    placed = [
+        unit.escape(text) if unit.escape is not None else text
+        for unit, text in zip(units, texts, strict=True)
+    ]
+    need = []
     for i, (unit, text) in enumerate(zip(units, texts, strict=True)):
-        if i in matrices:
-            placed.append(place(unit, text, matrices[i]))
-        else:
-            placed.append(unit.escape(text) if unit.escape is not None else text)
+        if unit.tags or _lost_placeholder(unit, text):
+            need.append(i)
+        elif unit.kept or unit.breaks:
+            placed[i] = place(unit, text, [[] for _ in words(text)])
+    for start in range(0, len(need), ALIGN_UNITS):
+        chosen = need[start : start + ALIGN_UNITS]
+        matrices = aligner.align([(units[i].text, texts[i]) for i in chosen])
+        for i, matrix in zip(chosen, matrices, strict=True):
+            placed[i] = place(units[i], texts[i], matrix)
     return placed
 
 
+def _lost_placeholder(unit: Unit, text: str) -> bool:
+    """Whether the translation lacks one of the unit's placeholder tokens (placing it back reads
+    the alignment; nothing else without tags does)."""
+    return bool(unit.kept) and not {token for token, _ in unit.kept} <= set(TOKEN.findall(text))
+
+
+def translated_units(
+    units: Iterable[Unit],
+    translator: LineTranslator,
+    aligner: Aligner,
+    *,
+    piece_chars: int = PIECE_CHARS,
+    unit_chars: int = MAX_UNIT_CHARS,
+) -> Iterator[str]:
+    """Each unit's translation with its markup, in order: the units' parts (a long unit's cut at
+    sentence ends) gathered into pieces of about `piece_chars` characters, one Translator call
+    a piece, and each unit given out once its last part is placed."""
+    waiting: deque[Split] = deque()  # units not given out yet, in order
+    placed: list[str] = []  # placed parts of the waiting units, in order
+    parts: list[Unit] = []  # parts not sent to the translator yet
+    size = 0
+
+    def piece() -> Iterator[str]:
+        texts = [translation.text for translation in translator.translate(p.text for p in parts)]
+        placed.extend(place_units(parts, texts, aligner))
+        parts.clear()
+        given = 0
+        while waiting and len(placed) - given >= len(waiting[0].parts):
+            split = waiting.popleft()
+            yield split.join(placed[given : given + len(split.parts)])
+            given += len(split.parts)
+        del placed[:given]  # what is left: the first parts of a unit the next piece finishes
+
+    for unit in units:
+        split = split_unit(unit, unit_chars)
+        waiting.append(split)
+        for part in split.parts:
+            parts.append(part)
+            size += len(part.text)
+            if size >= piece_chars:
+                yield from piece()
+                size = 0
+    if parts:
+        yield from piece()
+
+
+def translate_stream(
+    document: Document,
+    translator: LineTranslator,
+    aligner: Aligner | None = None,
+    *,
+    piece_chars: int = PIECE_CHARS,
+    unit_chars: int = MAX_UNIT_CHARS,
+) -> Iterator[str]:
+    """The document's file text, translated, in the bits Document.stream writes."""
+    translations = translated_units(
+        document.units,
+        translator,
+        aligner or aligner_for(translator),
+        piece_chars=piece_chars,
+        unit_chars=unit_chars,
+    )
+    return document.stream(translations)
+
+
 def translate_document(
-    document: Document, translator: LineTranslator, aligner: Aligner | None = None
+    document: Document,
+    translator: LineTranslator,
+    aligner: Aligner | None = None,
+    *,
+    piece_chars: int = PIECE_CHARS,
+    unit_chars: int = MAX_UNIT_CHARS,
 ) -> str:
     """The document's file text, translated."""
-    return document.render(translate_units(document.units, translator, aligner))
+    stream = translate_stream(
+        document, translator, aligner, piece_chars=piece_chars, unit_chars=unit_chars
+    )
+    return "".join(stream)

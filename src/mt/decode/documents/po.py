@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import polib
@@ -52,23 +52,52 @@ class PoDocument:
     slots: tuple[Slot, ...]
 
     def render(self, translations: Sequence[str]) -> str:
-        """The file with the slots' msgstr filled and marked fuzzy, in polib's layout."""
+        return "".join(self.stream(translations))
+
+    def stream(self, translations: Iterable[str]) -> Iterator[str]:
+        """The file in polib's layout (its str(): header, metadata entry, entries, obsolete
+        entries last), each entry written once its slot's msgstr is filled and marked fuzzy."""
         po = polib.pofile(self.text)
         nplurals = _nplurals(po)
-        for slot in self.slots:
-            entry = po[slot.entry]
-            sources = [entry.msgid, entry.msgid_plural][: len(slot.units)]
-            filled = [
-                source if unit is None else f"{lead}{translations[unit]}{trail}"
-                for source, unit, (lead, trail) in zip(sources, slot.units, slot.ends, strict=True)
-            ]
-            if entry.msgid_plural:
-                entry.msgstr_plural = {k: filled[min(k, 1)] for k in range(nplurals)}
-            else:
-                entry.msgstr = filled[0]
-            if "fuzzy" not in entry.flags:
-                entry.flags.insert(0, "fuzzy")
-        return str(po)
+        source = iter(translations)
+        slots = {slot.entry: slot for slot in self.slots}
+        yield _header(po) + po.metadata_as_entry().__unicode__(po.wrapwidth)
+        for index, entry in enumerate(po):
+            if entry.obsolete:
+                continue
+            if index in slots:
+                _fill(entry, slots[index], source, nplurals)
+            yield "\n" + entry.__unicode__(po.wrapwidth)
+        for entry in po.obsolete_entries():
+            yield "\n" + entry.__unicode__(po.wrapwidth)
+
+
+def _header(po: polib.POFile) -> str:
+    """The header comment as polib's POFile.__unicode__ writes it."""
+    lines = []
+    for line in po.header.split("\n"):
+        if not line:
+            lines.append("#\n")
+        elif line[:1] in (",", ":"):
+            lines.append(f"#{line}\n")
+        else:
+            lines.append(f"# {line}\n")
+    return "".join(lines)
+
+
+def _fill(entry: polib.POEntry, slot: Slot, source: Iterator[str], nplurals: int) -> None:
+    """The entry's msgstr (every plural form) from the next translations, marked fuzzy."""
+    sources = [entry.msgid, entry.msgid_plural][: len(slot.units)]
+    filled = [
+        text if unit is None else f"{lead}{next(source)}{trail}"
+        for text, unit, (lead, trail) in zip(sources, slot.units, slot.ends, strict=True)
+    ]
+    if entry.msgid_plural:
+        entry.msgstr_plural = {k: filled[min(k, 1)] for k in range(nplurals)}
+    else:
+        entry.msgstr = filled[0]
+    if "fuzzy" not in entry.flags:
+        entry.flags.insert(0, "fuzzy")
 
 
 def parse(text: str, *, name: str, overwrite: bool = False) -> PoDocument:

@@ -220,10 +220,18 @@ def _squeezed(
     keep = [i for i, c in enumerate(text) if c != " " or (i > 0 and text[i - 1] != " ")]
     while keep and text[keep[-1]] == " ":
         keep.pop()
-    new = {old: new for new, old in enumerate(keep)}
+    # at[i]: the first kept character at or after offset i (one pass, so a long unit is linear)
+    at = [len(keep)] * (len(text) + 1)
+    kept_index = len(keep) - 1
+    for offset in range(len(text) - 1, -1, -1):
+        if kept_index >= 0 and keep[kept_index] == offset:
+            at[offset] = kept_index
+            kept_index -= 1
+        else:
+            at[offset] = at[offset + 1]
 
-    def moved(offset: int) -> int:  # the first kept character at or after `offset`
-        return next((new[i] for i in range(offset, len(text)) if i in new), len(keep))
+    def moved(offset: int) -> int:
+        return at[min(offset, len(text))]
 
     squeezed_breaks: dict[int, str] = {}
     must: set[int] = set()
@@ -255,7 +263,9 @@ def _moved_tag(tag: Tag, moved: Callable[[int], int], text: str) -> Tag:
 
 
 def _tokens(text: str) -> Iterator[str]:
-    """Placeholder tokens in order, leaving out any the text already holds."""
+    """Placeholder tokens in order, leaving out any the text already holds (found in one pass:
+    a unit with thousands of protected spans stays linear)."""
+    present = set(TOKEN.findall(text))
     for number in itertools.count(1):
-        if placeholder(number) not in text:
+        if placeholder(number) not in present:
             yield placeholder(number)
