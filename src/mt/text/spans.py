@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mt.errors import MtError
 from mt.files import listed_lines
+from mt.text.kept import kept_pieces
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -58,7 +59,10 @@ _NUMBER = (
     r"\d+(?:[.,:/-]\d+)*(?:%|\b)"  # 555-1234, 3.5%, 1,000.50, 10:30, 2024-01-31
     r"(?![\w%]|[.,:/-]\d)"
 )
+_MARKUP = r"</?[A-Za-z][\w:.-]*(?:\s[^<>\n]{0,300})?/?>"
+"""A tag in plain text ("<script>", "</b>", "<br/>"): copied as typed, never "<Script>"."""
 _PATTERNS = {
+    "markup": _MARKUP,  # before URLs: "<https://x.org>" is none (a scheme's "//" ends a name)
     "url": _URL,
     "email": _EMAIL,
     "code": _CODE,
@@ -84,9 +88,9 @@ def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
 
 
 _DETECTOR = _detector(frozenset(_PATTERNS), False)
-_MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$]|www\.|\.\w")
+_MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$<]|www\.|\.\w")
 """A character every pattern of _DETECTOR needs (a digit, a slash, `@`, a backtick, a brace, `%`,
-`$`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
+`$`, `<`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
 search is much cheaper than trying the detector's alternatives at every position."""
 _KIND = {"msgfmt": "placeholder"}  # the group a kind's second pattern matches in
 _NAME = re.compile(CAPITALISED)
@@ -95,7 +99,8 @@ _NAME = re.compile(CAPITALISED)
 @dataclass(frozen=True)
 class Span:
     """text[start:end] of a sentence; `kind` is a detector group (url, email, code, placeholder,
-    variable, number, path) or "name" (a --keep name, or in training a copied capitalised word)."""
+    variable, number, path), markup, or one of mt.text.kept's (symbol, foreign, identifier, long),
+    or "name" (a --keep name, or in training a copied capitalised word)."""
 
     start: int
     end: int
@@ -111,6 +116,7 @@ def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
     if named:
         pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, named)) + r")(?!\w)")
         taken = [(m.start(), m.end()) for m in _DETECTOR.finditer(text)]
+        taken += [(span.start, span.end) for span in spans]
         for match in pattern.finditer(text):
             if not any(match.start() < end and start < match.end() for start, end in taken):
                 spans.append(Span(match.start(), match.end(), "name", match.group()))
@@ -134,15 +140,18 @@ def _copied_tldr(span: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> tuple[Span, ...]:
-    """The detector's spans of `text`; cached, as translating one line asks several times (the
-    length check, the normalizer, the protection, the flags)."""
-    if not _MAY_HOLD_A_SPAN.search(text):
-        return ()
-    return tuple(
+    """The detector's spans of `text`, then what mt.text.kept carries through outside them
+    (emoji, identifiers, over-long tokens, other scripts, tags); cached, as translating one line
+    asks several times (the length check, the normalizer, the protection, the flags)."""
+    matches = list(_DETECTOR.finditer(text)) if _MAY_HOLD_A_SPAN.search(text) else []
+    spans = [
         Span(m.start(), m.end(), m.lastgroup or "", m.group())
-        for m in _DETECTOR.finditer(text)
+        for m in matches
         if m.lastgroup != "tldr" or _copied_tldr(m.group())
-    )
+    ]
+    taken = [(m.start(), m.end()) for m in matches]  # a translated {{placeholder}} too
+    spans += [Span(a, b, kind, text[a:b]) for a, b, kind in kept_pieces(text, taken)]
+    return tuple(sorted(spans, key=lambda span: span.start))
 
 
 def find_kinds(text: str, kinds: frozenset[str], *, msgfmt: bool = False) -> list[Span]:
