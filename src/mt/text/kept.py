@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
 
 KINDS = frozenset(("symbol", "foreign", "identifier", "long"))
 """The kinds of span found here (mt.quality.flags: a line holding one is flagged `kept`)."""
@@ -75,10 +74,13 @@ _EDGES = "\"'“”‘’«»()[]{}<>.,;:!?"
 _WORD_RUN = re.compile(rf"\w{{{LONGEST_LEARNED + 1},}}")
 
 
-def kept_pieces(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[int, int, str]]:
+def kept_pieces(
+    text: str, taken: list[tuple[int, int]], numbers: list[tuple[int, int]]
+) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans
-    (mt.text.spans' own, which come first); kind is one of KINDS. A foreign run of fewer than
-    MIN_FOREIGN characters is left to the model."""
+    (mt.text.spans' own, which come first); kind is one of KINDS. An identifier may hold
+    `numbers` ("3.0.1-rc2"), which then give way to it; nothing else may. A foreign run of
+    fewer than MIN_FOREIGN characters is left to the model."""
     found: list[tuple[int, int, str]] = []
     for match in _KEPT.finditer(text):
         kind = match.lastgroup or ""
@@ -87,13 +89,15 @@ def kept_pieces(text: str, taken: list[tuple[int, int]]) -> Iterator[tuple[int, 
     for token in _TOKEN.finditer(text):
         found += _in_token(token.group(), token.start())
     found.sort(key=lambda piece: (piece[0], -piece[1]))  # the longest of those starting together
-    end = 0
-    spans = sorted(taken)
-    starts = [start for start, _ in spans]
+    taken, numbers = sorted(taken), sorted(numbers)
+    everything = sorted(taken + numbers)
+    kept, end = [], 0
     for start, stop, kind in found:
-        if start >= end and not _overlaps(start, stop, spans, starts):
-            yield start, stop, kind
+        spans = taken if kind == "identifier" else everything
+        if start >= end and not overlaps(start, stop, spans):
+            kept.append((start, stop, kind))
             end = stop
+    return kept
 
 
 def _in_token(token: str, offset: int) -> list[tuple[int, int, str]]:
@@ -110,7 +114,7 @@ def _in_token(token: str, offset: int) -> list[tuple[int, int, str]]:
     return [(start, start + len(core), "long")] + runs if len(core) >= LONG_BLOB else runs
 
 
-def _overlaps(start: int, end: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
-    """Whether [start, end) meets one of `spans` (sorted, apart; `starts` their starts)."""
-    index = bisect.bisect_left(starts, end) - 1  # the last span starting before `end`
+def overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether [start, end) meets one of `spans` (sorted and apart), in log time."""
+    index = bisect.bisect_left(spans, (end,)) - 1  # the last span starting before `end`
     return index >= 0 and spans[index][1] > start

@@ -134,6 +134,7 @@ EXCLAMATION = 0.5
 """Share of a start's training sentences that must end in "!" for a casual one to get it
 ("what a", "how lovely", "wake up"), when they are not mostly questions."""
 
+WORD_WINDOW = 64
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+(?=\S)")
 _ABBREVIATIONS = frozenset(("mr", "mrs", "ms", "dr", "st", "vs", "etc", "prof", "no", "approx"))
 _ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
@@ -579,9 +580,10 @@ def _careless(text: str) -> bool:
 def _capitalise_starts(text: str) -> str:
     """The first letter of the line and of each sentence after it ("i'll keep it a secret.
     don't worry" -> "... Don't worry")."""
-    for start in [0, *_sentence_starts(text)]:
-        text = text[:start] + _capitalise_first(text[start:])
-    return text
+    starts = [0, *_sentence_starts(text)]
+    ends = [*starts[1:], len(text)]
+    pieces = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+    return "".join(map(_capitalise_first, pieces))
 
 
 def _capitalise_first(text: str) -> str:
@@ -596,7 +598,9 @@ def _capitalise_first(text: str) -> str:
 def _ends_sentence(end: re.Match[str]) -> bool:
     """A full stop, question or exclamation mark that ends a sentence, not an abbreviation's
     ("e.g. this", "mr. smith", "etc. and") nor an initial's ("j. smith")."""
-    before = end.string[: end.start()].rsplit(maxsplit=1)
+    # The word before, read from at most WORD_WINDOW characters back: a line of 30,000 "mr. "
+    # must not read everything before each of them.
+    before = end.string[max(0, end.start() - WORD_WINDOW) : end.start()].rsplit(maxsplit=1)
     word = before[-1].lower().rstrip(".") if before else ""
     initial = len(word) == 1 and word.isalpha() and word not in "ai"
     return end.group()[0] != "." or not ("." in word or word in _ABBREVIATIONS or initial)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from mt.errors import MtError
 from mt.files import listed_lines
-from mt.text.kept import kept_pieces
+from mt.text.kept import kept_pieces, overlaps
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -35,8 +35,8 @@ _URL = (
     r"|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
     r"|<https?://[^\s<>]+>"
 )
-_EMAIL = r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"
-_CODE = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`|`[^`\n]+`"
+_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"
+_CODE = r"``[^`\n]+``|:[\w.:+-]{1,60}:`[^`\n]+`|`[^`\n]+`"
 _TLDR = r"\{\{[^{}\n]*\}\}"
 _BRACES = r"\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
 _PRINTF = (
@@ -50,9 +50,9 @@ _EXTENSIONS = (
 _PATH = (
     r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.+-]+(?:/[\w.+-]+)*/?(?<![.,])"  # /usr/bin, ~/.bashrc, ./a
     r"|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+(?<![.,])"  # C:\Users\me\file.txt
-    r"|\b[\w.-]+/(?:[\w.-]+/)+[\w.-]*(?<![.,])"  # src/mt/data (one slash: "and/or" is no path)
-    r"|\b[\w.-]+/[\w-]+\.\w+"  # docs/index.rst
-    rf"|\b[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})\b(?!\.\w)"  # setup.py, archive.tar.gz
+    r"|(?<![\w.-])[\w.-]+/(?:[\w.-]+/)+[\w.-]*(?<![.,])"  # src/mt/data ("and/or" is no path)
+    r"|(?<![\w.-])[\w.-]+/[\w-]+\.\w+"  # docs/index.rst
+    rf"|(?<![\w-])(?<![\w-]\.)[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})\b(?!\.\w)"  # setup.py
 )
 _NUMBER = (
     r"(?<![\w.,:/-])"
@@ -88,6 +88,10 @@ def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
 
 
 _DETECTOR = _detector(frozenset(_PATTERNS), False)
+# A pattern whose first run may hold what follows it ("a.b.c", "a-b-c") starts only where such a
+# run starts (a lookbehind, not \b), or is bounded ({1,60}): tried at every position of a
+# 100,000-character "v1.v1.v1…", each scan to the run's end made the detector quadratic
+# (320 s; tests/text/test_kept.py).
 _MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$<]|www\.|\.\w")
 """A character every pattern of _DETECTOR needs (a digit, a slash, `@`, a backtick, a brace, `%`,
 `$`, `<`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
@@ -149,8 +153,12 @@ def _detected(text: str) -> tuple[Span, ...]:
         for m in matches
         if m.lastgroup != "tldr" or _copied_tldr(m.group())
     ]
-    taken = [(m.start(), m.end()) for m in matches]  # a translated {{placeholder}} too
-    spans += [Span(a, b, kind, text[a:b]) for a, b, kind in kept_pieces(text, taken)]
+    numbers = [(m.start(), m.end()) for m in matches if m.lastgroup == "number"]
+    taken = [(m.start(), m.end()) for m in matches if m.lastgroup != "number"]  # {{words}} too
+    kept = kept_pieces(text, taken, numbers)
+    identifiers = sorted((a, b) for a, b, kind in kept if kind == "identifier")
+    spans = [s for s in spans if s.kind != "number" or not overlaps(s.start, s.end, identifiers)]
+    spans += [Span(a, b, kind, text[a:b]) for a, b, kind in kept]
     return tuple(sorted(spans, key=lambda span: span.start))
 
 
