@@ -79,8 +79,9 @@ def kept_pieces(
 ) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans
     (mt.text.spans' own, which come first); kind is one of KINDS. An identifier may hold
-    `numbers` ("3.0.1-rc2"), which then give way to it; nothing else may. A foreign run of
-    fewer than MIN_FOREIGN characters is left to the model."""
+    `numbers` ("3.0.1-rc2"), which then give way to it; nothing else may. Pieces that touch
+    are one (foreign if either is). A foreign run of fewer than MIN_FOREIGN characters is left
+    to the model."""
     found: list[tuple[int, int, str]] = []
     for match in _KEPT.finditer(text):
         kind = match.lastgroup or ""
@@ -91,10 +92,14 @@ def kept_pieces(
     found.sort(key=lambda piece: (piece[0], -piece[1]))  # the longest of those starting together
     taken, numbers = sorted(taken), sorted(numbers)
     everything = sorted(taken + numbers)
-    kept, end = [], 0
+    kept: list[tuple[int, int, str]] = []
+    end = 0
     for start, stop, kind in found:
         spans = taken if kind == "identifier" else everything
         if start >= end and not overlaps(start, stop, spans):
+            if kept and kept[-1][1] == start:  # "Привет😀мир": one piece, kept as it is glued
+                before = kept.pop()
+                start, kind = before[0], "foreign" if "foreign" in (kind, before[2]) else kind
             kept.append((start, stop, kind))
             end = stop
     return kept
