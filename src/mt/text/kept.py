@@ -61,7 +61,7 @@ _KEPT = re.compile(
     rf"(?P<symbol>[{_SYMBOLS}][{_SYMBOLS}{_JOINERS}]*)"
     rf"|(?P<foreign>[{_LETTERS}]+(?:{_BETWEEN}+[{_LETTERS}]+)*)"
 )
-_TOKEN = re.compile(r"\S+")
+_UNSPACED = re.compile(r"\S+")
 _HEX = re.compile(r"(?=.*\d)(?=.*[a-f])[0-9a-f]{8,}|(?=.*\d)(?=.*[A-F])[0-9A-F]{8,}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _BASE64 = re.compile(
@@ -70,6 +70,7 @@ _BASE64 = re.compile(
 )
 _VERSION = re.compile(r"[vV]\d+(?:\.\d+)+(?:[-+][\w.]+)?|\d+(?:\.\d+){1,3}[-+][A-Za-z][\w.]*")
 _IDENTIFIERS = (_UUID, _HEX, _BASE64, _VERSION)
+_MAY_IDENTIFY = re.compile(r"[\d=]")
 _EDGES = "\"'“”‘’«»()[]{}<>.,;:!?"
 _WORD_RUN = re.compile(rf"\w{{{LONGEST_LEARNED + 1},}}")
 
@@ -83,11 +84,11 @@ def kept_pieces(
     are one (foreign if either is). A foreign run of fewer than MIN_FOREIGN characters is left
     to the model."""
     found: list[tuple[int, int, str]] = []
-    for match in _KEPT.finditer(text):
+    for match in () if text.isascii() else _KEPT.finditer(text):
         kind = match.lastgroup or ""
         if kind != "foreign" or match.end() - match.start() >= MIN_FOREIGN:
             found.append((match.start(), match.end(), kind))
-    for token in _TOKEN.finditer(text):
+    for token in _UNSPACED.finditer(text):
         found += _in_token(token.group(), token.start())
     found.sort(key=lambda piece: (piece[0], -piece[1]))  # the longest of those starting together
     taken, numbers = sorted(taken), sorted(numbers)
@@ -108,8 +109,8 @@ def kept_pieces(
 def _in_token(token: str, offset: int) -> list[tuple[int, int, str]]:
     """An identifier the token is (its quotes, brackets and final marks aside), or its runs of
     word characters longer than any learned word, or the whole token when it is a blob."""
-    if len(token) < 4:  # "v1.2" is the shortest
-        return []
+    if len(token) < 4 or (len(token) <= LONGEST_LEARNED and not _MAY_IDENTIFY.search(token)):
+        return []  # "v1.2" is the shortest identifier, and each has a digit or "=" (or is long)
     core = token.strip(_EDGES) or token  # "!!!!…" is all marks: the token itself
     start = offset + token.index(core)
     if any(pattern.fullmatch(core) for pattern in _IDENTIFIERS):
