@@ -96,3 +96,8 @@ def test_finding_them_in_a_line_of_a_hundred_thousand_characters_is_linear() -> 
         spans = find_spans(line)
         assert time.perf_counter() - started < 5, line[:20]
         assert all(line[s.start : s.end] == s.text for s in spans)
+
+
+def test_pieces_that_touch_are_one_span_foreign_if_either_is() -> None:
+    assert kinds("Say Привет😀мир now") == [("foreign", "Привет😀мир")]
+    assert kinds("ok 😀🎉✅ done") == [("symbol", "😀🎉✅")]
