@@ -125,9 +125,11 @@ RELATIVES = frozenset(("which", "who", "whom", "whose", "where", "when"))
 """After a comma these start a relative clause ("an IBM code page, which is ASCII compatible"),
 though "which is" starts questions: such a last clause makes no question."""
 MAX_TWO_SLIPS = 12
-"""Letters up to which an unknown word is also read as two slips of a training word: the words
-two slips away grow with the square of its length (a 1,000-letter word gave a MemoryError), and
-a longer word is read as one edit (docs/bad-inputs.md)."""
+"""Letters up to which an unknown word is also read as two slips of a training word: the strings
+two slips away grow with the square of its length (about 0.16 s of them for 12 letters), so a
+longer word is read as one edit (docs/bad-inputs.md). A word two letters longer than any it
+could be a slip of is not read at all (`Normalizer._longest`: a 1,000-letter word's two slips
+ended in a MemoryError)."""
 MEMO = 4096
 """Unknown words whose candidates a normaliser keeps (`Normalizer._candidates`)."""
 EXCLAMATION = 0.5
@@ -135,6 +137,7 @@ EXCLAMATION = 0.5
 ("what a", "how lovely", "wake up"), when they are not mostly questions."""
 
 WORD_WINDOW = 64
+"""Characters read back from a full stop for the word it follows (`_ends_sentence`)."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+(?=\S)")
 _ABBREVIATIONS = frozenset(("mr", "mrs", "ms", "dr", "st", "vs", "etc", "prof", "no", "approx"))
 _ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
