@@ -127,6 +127,16 @@ def test_a_bad_text_item_is_named_by_its_number(shipped: mt.Translator) -> None:
         shipped.translate(["Hello.", 3])  # type: ignore[list-item]
 
 
+@pytest.mark.parametrize("text", [None, 5, b"bytes", 2.5])
+def test_a_wrong_type_is_one_mt_error_naming_it_before_a_model_loads(text) -> None:
+    with pytest.raises(mt.Error) as raised:
+        mt.translate(text)  # type: ignore[arg-type]
+    named = type(text).__name__
+    assert str(raised.value).startswith(
+        f"text: expected a string or a list of strings, got {named}"
+    )
+
+
 def test_the_public_names_are_all_there() -> None:
     assert set(mt.__all__) <= set(dir(mt))
     for name in mt.__all__:

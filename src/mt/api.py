@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
@@ -305,6 +305,7 @@ def translate(
     """Spanish for `text` (a string gives a string, a list a list) with `model`, the shipped one
     by default. The model is loaded on the first call and kept for the next ones in this process
     (`mt.load` for your own Translator)."""
+    _lines(text)  # a wrong type is told before a model loads
     key = str(model or DEFAULT_MODEL)
     with _loading:
         if key not in _loaded:
@@ -316,8 +317,17 @@ def translate(
 
 
 def _lines(text: str | Sequence[str]) -> list[str]:
+    """The lines of `text`, or an MtError naming the type given and what is taken: a string, or
+    a list (any iterable) of strings; bytes are no text until decoded."""
     if isinstance(text, str):
         return [text]
+    if isinstance(text, bytes | bytearray | memoryview):
+        raise MtError(
+            f"text: expected a string or a list of strings, got {type(text).__name__}; "
+            "decode it first (text.decode('utf-8'))"
+        )
+    if not isinstance(text, Iterable):
+        raise MtError(f"text: expected a string or a list of strings, got {type(text).__name__}")
     lines = list(text)
     for number, line in enumerate(lines, 1):
         if not isinstance(line, str):

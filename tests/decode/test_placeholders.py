@@ -144,3 +144,10 @@ def test_a_lost_span_goes_back_at_the_end_and_a_stray_token_is_dropped() -> None
     restored = restore_spans(f"¿Dónde está {P[1]} {P[7]} hoy?", slots)
     assert restored == Restored("¿Dónde está 10:30 hoy www.x.org?", 1)
     assert restore_spans("¿Qué?", slots) == Restored("¿Qué www.x.org 10:30?", 2)
+
+
+def test_an_occurrence_the_translation_lost_is_put_back_as_often_as_it_was_lost() -> None:
+    text, slots = protect_spans("a party 🎉 and 🎉 and 🎉", unknown)
+    assert text == f"a party {P[0]} and {P[0]} and {P[0]}"
+    assert restore_spans(f"Fiesta {P[0]}.", slots, text) == Restored("Fiesta 🎉 🎉 🎉.", 2)
+    assert restore_spans(f"Fiesta {P[0]}.", slots) == Restored("Fiesta 🎉.", 0)  # no source

@@ -39,6 +39,7 @@ from mt.errors import MtError
 from mt.quality.confidence import Uncalibrated
 from mt.text.first_words import FirstWords
 from mt.text.lexicon import NO_LEXICON
+from mt.text.spans import find_spans
 from placeholder_support import placeholder_codec
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "mt" / "decode"
@@ -119,6 +120,14 @@ def test_segment_counts_a_protected_span_as_one_token(codec: WordPieceCodec) -> 
     kwargs = {"limit": limit, "split": True, "normalise": None, "keep": ()}
     assert Segment(codec, span_tokens=True, **kwargs).apply(line).pieces == (line,)
     assert len(Segment(codec, span_tokens=False, **kwargs).apply(line).pieces) > 1
+
+
+def test_segment_gives_no_piece_more_spans_than_there_are_tokens(codec: WordPieceCodec) -> None:
+    line = " ".join(["😀", "🎉", "🍕", "✅", "🚀", "⭐"] * 2 + [f"v1.{n}" for n in range(8)])
+    step = Segment(codec, limit=500, split=True, normalise=None, span_tokens=True, keep=())
+    pieces = step.apply(line).pieces
+    assert len(pieces) == 2 and " ".join(pieces) == line
+    assert all(len(find_spans(piece)) <= len(PLACEHOLDERS) for piece in pieces)
 
 
 # ----- first words ------------------------------------------------------------------------------

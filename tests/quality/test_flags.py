@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mt.quality.flags import (
@@ -174,3 +176,9 @@ def test_a_line_that_is_surely_english_is_never_flagged_without_asking_the_class
     monkeypatch.setattr("mt.quality.flags._identifier", never)
     assert not not_english("Where is the train station and when does it open?")
     assert flags_for("Ich möchte heute Abend ins Kino.", "x", cut=False, check_language=False) == ()
+
+
+def test_the_longest_loop_of_a_line_of_fifty_thousand_words_is_found_in_one_pass() -> None:
+    started = time.perf_counter()
+    assert longest_loop(["ha"] * 50_000) == (1, 50_000)
+    assert time.perf_counter() - started < 10  # the nested count took minutes

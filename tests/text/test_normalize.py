@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from mt.errors import MtError
 from mt.model.upgrade import upgrade_directory
 from mt.text.normalize import (
     DEFAULT_STEPS,
+    MAX_TWO_SLIPS,
     STEPS,
     Normalizer,
     normalizer_from_json,
@@ -441,3 +443,23 @@ def test_the_normaliser_round_trips_through_its_cached_json() -> None:
     assert back("how lovely. im sure tom is ill") == built("how lovely. im sure tom is ill")
     odd = dataclasses.replace(built, marks={"": "!"}, pairs={})
     assert normalizer_from_json(json.loads(json.dumps(normalizer_to_json(odd)))) == odd
+
+
+def test_a_word_longer_than_any_it_could_be_a_slip_of_is_left_as_it_is_at_once() -> None:
+    """Two edits reach no known word from it: it is no slip, and no candidate is made (the
+    two-slip candidates of a 1,000-letter word ended in a MemoryError)."""
+    normalizer = trained_on(TRAINING, ["typos"])
+    for line in ("i saw " + "a" * 100_000, "i saw " + "ab'" * 30_000 + "t"):
+        started = time.perf_counter()
+        assert normalizer(line) == line
+        assert time.perf_counter() - started < 10
+
+
+def test_two_slips_are_read_only_in_words_of_up_to_max_two_slips_letters() -> None:
+    training = [*TRAINING, *(["The international conference."] * 60)]
+    normalizer = trained_on(training, ["typos"])
+    word = "international"  # 13 letters: one edit is read, two are not
+    assert len(word) == MAX_TWO_SLIPS + 1
+    assert normalizer("i saw the itnernational one") == "i saw the international one"
+    assert normalizer("i saw the itnernatoinal one") == "i saw the itnernatoinal one"
+    assert normalizer("i saw the cnoferecne") == "i saw the conference"  # 10 letters, two swaps

@@ -4,6 +4,7 @@ pysbd would cut it; any other line is pysbd's to decide."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -64,3 +65,13 @@ def test_threads_splitting_at_once_get_what_one_thread_gets() -> None:
     for worker in workers:
         worker.join()
     assert all(found[i] == expected * 5 for i in range(4))
+
+
+@pytest.mark.parametrize("line", ["a. " * 33_000, "Mr. " * 25_000, "e.g. x " * 14_000])
+def test_a_line_of_a_hundred_thousand_characters_is_split_in_bounded_time(line: str) -> None:
+    """pysbd alone took 142 s for the first (it looks for each sentence from the start again)
+    and 35 s for the second (each abbreviation rewrites the whole text)."""
+    started = time.perf_counter()
+    spans = sentence_spans(line)
+    assert time.perf_counter() - started < 20  # about a second each on 2 shared cores
+    assert spans[0][0] == 0 and spans[-1][1] == len(line.rstrip())

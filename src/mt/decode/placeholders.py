@@ -140,11 +140,17 @@ _CLOSING = tuple(".,;:!?…)]»”’")
 _TOKEN = re.compile("( ?)(" + "|".join(map(re.escape, PLACEHOLDERS[::-1])) + ")")  # ｟16｠ first
 
 
-def restore_spans(translation: str, slots: Slots) -> Restored:
+def restore_spans(translation: str, slots: Slots, source: str = "") -> Restored:
     """The translation with each token put back to its span; a lost span goes at the end,
-    before the final marks; a token that stood for nothing is dropped (_without_strays)."""
+    before the final marks; a token that stood for nothing is dropped (_without_strays). With
+    the `source` the tokens were put in, a span is lost as often as the translation has its
+    token fewer times ("🎉 🎉 🎉" that came back as one keeps all three)."""
     originals = dict(slots)
-    lost = [original for token, original in slots if token not in translation]
+    lost = [
+        original
+        for token, original in slots
+        for _ in range(max(source.count(token), 1) - translation.count(token))
+    ]
     text = _TOKEN.sub(
         lambda match: match.group(1) + originals[match.group(2)],
         _without_strays(translation, originals),

@@ -10,7 +10,12 @@
 - `cut`: the length limit ended the output before the model chose to end it.
 - `not_english`: the input is confidently another language (py3langid, whose model ships in its
   wheel, restricted to English and the languages most often pasted by mistake); short inputs need
-  a high probability, so "Hello" or a name is never flagged.
+  a high probability, so "Hello" or a name is never flagged. A run of another script (Arabic,
+  Cyrillic, CJK...: mt.text.kept) is flagged whatever the rest, as it was carried through
+  untranslated.
+- `kept`: the input holds pieces carried through as typed, untranslated (mt.text.kept: emoji
+  and other symbols, identifiers, tokens longer than any word the model learned, runs of
+  another script).
 
 `copy` and `not_english` are about English sources (mt.text.prose reads English); a
 Spanish→English model's translations get only `repetition` and `cut` (`english_source=False`).
@@ -22,14 +27,17 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mt.text.kept import KINDS
 from mt.text.prose import is_prose, outside_spans
+from mt.text.spans import find_spans
 from mt.text.words import ANY_WORD, WORD
 
 COPY = "copy"
 REPETITION = "repetition"
 CUT = "cut"
 NOT_ENGLISH = "not_english"
-FLAGS = (COPY, REPETITION, CUT, NOT_ENGLISH)
+KEPT = "kept"
+FLAGS = (COPY, REPETITION, CUT, NOT_ENGLISH, KEPT)
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 """What py3langid chooses among: a wider set misreads short English as Latin or Swahili."""
@@ -146,13 +154,15 @@ def longest_loop(tokens: list[str]) -> tuple[int, int]:
     """(n, times): the n-gram (n <= 4) repeated back to back the most times (shortest n on ties)."""
     best = (1, 1)
     for n in range(1, 5):
-        for start in range(len(tokens) - n + 1):
-            gram = tokens[start : start + n]
+        # The n-grams starting n apart, from each of the n first places, compared with the one
+        # before: one pass each, so a line of 50,000 "ha" costs no more than its reading.
+        for first in range(n):
             times = 1
-            while tokens[start + times * n : start + (times + 1) * n] == gram:
-                times += 1
-            if times > best[1]:
-                best = (n, times)
+            for start in range(first + n, len(tokens) - n + 1, n):
+                same = tokens[start : start + n] == tokens[start - n : start]
+                times = times + 1 if same else 1
+                if times > best[1]:
+                    best = (n, times)
     return best
 
 
@@ -226,7 +236,8 @@ def flags_for(
     check_language: bool = True,
 ) -> tuple[str, ...]:
     """The flags of one translated line, in FLAGS order; `check_language` False leaves out
-    not_english, which only output that shows flags needs (its classifier loads in 0.7 s)."""
+    not_english, which only output that shows flags needs (its classifier loads in 0.7 s),
+    but for a run of another script, which costs no classifier."""
     if not source.strip():
         return ()
     found = []
@@ -236,6 +247,10 @@ def flags_for(
         found.append(REPETITION)
     if cut:
         found.append(CUT)
-    if english_source and check_language and not_english(source):
+    kinds = {span.kind for span in find_spans(source)}
+    foreign = "foreign" in kinds
+    if english_source and (foreign or (check_language and not_english(source))):
         found.append(NOT_ENGLISH)
+    if kinds & KINDS:
+        found.append(KEPT)
     return tuple(found)

@@ -37,10 +37,11 @@ nor lines that are not prose (mt.text.prose: "git cola --prompt" stays as typed)
 
 from __future__ import annotations
 
+import functools
 import re
 import string
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Set
+from collections import ChainMap, defaultdict
+from collections.abc import Callable, Container, Iterable, Mapping, Set
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -123,10 +124,20 @@ word alone (a tag's two words seldom start a training sentence: "Isn't he tall?"
 RELATIVES = frozenset(("which", "who", "whom", "whose", "where", "when"))
 """After a comma these start a relative clause ("an IBM code page, which is ASCII compatible"),
 though "which is" starts questions: such a last clause makes no question."""
+MAX_TWO_SLIPS = 12
+"""Letters up to which an unknown word is also read as two slips of a training word: the strings
+two slips away grow with the square of its length (about 0.16 s of them for 12 letters), so a
+longer word is read as one edit (docs/bad-inputs.md). A word two letters longer than any it
+could be a slip of is not read at all (`Normalizer._longest`: a 1,000-letter word's two slips
+ended in a MemoryError)."""
+MEMO = 4096
+"""Unknown words whose candidates a normaliser keeps (`Normalizer._candidates`)."""
 EXCLAMATION = 0.5
 """Share of a start's training sentences that must end in "!" for a casual one to get it
 ("what a", "how lovely", "wake up"), when they are not mostly questions."""
 
+WORD_WINDOW = 64
+"""Characters read back from a full stop for the word it follows (`_ends_sentence`)."""
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+(?=\S)")
 _ABBREVIATIONS = frozenset(("mr", "mrs", "ms", "dr", "st", "vs", "etc", "prof", "no", "approx"))
 _ASIDE = 0xF0000  # supplementary private-use area: never in typed text's words
@@ -398,6 +409,8 @@ class Normalizer:
         if "'" not in word or word in self.known:
             return None
         letters = word.replace("'", "")
+        if len(letters) > self._longest + 1:
+            return None  # no contraction is so long, less one letter
         candidates = {letters} | {letters[:i] + letters[i + 1 :] for i in range(len(letters))}
         found = [self.contracted[c] for c in candidates if c in self.contracted]
         return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
@@ -413,18 +426,10 @@ class Normalizer:
         it is common; `word` when there is none. So "ofo" is "of", not "foo", yet "tmo" is
         "tom", not "to"; "tham" is "than", not "that"; and "i lveo garlic" is "love", not
         "level" (with the training's pairs of neighbours, mt.text.wordstats MIN_PAIR)."""
+        if len(word) > self._longest + 2:
+            return word, 0.0  # two edits reach no word it knows: it is no slip (nor is a blob)
         short = len(word) <= SHORT_WORD
-        least = SHORT_TYPO_TARGET if short else TYPO_TARGET
-        found: dict[str, tuple[float, float]] = {}  # candidate -> (uses times weight, weight)
-        for edits in (_weighted_edits(word, short=short), {} if short else _two_slips(word)):
-            for candidate, weight in sorted(edits.items()):
-                spelled = self.contracted.get(candidate, candidate)
-                uses = self.known.get(spelled, 0)
-                if uses >= least and uses * weight > found.get(spelled, (0.0, 0.0))[0]:
-                    found[spelled] = uses * weight, weight
-            likeliest = max(sorted(found), key=lambda c: found[c][0], default=None)
-            if likeliest and found[likeliest][1] >= EDIT_WEIGHTS["letter too many"]:
-                break  # a slip explains it: two are not looked for (thousands of words)
+        found = self._candidates(word)
         if found:
             odds = self._neighbour_odds(sorted(found), around)
             best = max(sorted(found), key=lambda c: found[c][0] * odds[c])
@@ -437,6 +442,44 @@ class Normalizer:
             if frequency(candidate) > best_frequency:
                 best, best_frequency = candidate, frequency(candidate)
         return best, 0.0
+
+    def _candidates(self, word: str) -> dict[str, tuple[float, float]]:
+        """The training words `word` may be a slip of -> (uses times weight, weight), as
+        `_correction` weighs them; kept for the next time the word is asked about (each casual
+        line asks twice, and a repeated word each time), up to MEMO words."""
+        if word in self._memo:
+            return self._memo[word]
+        short = len(word) <= SHORT_WORD
+        least = SHORT_TYPO_TARGET if short else TYPO_TARGET
+        found: dict[str, tuple[float, float]] = {}  # candidate -> (uses times weight, weight)
+        one_edit = short or len(word) > MAX_TWO_SLIPS
+        for edits in (
+            _weighted_edits(word, short=short),
+            {} if one_edit else _two_slips(word, ChainMap(self.known, self.contracted)),
+        ):
+            for candidate, weight in sorted(edits.items()):
+                spelled = self.contracted.get(candidate, candidate)
+                uses = self.known.get(spelled, 0)
+                if uses >= least and uses * weight > found.get(spelled, (0.0, 0.0))[0]:
+                    found[spelled] = uses * weight, weight
+            likeliest = max(sorted(found), key=lambda c: found[c][0], default=None)
+            if likeliest and found[likeliest][1] >= EDIT_WEIGHTS["letter too many"]:
+                break  # a slip explains it: two are not looked for (thousands of words)
+        if len(self._memo) >= MEMO:
+            self._memo.clear()
+        self._memo[word] = found
+        return found
+
+    @functools.cached_property
+    def _memo(self) -> dict[str, dict[str, tuple[float, float]]]:
+        return {}
+
+    @functools.cached_property
+    def _longest(self) -> int:
+        """The longest word a slip may be of: of the training English, its contractions typed
+        without the apostrophe, and the dictionary's common words."""
+        words: Iterable[str] = (*self.known, *self.contracted, *english_words().common)
+        return max(map(len, words), default=0)
 
     def _neighbour_odds(self, candidates: list[str], around: tuple[str, str]) -> dict[str, float]:
         """One plus the training's count of each candidate beside its neighbours (word before,
@@ -540,9 +583,10 @@ def _careless(text: str) -> bool:
 def _capitalise_starts(text: str) -> str:
     """The first letter of the line and of each sentence after it ("i'll keep it a secret.
     don't worry" -> "... Don't worry")."""
-    for start in [0, *_sentence_starts(text)]:
-        text = text[:start] + _capitalise_first(text[start:])
-    return text
+    starts = [0, *_sentence_starts(text)]
+    ends = [*starts[1:], len(text)]
+    pieces = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+    return "".join(map(_capitalise_first, pieces))
 
 
 def _capitalise_first(text: str) -> str:
@@ -557,7 +601,9 @@ def _capitalise_first(text: str) -> str:
 def _ends_sentence(end: re.Match[str]) -> bool:
     """A full stop, question or exclamation mark that ends a sentence, not an abbreviation's
     ("e.g. this", "mr. smith", "etc. and") nor an initial's ("j. smith")."""
-    before = end.string[: end.start()].rsplit(maxsplit=1)
+    # The word before, read from at most WORD_WINDOW characters back: a line of 30,000 "mr. "
+    # must not read everything before each of them.
+    before = end.string[max(0, end.start() - WORD_WINDOW) : end.start()].rsplit(maxsplit=1)
     word = before[-1].lower().rstrip(".") if before else ""
     initial = len(word) == 1 and word.isalpha() and word not in "ai"
     return end.group()[0] != "." or not ("." in word or word in _ABBREVIATIONS or initial)
@@ -598,11 +644,12 @@ def _weighted_edits(word: str, *, short: bool) -> dict[str, float]:
     return weights
 
 
-def _two_slips(word: str) -> dict[str, float]:
-    """The words two keyboard slips or letters too many from `word` ("nkwo" for "know"), with
-    their weight; none two letters shorter ("nkwo" is not "no", nor "bothe" "the")."""
+def _two_slips(word: str, words: Container[str]) -> dict[str, float]:
+    """The `words` two keyboard slips or letters too many from `word` ("nkwo" for "know"), with
+    their weight; none two letters shorter ("nkwo" is not "no", nor "bothe" "the"). Only those
+    of `words` are kept as they are made, as all of them are tens of thousands."""
     once = _slips_of(word) | _deletes(word)
-    twice = {w for first in once for w in _slips_of(first) | _deletes(first)}
+    twice = {w for first in once for w in _slips_of(first) | _deletes(first) if w in words}
     weight = EDIT_WEIGHTS["two slips"]
     return {w: weight for w in twice - once - {word} if len(w) >= len(word) - 1}
 

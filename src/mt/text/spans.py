@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mt.errors import MtError
 from mt.files import listed_lines
+from mt.text.kept import kept_pieces, overlaps
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -34,8 +35,8 @@ _URL = (
     r"|\bwww\.[\w-]+\.[^\s<>\"'`]*[\w/]"
     r"|<https?://[^\s<>]+>"
 )
-_EMAIL = r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"
-_CODE = r"``[^`\n]+``|:[\w.:+-]+:`[^`\n]+`|`[^`\n]+`"
+_EMAIL = r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"
+_CODE = r"``[^`\n]+``|:[\w.:+-]{1,60}:`[^`\n]+`|`[^`\n]+`"
 _TLDR = r"\{\{[^{}\n]*\}\}"
 _BRACES = r"\{[\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}"
 _PRINTF = (
@@ -49,16 +50,19 @@ _EXTENSIONS = (
 _PATH = (
     r"(?<![\w/.~-])(?:~|\.{1,2})?/[\w.+-]+(?:/[\w.+-]+)*/?(?<![.,])"  # /usr/bin, ~/.bashrc, ./a
     r"|\b[A-Za-z]:\\(?:[\w. -]+\\)*[\w.-]+(?<![.,])"  # C:\Users\me\file.txt
-    r"|\b[\w.-]+/(?:[\w.-]+/)+[\w.-]*(?<![.,])"  # src/mt/data (one slash: "and/or" is no path)
-    r"|\b[\w.-]+/[\w-]+\.\w+"  # docs/index.rst
-    rf"|\b[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})\b(?!\.\w)"  # setup.py, archive.tar.gz
+    r"|(?<![\w.-])[\w.-]+/(?:[\w.-]+/)+[\w.-]*(?<![.,])"  # src/mt/data ("and/or" is no path)
+    r"|(?<![\w.-])[\w.-]+/[\w-]+\.\w+"  # docs/index.rst
+    rf"|(?<![\w-])(?<![\w-]\.)[\w-]+(?:\.[\w-]+)*\.(?:{_EXTENSIONS})\b(?!\.\w)"  # setup.py
 )
 _NUMBER = (
     r"(?<![\w.,:/-])"
     r"\d+(?:[.,:/-]\d+)*(?:%|\b)"  # 555-1234, 3.5%, 1,000.50, 10:30, 2024-01-31
     r"(?![\w%]|[.,:/-]\d)"
 )
+_MARKUP = r"</?[A-Za-z][\w:.-]*(?:\s[^<>\n]{0,300})?/?>"
+"""A tag in plain text ("<script>", "</b>", "<br/>"): copied as typed, never "<Script>"."""
 _PATTERNS = {
+    "markup": _MARKUP,  # before URLs: "<https://x.org>" is none (a scheme's "//" ends a name)
     "url": _URL,
     "email": _EMAIL,
     "code": _CODE,
@@ -84,9 +88,13 @@ def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
 
 
 _DETECTOR = _detector(frozenset(_PATTERNS), False)
-_MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$]|www\.|\.\w")
+# A pattern whose first run may hold what follows it ("a.b.c", "a-b-c") starts only where such a
+# run starts (a lookbehind, not \b), or is bounded ({1,60}): tried at every position of a
+# 100,000-character "v1.v1.v1…", each scan to the run's end made the detector quadratic
+# (320 s; tests/text/test_kept.py).
+_MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$<]|www\.|\.\w")
 """A character every pattern of _DETECTOR needs (a digit, a slash, `@`, a backtick, a brace, `%`,
-`$`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
+`$`, `<`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
 search is much cheaper than trying the detector's alternatives at every position."""
 _KIND = {"msgfmt": "placeholder"}  # the group a kind's second pattern matches in
 _NAME = re.compile(CAPITALISED)
@@ -95,7 +103,8 @@ _NAME = re.compile(CAPITALISED)
 @dataclass(frozen=True)
 class Span:
     """text[start:end] of a sentence; `kind` is a detector group (url, email, code, placeholder,
-    variable, number, path) or "name" (a --keep name, or in training a copied capitalised word)."""
+    variable, number, path), markup, or one of mt.text.kept's (symbol, foreign, identifier, long),
+    or "name" (a --keep name, or in training a copied capitalised word)."""
 
     start: int
     end: int
@@ -111,6 +120,7 @@ def find_spans(text: str, names: Iterable[str] = ()) -> list[Span]:
     if named:
         pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, named)) + r")(?!\w)")
         taken = [(m.start(), m.end()) for m in _DETECTOR.finditer(text)]
+        taken += [(span.start, span.end) for span in spans]
         for match in pattern.finditer(text):
             if not any(match.start() < end and start < match.end() for start, end in taken):
                 spans.append(Span(match.start(), match.end(), "name", match.group()))
@@ -134,15 +144,22 @@ def _copied_tldr(span: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> tuple[Span, ...]:
-    """The detector's spans of `text`; cached, as translating one line asks several times (the
-    length check, the normalizer, the protection, the flags)."""
-    if not _MAY_HOLD_A_SPAN.search(text):
-        return ()
-    return tuple(
+    """The detector's spans of `text`, then what mt.text.kept carries through outside them
+    (emoji, identifiers, over-long tokens, other scripts, tags); cached, as translating one line
+    asks several times (the length check, the normalizer, the protection, the flags)."""
+    matches = list(_DETECTOR.finditer(text)) if _MAY_HOLD_A_SPAN.search(text) else []
+    spans = [
         Span(m.start(), m.end(), m.lastgroup or "", m.group())
-        for m in _DETECTOR.finditer(text)
+        for m in matches
         if m.lastgroup != "tldr" or _copied_tldr(m.group())
-    )
+    ]
+    numbers = [(m.start(), m.end()) for m in matches if m.lastgroup == "number"]
+    taken = [(m.start(), m.end()) for m in matches if m.lastgroup != "number"]  # {{words}} too
+    kept = kept_pieces(text, taken, numbers)
+    identifiers = sorted((a, b) for a, b, kind in kept if kind == "identifier")
+    spans = [s for s in spans if s.kind != "number" or not overlaps(s.start, s.end, identifiers)]
+    spans += [Span(a, b, kind, text[a:b]) for a, b, kind in kept]
+    return tuple(sorted(spans, key=lambda span: span.start))
 
 
 def find_kinds(text: str, kinds: frozenset[str], *, msgfmt: bool = False) -> list[Span]:

@@ -46,7 +46,7 @@ class Mask:
         texts = [
             self.terms.reverse(text, masked.terms, masked.glossary) for text, _ in found.hypotheses
         ]
-        restored = [self.spans.reverse(text, masked.slots) for text in texts]
+        restored = [self.spans.reverse(text, masked.slots, masked.text) for text in texts]
         lost = restored[0][1] if restored else 0
         hypotheses = tuple(
             (text, score) for (text, _), (_, score) in zip(restored, found.hypotheses, strict=True)

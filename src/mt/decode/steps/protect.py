@@ -44,10 +44,10 @@ class ProtectSpans:
             return protect_spans(text, self.protectable, self.keep, fixed)
         return protect(text, self.protectable)
 
-    def reverse(self, text: str, slots: Slots) -> tuple[str, int]:
+    def reverse(self, text: str, slots: Slots, source: str = "") -> tuple[str, int]:
         """The text with its spans back, and how many the translation lost (put back at the
-        end of the sentence)."""
+        end of the sentence); `source`: the text `apply` gave, to count each span's tokens."""
         if not self.span_tokens:
             return restore(text, slots), 0
-        restored = restore_spans(text, slots)
+        restored = restore_spans(text, slots, source)
         return restored.text, restored.lost

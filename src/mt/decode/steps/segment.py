@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec
 from mt.decode.segment import Alternatives, Segmented, join_alternatives, segment
 from mt.text.cleaning import clean_text
-from mt.text.spans import mask_spans
+from mt.text.spans import find_spans, replace_spans
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class Segment:
     then into pieces the model can take: `limit` source pieces at most. Where spans go through
     placeholder tokens (`span_tokens`) a protected span counts as the one token it becomes, so
     a long URL does not get its sentence cut (and itself cut in two) for the pieces it would
-    spell."""
+    spell, and a piece holds no more spans than there are tokens."""
 
     source: WordPieceCodec
     limit: int
@@ -29,8 +29,13 @@ class Segment:
     language: str = "en"  # the source's (mt.direction): the sentence splitter's rules
 
     def fits(self, text: str) -> bool:
+        """Fewer than `limit` source pieces; with span tokens, no more spans than there are
+        tokens (a line of twenty emoji is cut, so that each keeps one)."""
         if self.span_tokens:
-            text = mask_spans(text, PLACEHOLDERS[0], self.keep)
+            spans = find_spans(text, self.keep)
+            if len(spans) > len(PLACEHOLDERS):
+                return False
+            text = replace_spans(text, spans, {span.text: PLACEHOLDERS[0] for span in spans})
         return len(self.source.encode(clean_text(text))) < self.limit
 
     def apply(self, line: str) -> Segmented:
