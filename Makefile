@@ -9,7 +9,7 @@ SHARED_CORPUS := ../shared/data/spa-eng.tsv
 # checkout, else what `mt download --recipe` fetches from the sources into SOURCES (gitignored).
 SHARED_DATA := ../shared/data
 SOURCES ?= data/sources
-# The shipped model's name, as the package writes it once (mt.modelinfo.DEFAULT_MODEL).
+# The shipped model's name, as the package writes it once (mt.catalog.modelinfo.DEFAULT_MODEL).
 SHIPPED_MODEL := $(shell sed -n 's/^DEFAULT_MODEL = "\(.*\)"$$/\1/p' $$(grep -rl --include='*.py' '^DEFAULT_MODEL = ' src/mt))
 DATA_ROOT ?= $(if $(wildcard $(SHARED_DATA)/domains),$(SHARED_DATA),$(SOURCES))
 DOMAINS ?= $(DATA_ROOT)/domains

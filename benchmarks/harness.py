@@ -36,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-from mt.atomic import atomic_write_text
+from mt.storage.atomic import atomic_write_text
 
 DOMAINS = Path("../shared/data/domains")
 """The four domains' shared development data (mt.recipes.domain_split splits it by document)."""

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from mt.config import parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
-from mt.files import PREPARE_JSON, read_metrics
+from mt.storage.files import PREPARE_JSON, read_metrics
 from mt.train.launch import start_training
 from mt.train.reporting import SilentReporter
 

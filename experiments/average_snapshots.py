@@ -21,13 +21,13 @@ from pathlib import Path
 import torch
 
 from benchmarks.harness import describe
+from mt.catalog.modelinfo import read_model_config, read_train_config
 from mt.data.prepared_dir import load_prepared
 from mt.model.checkpoint import load_tensors
 from mt.model.devices import resolve_device
 from mt.model.loss import evaluate_teacher_forced
 from mt.model.rundir import model_tensors
 from mt.model.transformer import make_model
-from mt.modelinfo import read_model_config, read_train_config
 from mt.train.selection import average_weights
 
 STEP = re.compile(r"step-(\d+)\.safetensors$")

@@ -44,6 +44,7 @@ import torch
 
 from benchmarks.harness import describe, load_average
 from benchmarks.trust.bench_trust import ranking_figures, sets, spearman
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.feed.batching import pad
 from mt.data.prepared_dir import read_pairs
@@ -58,7 +59,6 @@ from mt.evaluate.calibrate import (
     sentence_chrf,
 )
 from mt.model.probes import model_mode
-from mt.modelinfo import resolve
 from mt.quality.confidence import FEATURES, MONOTONE, fit_logistic
 from mt.text.cleaning import clean_text
 

@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.harness import describe, load_average
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.dual import ReverseScorer
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import sentence_chrf
 from mt.evaluate.testsets import read_tsv_set
-from mt.modelinfo import resolve
 from mt.quality.confidence import FEATURES, MONOTONE, dual_adequacy, fit_logistic
 
 SETS = {

@@ -24,13 +24,13 @@ from pathlib import Path
 from benchmarks import harness
 from benchmarks.quality.bench_general import add_sets, sets
 from experiments.unseen_nouns import LEXICON, _scores, _share
+from mt.catalog.modelinfo import DEFAULT_MODEL, ModelInfo, resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate import words
-from mt.files import WORD_STATS
-from mt.modelinfo import DEFAULT_MODEL, ModelInfo, resolve
+from mt.storage.files import WORD_STATS
 from mt.text.first_words import RATIO, FirstWords, candidates
 from mt.text.wordstats import read_word_stats
 

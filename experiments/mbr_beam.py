@@ -22,11 +22,11 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from benchmarks import harness
 from benchmarks.quality.bench_general import add_sets, general_mean, sets
+from mt.catalog.modelinfo import DEFAULT_MODEL, resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import DEFAULT_MODEL, resolve
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,14 +26,14 @@ from pathlib import Path
 
 from benchmarks import harness
 from benchmarks.quality.bench_general import add_sets, sets
+from mt.catalog.modelinfo import DEFAULT_MODEL, resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.decode.unseen import UnseenNouns, read_dictionary
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
-from mt.files import WORD_STATS
-from mt.modelinfo import DEFAULT_MODEL, resolve
+from mt.storage.files import WORD_STATS
 from mt.text.cognates import CognateNouns
 from mt.text.wordstats import read_word_stats
 

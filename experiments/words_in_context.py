@@ -33,9 +33,9 @@ import lzma
 import random
 from pathlib import Path
 
+from mt.catalog.modelinfo import DEFAULT_MODEL, resolve
 from mt.evaluate import words
-from mt.files import WORD_STATS
-from mt.modelinfo import DEFAULT_MODEL, resolve
+from mt.storage.files import WORD_STATS
 from mt.text.bilingual import english_singulars, read_bilingual, read_nouns
 from mt.text.sentences import sentence_spans
 from mt.text.words import ANY_WORD

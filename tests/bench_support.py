@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.harness import MISSED
-from mt.modelinfo import resolve
+from mt.catalog.modelinfo import resolve
 
 NEWS_LINES = 10_570
 """news-dev's lines: mt.recipes.domain_split cuts its five WMT sets at fixed lines."""

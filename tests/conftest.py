@@ -121,7 +121,7 @@ def one_thread():
 def user_folders(tmp_path_factory: pytest.TempPathFactory):
     """The shipped model's int8 copy, user calibrations (MT_HOME) and derived tables (MT_CACHE)
     go to folders of this session, not the user's (subprocesses inherit the variables)."""
-    from mt.derived import CACHE_ENV
+    from mt.storage.derived import CACHE_ENV
 
     names = {"MT_HOME": "home", CACHE_ENV: "cache"}
     previous = {name: os.environ.get(name) for name in names}
@@ -190,7 +190,7 @@ def legacy_copy(tmp_path: Path, name: str = "run", *, prepared: Path) -> Path:
     """A copy of the legacy run or export (`name`), made before lexicon.tsv and words.tsv
     existed, whose train.json names `prepared` (an export's checksums then listed again); not
     upgraded."""
-    from mt.checksums import write_checksums
+    from mt.storage.checksums import write_checksums
 
     copy = tmp_path / name
     shutil.copytree(LEGACY / name, copy)
@@ -226,11 +226,11 @@ def legacy_models() -> Path:
 def ship_tiny(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The tiny run shipped as the default model, with a user folder (MT_HOME) of the test's
     own: where a test needs the int8 copy or the shipped model's paths without the real one."""
+    from mt.catalog.modelinfo import DEFAULT_MODEL
     from mt.model.ship import ship_run
-    from mt.modelinfo import DEFAULT_MODEL
 
     root = tmp_path / "shipped"
     ship_run(trained_run, DEFAULT_MODEL, root=root)
-    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
+    monkeypatch.setattr("mt.catalog.modelinfo.shipped_root", lambda: root)
     monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
     return root / DEFAULT_MODEL

@@ -14,11 +14,11 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 from mt.serving.app import create_app
 from mt.serving.limits import Limits
 

@@ -13,7 +13,7 @@ import pytest
 
 import mt
 from conftest import cli_output
-from mt.modelinfo import DEFAULT_MODEL
+from mt.catalog.modelinfo import DEFAULT_MODEL
 
 SENTENCES = ["Where is the train station?", "I don't like coffee.", "Save the document."]
 
@@ -30,7 +30,15 @@ def test_importing_mt_loads_no_model_engine_or_array_library() -> None:
         text=True,
         check=True,
     ).stdout
-    heavy = {"torch", "ctranslate2", "numpy", "pandas", "tokenizers", "typer", "mt.modelinfo"}
+    heavy = {
+        "torch",
+        "ctranslate2",
+        "numpy",
+        "pandas",
+        "tokenizers",
+        "typer",
+        "mt.catalog.modelinfo",
+    }
     assert heavy.isdisjoint(eval(loaded))  # noqa: S307 - our own child's printed list
 
 
@@ -147,7 +155,8 @@ def test_the_public_names_are_all_there() -> None:
 
 def test_one_call_resolves_its_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The door resolves; everything below takes the ModelInfo (issue 67: three times before)."""
-    from mt import api, modelinfo
+    from mt import api
+    from mt.catalog import modelinfo
 
     described: list[str] = []
     describe = modelinfo.describe

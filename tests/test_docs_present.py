@@ -1,5 +1,5 @@
 """README.md and docs/ describe the present (issue 77): the shipped model's name is written once,
-in the package (mt.modelinfo.DEFAULT_MODEL; the Makefile reads it there), so a page outside
+in the package (mt.catalog.modelinfo.DEFAULT_MODEL; the Makefile reads it there), so a page outside
 docs/history/ that names another `en-es-general-N` is stale; every relative link in README.md and
 docs/ (history too) reaches a file; the pages stay short. docs/history/ keeps the record and may
 name any version."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mt.modelinfo import DEFAULT_MODEL
+from mt.catalog.modelinfo import DEFAULT_MODEL
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -22,9 +22,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mt.catalog.modelinfo import resolve
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 from mt.quality.flags import KEPT, NOT_ENGLISH
 from mt.serving.limits import Limits
 from mt.text.kept import LONG_BLOB

@@ -26,9 +26,9 @@ import torch
 from conftest import prepare_tiny
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
-from mt.files import read_metrics
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint
+from mt.storage.files import read_metrics
 from mt.train.throughput import RATE_COLUMNS
 from train_support import copy_task, make_trainer
 

@@ -21,11 +21,11 @@ import torch
 
 from conftest import cli_output as invoke
 from conftest import prepare_tiny
-from mt import atomic
+from mt.catalog.modelinfo import resolve
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors, save_tensors
 from mt.model.rundir import CHECKPOINTS, load_latest_checkpoint, load_run
-from mt.modelinfo import resolve
+from mt.storage import atomic
 from mt.train import trainer as train_module
 from mt.train.launch import start_training
 from mt.train.reporting import SilentReporter

@@ -13,12 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mt.cards import SCORES, SPEED, render_card, scores_from, speed_from
+from mt.catalog.cards import SCORES, SPEED, render_card, scores_from, speed_from
+from mt.catalog.direction import FORWARD
+from mt.catalog.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, resolve, shipped_names
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.direction import FORWARD
-from mt.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, resolve, shipped_names
 from serve_support import free_port, wait_healthy
 
 GREEDY = {

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from benchmarks import harness
+from mt.catalog.modelinfo import resolve
 from mt.model.checkpoint import load_tensors, save_tensors
-from mt.modelinfo import resolve
 
 
 def main(argv: list[str] | None = None) -> int:

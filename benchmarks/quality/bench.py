@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import resolve
 from mt.cli.progress import RichReporter
 from mt.config import OPTIONS, DecodeConfig, PrepareConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
@@ -27,10 +28,9 @@ from mt.data.prepared_dir import load_prepared
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import translator_for
 from mt.evaluate.evaluation import evaluate_run
-from mt.files import read_metrics
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.modelinfo import resolve
+from mt.storage.files import read_metrics
 from mt.train.launch import start_training
 
 THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}

@@ -21,16 +21,16 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import resolve
 from mt.cli.progress import RichReporter
 from mt.config import RECIPES, DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.errors import MtError
 from mt.evaluate.evaluation import evaluate_run
-from mt.files import read_metrics
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.modelinfo import resolve
+from mt.storage.files import read_metrics
 from mt.train.launch import start_training
 
 ARCHITECTURES = {"transformer": "default", "rnn": "rnn-large"}

@@ -27,12 +27,12 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
 from mt.recipes.domain_split import DOMAINS, split_parts
 
 

@@ -26,12 +26,12 @@ from benchmarks import harness
 from benchmarks.harness import Target, report
 from benchmarks.quality.bench_general import APERTIUM, apertium
 from benchmarks.quality.everyday import NEAR, novel
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
 
 HELD_OUT_TATOEBA = 1000
 """runs/model-parts' parts start with this many Tatoeba pairs (mt.recipes.model_parts)."""

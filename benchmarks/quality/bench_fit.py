@@ -29,11 +29,11 @@ from rich.table import Table
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 
 SAMPLE = 2000
 MAX_TRAIN_WORDS = 6

@@ -44,16 +44,16 @@ from rich.table import Table
 from benchmarks import harness
 from benchmarks.harness import Target, report
 from benchmarks.quality.bench_domain import samples
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
-from mt.files import WORD_STATS
-from mt.modelinfo import resolve
 from mt.recipes.domain_split import split_parts
 from mt.recipes.general_split import pairs_of
+from mt.storage.files import WORD_STATS
 
 APERTIUM = "apertium -u eng-spa"
 LEXICON = harness.GENERAL.parent / "lexicon" / "en-es.wiktionary.txt"

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from benchmarks import harness
 from benchmarks.quality.bench_general import add_sets, sets
-from mt.atomic import atomic_write_text
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.files import LAST_WEIGHTS
-from mt.modelinfo import resolve
+from mt.storage.atomic import atomic_write_text
+from mt.storage.files import LAST_WEIGHTS
 
 CURVE = "dev-curve.csv"
 COLUMNS = ("utc", "step", "cpu_hours", "set", "pairs", "bleu", "chrf")

@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from benchmarks import harness
-from mt.atomic import atomic_write_text
-from mt.modelinfo import DEFAULT_MODEL
+from mt.catalog.modelinfo import DEFAULT_MODEL
+from mt.storage.atomic import atomic_write_text
 
 BASE = DEFAULT_MODEL
 GROWTH = ("--encoder-layers", "6", "--ff", "1536")

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
-from mt.atomic import atomic_write_text
+from mt.storage.atomic import atomic_write_text
 
 
 def resident_mb(pid: int) -> float | None:

@@ -45,7 +45,7 @@ from benchmarks.scale.scale_train import (
     measure_sources,
 )
 from benchmarks.scale.synthetic_corpus import output_paths, parse_count, write_synthetic
-from mt.files import read_metrics
+from mt.storage.files import read_metrics
 
 GIB = 2**30
 MIB = 2**20

@@ -33,12 +33,12 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import read_train_config, resolve
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.modelinfo import read_train_config, resolve
 from mt.serving.server import default_threads
 
 HOST = "127.0.0.1"

@@ -36,13 +36,13 @@ from rich.table import Table
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import ModelInfo, resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
-from mt.modelinfo import ModelInfo, resolve
 
 PROBE = "The committee approved the report on Tuesday."
 CASUAL = "where is teh train station"

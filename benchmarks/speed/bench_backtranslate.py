@@ -22,11 +22,11 @@ from pathlib import Path
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.readers.streams import iter_lines, open_binary
 from mt.decode.backtranslate import Progress, SentenceFilters, backtranslate, sentence_stream
 from mt.decode.line_engines import CommandEngine, ModelEngine
-from mt.modelinfo import resolve
 
 
 def head_lines(source: Path, lines: int, out: Path) -> Path:

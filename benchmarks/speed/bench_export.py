@@ -32,6 +32,7 @@ from rich.table import Table
 
 from benchmarks import harness
 from benchmarks.harness import Target, cpu, report
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import load_prepared
 from mt.decode.engine import open_run
@@ -40,7 +41,6 @@ from mt.decode.results import total
 from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
-from mt.modelinfo import resolve
 
 CPU = torch.device("cpu")
 SEARCHES = {"greedy": 1, "beam 5": 5}

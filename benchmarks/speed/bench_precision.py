@@ -28,6 +28,7 @@ from rich.table import Table
 from torch import nn
 
 from benchmarks import harness
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig, RunConfig, TrainConfig, new_run_config
 from mt.data.feed.batching import Batch, EncodedPairs, collate, epoch_batches
 from mt.data.prepared_dir import Prepared, load_prepared
@@ -39,7 +40,6 @@ from mt.evaluate.testsets import EvaluationSet
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model
-from mt.modelinfo import resolve
 from mt.train.schedule import learning_rate
 
 CPU = torch.device("cpu")

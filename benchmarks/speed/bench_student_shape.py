@@ -116,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure(args, data: Path, names: list[str]) -> int:
+    from mt.catalog.modelinfo import resolve
     from mt.data.tokenization import WordPieceCodec
-    from mt.modelinfo import resolve
 
     info = resolve(args.model)
     source = WordPieceCodec.load(info.source_tokenizer)

@@ -25,10 +25,10 @@ from mt.config import RECIPES, ModelConfig, TrainConfig
 from mt.data.feed.batching import collate, encode_parts, epoch_batches
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
-from mt.files import PREPARE_JSON
 from mt.model.devices import resolve_device
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.transformer import Embedding, count_parameters, make_model
+from mt.storage.files import PREPARE_JSON
 from mt.train.flops import TokenCounts, mac_rates, training_flops
 from mt.train.peaks import training_peak
 

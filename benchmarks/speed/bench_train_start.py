@@ -28,8 +28,8 @@ from pathlib import Path
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import DEFAULT_MODEL
 from mt.data.prepared_dir import read_pairs
-from mt.modelinfo import DEFAULT_MODEL
 
 MT = Path(sys.executable).with_name("mt")
 FIRST_STEP = re.compile(r"first step ([\d.]+) s after the command started")

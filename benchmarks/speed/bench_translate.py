@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import read_train_config, resolve
 from mt.cli.progress import RichReporter
 from mt.config import DecodeConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
@@ -26,10 +27,9 @@ from mt.data.prepared_dir import load_prepared
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
-from mt.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
-from mt.modelinfo import read_train_config, resolve
+from mt.storage.files import BEST_WEIGHTS, PREPARE_JSON
 from mt.train.launch import start_training
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))

@@ -42,6 +42,7 @@ from rich.table import Table
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.documents import html as html_format
 from mt.decode.documents import markdown, po
@@ -50,7 +51,6 @@ from mt.decode.documents.document import translate_units
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
 
 EXPORT_MARGIN = 2.0
 """Points of "tags placed %" an export may lose against its run: int8 weights change some

@@ -34,6 +34,7 @@ import torch
 from benchmarks import harness
 from benchmarks.harness import Target, report
 from benchmarks.text.real_typing import DEVELOPMENT, RATE, TEST, real_variants
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -41,7 +42,6 @@ from mt.decode.run_tables import normalizer_for
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
 from mt.text.casual import without_final_punctuation
 
 GAP_TARGET = 1.0

@@ -39,6 +39,7 @@ from rich.table import Table
 from benchmarks import harness
 from benchmarks.harness import Target, report
 from benchmarks.text.bench_text import check_set, copy_rates
+from mt.catalog.modelinfo import read_train_config, resolve
 from mt.config import DecodeConfig
 from mt.data.feed.noise import casual
 from mt.data.prepared_dir import read_pairs
@@ -46,7 +47,6 @@ from mt.decode.options import TranslateOptions
 from mt.decode.placeholders import Protectable, protect
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import read_train_config, resolve
 from mt.text.lexicon import CAPITALISED
 
 SEARCHES = {"greedy": 1, "beam 5": 5}

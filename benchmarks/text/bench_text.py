@@ -44,13 +44,13 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
 from mt.decode.run_tables import word_stats_for
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
 from mt.text.casual import casual_variants
 from mt.text.normalize import STEPS, Normalizer
 

@@ -34,13 +34,13 @@ import torch
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, in_source_case
 from mt.decode.options import TranslateOptions
 from mt.decode.results import TermCounts, total
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import resolve
 from mt.recipes.domain_split import is_test
 
 SEARCHES = {"greedy": 1, "beam 5": 5}

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks import harness
+from mt.catalog.modelinfo import read_train_config, resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -40,7 +41,6 @@ from mt.decode.results import total
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.modelinfo import read_train_config, resolve
 from mt.recipes.domain_split import split_domain, test_pairs
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans

@@ -39,6 +39,7 @@ import numpy as np
 
 from benchmarks import harness
 from benchmarks.harness import Target, report
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.prepared_dir import read_pairs
 from mt.decode.options import TranslateOptions
@@ -51,7 +52,6 @@ from mt.evaluate.calibrate import (
     save_calibration,
     sentence_chrf,
 )
-from mt.modelinfo import resolve
 from mt.quality.flags import COPY, copies_source, names_of, reads_as_spanish, to_translate
 from mt.recipes.domain_split import DOMAINS as DOMAINS_SPLIT
 from mt.recipes.domain_split import dev_pairs, test_pairs

@@ -52,11 +52,11 @@ import numpy as np
 from benchmarks import harness
 from benchmarks.harness import Target, report
 from benchmarks.trust.bench_trust import Row, ranking_figures, scored_rows, sets
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.evaluate.calibrate import TARGET, TARGETS, scored_sample
-from mt.modelinfo import resolve
 from mt.quality.confidence import Calibration, fit_calibration
 from mt.quality.flags import CopyThresholds, copy_evidence, reads_as_spanish
 

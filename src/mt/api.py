@@ -1,10 +1,10 @@
 """The library's door: what `import mt` promises (mt.translate, mt.load, mt.models and the error
 family), as one caller of the same pipeline the command uses.
 
-A reference is resolved here, once, and its ModelInfo goes down (mt.modelinfo); the engine is the
-one `mt translate` would choose (a shipped model's int8 CTranslate2 copy on a CPU, an export's
-CTranslate2 model, else PyTorch). Problems are MtError with the command's one-line messages:
-nothing here prints or exits.
+A reference is resolved here, once, and its ModelInfo goes down (mt.catalog.modelinfo); the engine
+is the one `mt translate` would choose (a shipped model's int8 CTranslate2 copy on a CPU, an
+export's CTranslate2 model, else PyTorch). Problems are MtError with the command's one-line
+messages: nothing here prints or exits.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
+from mt.catalog.modelinfo import DEFAULT_MODEL, ModelInfo, local_models, resolve, shipped_names
 from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
 from mt.errors import MtError
-from mt.modelinfo import DEFAULT_MODEL, ModelInfo, local_models, resolve, shipped_names
 
 if TYPE_CHECKING:
     from mt.decode.glossary import Glossary

@@ -643,7 +643,7 @@ class PrepareConfig(_DictMixin):
     """Each corpus's training pairs repeated so that its share goes as size^(1/T)
     (mt.data.prepare.upsampling); 1 keeps the corpora as they are."""
     reverse: bool = False
-    """Spanish→English: the same inputs, Spanish as the source (mt.direction)."""
+    """Spanish→English: the same inputs, Spanish as the source (mt.catalog.direction)."""
     synthetic_share: float = 0.5
     """At most this share of the training pairs comes from --synthetic (back-translated) files;
     the rest of them leave (mt.data.prepare.synthetic)."""

@@ -20,7 +20,7 @@ from bench_support import (
     torch_threads,  # noqa: F401  (a fixture)
 )
 from benchmarks.quality import bench_general
-from mt.cards import scores_from
+from mt.catalog.cards import scores_from
 
 
 def test_each_line_comes_back_in_order_with_its_spacing_collapsed() -> None:

@@ -5,10 +5,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from mt.catalog.modelinfo import resolve
 from mt.cli.app import app
 from mt.decode.loaded import LoadedModel
 from mt.model.rundir import load_run
-from mt.modelinfo import resolve
 from mt.text.first_words import capitalised_first
 
 runner = CliRunner()

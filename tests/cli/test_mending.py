@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from mt.checksums import first_failure
+from mt.catalog.modelinfo import DEFAULT_MODEL
 from mt.export.int8_copy import COPY
-from mt.modelinfo import DEFAULT_MODEL
+from mt.storage.checksums import first_failure
 from tests.export.test_int8_copy import DAMAGES, truncate_weights
 
 SENTENCE = "Where is the station?"

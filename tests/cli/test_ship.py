@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
+import mt.catalog.modelinfo
 import mt.cli.ship
-import mt.modelinfo
 from mt.cli.ship import _compute_figures, _kept_card, card_keeping
 from mt.cli.ship import app as ship_app
 from mt.errors import MtError
@@ -18,7 +18,7 @@ from mt.errors import MtError
 
 def _base_card(monkeypatch: pytest.MonkeyPatch, compute: dict[str, str]) -> None:
     cards = {"en-es-general-7": SimpleNamespace(card={"compute": compute})}
-    monkeypatch.setattr(mt.modelinfo, "resolve", lambda name: cards[name])
+    monkeypatch.setattr(mt.catalog.modelinfo, "resolve", lambda name: cards[name])
 
 
 def _continuing(name: str | None) -> SimpleNamespace:
@@ -68,7 +68,7 @@ def test_a_version_that_keeps_its_weights_repeats_their_card_s_data_and_compute(
         "en-es-general-6": SimpleNamespace(card={"data": rows, "compute": compute}),
         "bare": SimpleNamespace(card={"data": rows}),
     }
-    monkeypatch.setattr(mt.modelinfo, "resolve", lambda name: cards[name])
+    monkeypatch.setattr(mt.catalog.modelinfo, "resolve", lambda name: cards[name])
     kept = _kept_card("en-es-general-6")
     monkeypatch.setattr(mt.cli.ship, "_card", lambda info, **parts: parts)
     notes = {"machine": "the same H200", "lineage": "version 6's weights"}
@@ -99,11 +99,11 @@ def test_a_run_ships_into_another_folder_as_a_device_call_brings_it_back(
     assert result.exit_code == 0, result.output
     folder = tmp_path / "out" / "gpu"
     assert f"shipped {trained_run} as gpu: {folder}" in " ".join(result.output.split())
-    info = mt.modelinfo.resolve(folder)  # a model as the run was, its weights in bfloat16
-    assert info.config == mt.modelinfo.resolve(trained_run).config
+    info = mt.catalog.modelinfo.resolve(folder)  # a model as the run was, its weights in bfloat16
+    assert info.config == mt.catalog.modelinfo.resolve(trained_run).config
     run_weights = (trained_run / "best.safetensors").stat().st_size
     assert (folder / "best.safetensors").stat().st_size < 0.6 * run_weights
-    assert not (mt.modelinfo.shipped_root() / "gpu").exists()
+    assert not (mt.catalog.modelinfo.shipped_root() / "gpu").exists()
 
 
 def test_readme_renders_the_card_again_and_lists_it_in_the_checksums(
@@ -111,15 +111,15 @@ def test_readme_renders_the_card_again_and_lists_it_in_the_checksums(
 ) -> None:
     import json
 
-    from mt.cards import render_card
-    from mt.checksums import CHECKSUMS
-    from mt.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, shipped_root
+    from mt.catalog.cards import render_card
+    from mt.catalog.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, shipped_root
+    from mt.storage.checksums import CHECKSUMS
 
     card = json.loads((shipped_root() / DEFAULT_MODEL / CARD_JSON).read_text(encoding="utf-8"))
     (tmp_path / CARD_JSON).write_text(json.dumps(card), encoding="utf-8")
     (tmp_path / CARD_MD).write_text("an old card\n", encoding="utf-8")
     model = SimpleNamespace(directory=tmp_path, card=card)
-    monkeypatch.setattr(mt.modelinfo, "resolve", lambda name: model)
+    monkeypatch.setattr(mt.catalog.modelinfo, "resolve", lambda name: model)
     result = CliRunner().invoke(ship_app, ["readme", DEFAULT_MODEL])
     assert result.exit_code == 0, result.output
     assert (tmp_path / CARD_MD).read_text(encoding="utf-8") == render_card(card)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mt import parallel
 from mt.config import PrepareConfig
 from mt.data.prepare.paragraphs import Outcome, open_markup, split_pair
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.readers.corpus import CorpusInput, CorpusReport, read_corpus, stream_corpus
+from mt.runtime import parallel
 
 
 def test_same_number_of_sentences_gives_sentence_pairs_with_markup_verbatim() -> None:

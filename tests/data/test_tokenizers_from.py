@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from conftest import legacy_models, run_cli
+from mt.catalog.modelinfo import resolve
 from mt.config import PrepareConfig
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared, summary_rows
 from mt.data.tokenization import PLACEHOLDERS, UNK, WordPieceCodec
 from mt.errors import MtError
 from mt.export.writer import export_run
-from mt.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
-from mt.modelinfo import resolve
+from mt.storage.files import MODEL_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER
 
 DOMAIN = [
     (f"The function number {i} returns a dictionary of keys.", f"La función {i} devuelve llaves.")

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import cli_output, legacy_models, run_cli
 from documents_support import html_tags
-from mt.modelinfo import resolve
+from mt.catalog.modelinfo import resolve
 
 RUN = legacy_models() / "run"  # the legacy run, upgraded; its export beside it
 

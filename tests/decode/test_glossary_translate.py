@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import cli_output, legacy_models, run_cli
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.data.tokenization import PLACEHOLDERS
 from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
 from mt.decode.options import TranslateOptions
 from mt.decode.results import total
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 
 
 def _terms(tmp_path: Path) -> Path:

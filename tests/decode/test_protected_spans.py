@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from conftest import invented_pairs, legacy_models, run_cli, tiny_run
+from mt.catalog.modelinfo import read_train_config, resolve
 from mt.config import DecodeConfig
 from mt.data.feed.augment import PLACEHOLDER_RATE
 from mt.data.tokenization import EOS, PLACEHOLDERS, WordPieceCodec
@@ -24,7 +25,6 @@ from mt.decode.results import total
 from mt.decode.search import Hypothesis
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
-from mt.modelinfo import read_train_config, resolve
 from placeholder_support import placeholder_codec
 
 LEGACY_RUN = legacy_models() / "run"

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from conftest import invented_pairs
+from mt.catalog.direction import FORWARD
 from mt.config import DecodeConfig
 from mt.data.tokenization import EOS, PLACEHOLDERS, WordPieceCodec
 from mt.decode.glossary import NAME_STAND_INS, Glossary, Term
@@ -34,7 +35,6 @@ from mt.decode.steps.search import Found, Search
 from mt.decode.steps.segment import Segment
 from mt.decode.steps.terms import PlaceTerms
 from mt.decode.translator import Translator
-from mt.direction import FORWARD
 from mt.errors import MtError
 from mt.quality.confidence import Uncalibrated
 from mt.text.first_words import FirstWords

@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import legacy_models, run_cli
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.segment import segment
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 
 SENTENCES = ["Ilse likes bread.", "Does Bruno want soup?", "Thank you, Nadia!"]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import invented_pairs
+from mt.catalog.modelinfo import DECODE_SWITCHES, resolve
 from mt.cli.textio import read_lines, write_translations
 from mt.config import DecodeConfig
 from mt.decode.glossary import glossary_from_pairs
@@ -21,7 +22,6 @@ from mt.decode.options import TranslateOptions
 from mt.decode.results import Translation
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
-from mt.modelinfo import DECODE_SWITCHES, resolve
 from mt.text.first_words import candidates, capitalised_first
 from mt.text.lexicon import read_lexicon
 from mt.text.wordstats import read_word_stats

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary, Term, restore, with_terms
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.decode.unseen import UnseenNouns, read_dictionary, spanish_plural, unseen_nouns
 from mt.errors import MtError
-from mt.modelinfo import resolve
 
 NOUNS = {
     "dishwasher": ("lavaplatos", "lavavajillas"),
@@ -178,4 +178,4 @@ def test_the_seen_words_are_the_training_english_in_lower_case_and_read_once(
         raise AssertionError(f"{path} parsed again")
 
     monkeypatch.setattr(run_tables, "read_word_stats", unread)
-    assert seen_words_for(run) == seen  # from the user's cache (mt.derived)
+    assert seen_words_for(run) == seen  # from the user's cache (mt.storage.derived)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_output, invented_pairs, ship_tiny
+from mt.catalog.modelinfo import DEFAULT_MODEL, resolve
 from mt.export.int8_copy import COPY
 from mt.export.writer import export_run
-from mt.modelinfo import DEFAULT_MODEL, resolve
 
 # Sentences the tiny run was trained on, and two it never saw (the int8 copy may part from fp32
 # on those).

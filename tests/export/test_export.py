@@ -19,6 +19,7 @@ import torch
 
 import mt
 from conftest import cli_output, invented_pairs, run_cli, ship_tiny, write_corpus
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig, ModelConfig
 from mt.data.tokenization import BOS, EOS, PAD, encode_sources
 from mt.decode.ct2_engine import ExportedRun, open_exported
@@ -27,9 +28,8 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import translator_for
 from mt.evaluate.scores import corpus_scores
 from mt.export.writer import export_run
-from mt.files import CHECKSUMS
 from mt.model.rundir import LoadedRun, load_run, save_weights
-from mt.modelinfo import resolve
+from mt.storage.files import CHECKSUMS
 
 CPU = torch.device("cpu")
 SCORE_TOLERANCE = 1e-4

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ship_tiny
-from mt.checksums import first_failure, write_checksums
+from mt.catalog.modelinfo import resolve
 from mt.cli.decode_options import default_engine
 from mt.config import DecodeConfig
 from mt.decode.ct2_engine import ExportedRun
@@ -25,8 +25,8 @@ from mt.decode.translator import open_translator
 from mt.errors import MtError
 from mt.export.int8_copy import COPY, STAMP, int8_copy, open_with_copy
 from mt.export.writer import export_run
-from mt.files import CHECKSUMS
-from mt.modelinfo import resolve
+from mt.storage.checksums import first_failure, write_checksums
+from mt.storage.files import CHECKSUMS
 
 DEFAULTS = {"precision": "auto", "device": "auto", "checkpoint": "best", "compute_type": "default"}
 OPTIONS = TranslateOptions(decode=DecodeConfig(beam_size=1))

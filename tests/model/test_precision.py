@@ -11,6 +11,7 @@ from torch import nn
 
 import mt.train.launch
 from conftest import write_corpus
+from mt.catalog.modelinfo import read_train_config, resolve
 from mt.config import (
     ConfigError,
     DecodeConfig,
@@ -35,7 +36,6 @@ from mt.model.precision import (
 from mt.model.precision import busy_machine as real_busy_machine
 from mt.model.probes import probe_decoding, probe_training
 from mt.model.transformer import make_model
-from mt.modelinfo import read_train_config, resolve
 from mt.train.launch import train_run
 from mt.train.reporting import SilentReporter
 from mt.train.trainer import Trainer

@@ -14,9 +14,9 @@ from conftest import cli_output as invoke
 from mt.config import PRESETS, ModelConfig
 from mt.data.tokenization import BOS, PAD
 from mt.decode.search import beam_search, greedy_search
-from mt.files import read_metrics
 from mt.model.rnn import RecurrentSeq2Seq
 from mt.model.transformer import count_parameters, make_model
+from mt.storage.files import read_metrics
 from train_support import copy_task, make_trainer
 
 SRC_VOCAB, TGT_VOCAB = 30, 40

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import LEGACY, legacy_copy, legacy_models
-from mt.checksums import verify_checksums
+from mt.catalog.modelinfo import read_model_config, read_train_config
 from mt.config import ModelConfig, TrainConfig
 from mt.errors import MtError
 from mt.model import upgrade
 from mt.model.upgrade import give_tables, upgrade_directory
-from mt.modelinfo import read_model_config, read_train_config
+from mt.storage.checksums import verify_checksums
 from mt.text.lexicon import (
     NO_LEXICON,
     Lexicon,

@@ -20,9 +20,9 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from mt.catalog.modelinfo import resolve
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 from mt.serving.limits import Limits
 from serve_support import DECODE, model_app, threaded_server
 

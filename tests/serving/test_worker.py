@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from mt.catalog.modelinfo import resolve
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.modelinfo import resolve
 from mt.serving.worker import BatchingWorker, Unavailable
 from serve_support import DECODE, ScriptedTranslator, model_app, scripted_app, wait_healthy
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from spellchecker import SpellChecker
 
-from mt.derived import CACHE_ENV
+from mt.storage.derived import CACHE_ENV
 from mt.text.dictionary import COMMON, english_word, english_words
 
 

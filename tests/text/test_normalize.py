@@ -435,7 +435,7 @@ def test_a_lone_slip_of_a_word_that_starts_training_sentences_is_casual_english(
 
 
 def test_the_normaliser_round_trips_through_its_cached_json() -> None:
-    # mt.derived keeps this JSON: what comes back must normalise exactly as what was built,
+    # mt.storage.derived keeps this JSON: what comes back must normalise exactly as what was built,
     # tables of one empty key and empty tables included.
     built = trained_on([*TRAINING, "How nice!", "How cute!", "How kind!"], STEPS)
     back = normalizer_from_json(json.loads(json.dumps(normalizer_to_json(built))))

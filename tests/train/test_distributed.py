@@ -22,9 +22,9 @@ from conftest import cli_output as invoke
 from mt.config import ModelConfig
 from mt.data.feed.batching import TrainData, collate, epoch_batches, step_batches
 from mt.errors import MtError
-from mt.files import read_metrics
 from mt.model.loss import masked_loss_terms
 from mt.model.transformer import make_model
+from mt.storage.files import read_metrics
 from mt.train.distributed import Distributed, setup_distributed
 from mt.train.schedule import learning_rate
 from mt.train.throughput import RATE_COLUMNS

@@ -14,16 +14,16 @@ import pytest
 import torch
 
 from conftest import run_cli
-from mt.checksums import file_sha256
+from mt.catalog.modelinfo import read_lineage, read_model_config, read_train_config, resolve
 from mt.config import FINETUNE_PEAK_SHARE, FINETUNE_WARMUP, PrepareConfig, TrainConfig
 from mt.data.feed.batching import encode_pairs
 from mt.data.feed.rehearsal import Mix, base_count, mixed_pairs, parse_mix
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.errors import MtError
-from mt.files import BEST_WEIGHTS, MODEL_JSON
 from mt.model.rundir import load_run
-from mt.modelinfo import read_lineage, read_model_config, read_train_config, resolve
+from mt.storage.checksums import file_sha256
+from mt.storage.files import BEST_WEIGHTS, MODEL_JSON
 from mt.train.finetune import rehearsal
 from mt.train.launch import train_data, train_run
 from mt.train.trainer import Trainer

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from conftest import prepare_tiny
+from mt.catalog.modelinfo import read_model_config, read_train_config
 from mt.config import RNN_CLIP_NORM
 from mt.errors import MtError
-from mt.files import (
+from mt.storage.files import (
     BEST_WEIGHTS,
     CHECKPOINTS,
     CURVES_PNG,
@@ -26,7 +27,6 @@ from mt.files import (
     TRAIN_JSON,
     WORD_STATS,
 )
-from mt.modelinfo import read_model_config, read_train_config
 from mt.train.launch import dry_run, train_run
 from mt.train.reporting import SilentReporter
 

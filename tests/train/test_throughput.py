@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import LEGACY
-from mt.files import CHECKPOINTS, METRICS_CSV, read_metrics
+from mt.catalog.modelinfo import resolve
 from mt.model.rundir import write_metrics
-from mt.modelinfo import resolve
+from mt.storage.files import CHECKPOINTS, METRICS_CSV, read_metrics
 from mt.train.flops import TokenCounts
 from mt.train.peaks import Peak
 from mt.train.plots import plot_curves

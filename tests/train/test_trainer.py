@@ -10,8 +10,8 @@ from mt.config import TrainConfig
 from mt.data.feed.batching import StepBatch
 from mt.data.tokenization import PAD
 from mt.errors import MtError
-from mt.files import read_metrics
 from mt.model.loss import masked_loss_terms
+from mt.storage.files import read_metrics
 from mt.train.throughput import RATE_COLUMNS
 from train_support import copy_task, make_trainer
 

@@ -26,7 +26,7 @@ from mt.cli.service import export, serve
 from mt.cli.train import train
 from mt.cli.upgrade import upgrade
 from mt.config import recipe_values
-from mt.native_memory import bound_native_caches
+from mt.runtime.native_memory import bound_native_caches
 
 bound_native_caches()  # before any command does matrix work
 

@@ -81,7 +81,7 @@ def backtranslate(
                 sampling_temperature=sampling_temperature, seed=seed, batch_size=batch_size,
             )  # fmt: skip
             model, files = files[0], files[1:]
-            from mt.modelinfo import resolve
+            from mt.catalog.modelinfo import resolve
 
             translator = ModelEngine(
                 resolve(model), config, device=device, threads=threads, compute_type=compute_type

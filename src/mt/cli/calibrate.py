@@ -34,9 +34,9 @@ def calibrate(
     """
 
     def action() -> None:
+        from mt.catalog.modelinfo import resolve
         from mt.decode.translator import open_translator
         from mt.evaluate.calibrate import calibrate, save_calibration, selection_part
-        from mt.modelinfo import resolve
 
         options = decoding.options(decoding.search())
 

@@ -17,8 +17,8 @@ from rich.markup import escape
 from typer.models import OptionInfo
 
 from mt.errors import MtError
-from mt.interrupts import handling
 from mt.notes import LOGGER
+from mt.runtime.interrupts import handling
 
 Opt = typer.Option
 console = Console(stderr=True)

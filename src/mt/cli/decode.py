@@ -72,8 +72,8 @@ def translate(
     """
 
     def action() -> None:
+        from mt.catalog.modelinfo import resolve
         from mt.cli.textio import write_translations
-        from mt.modelinfo import resolve
 
         search = decoding.search(n_best)
         if text and input_file:
@@ -190,8 +190,8 @@ def _document(format_name, input_file, text, n_best, attention, overwrite):
 def _write_document(document, translator, output_file: Path | None) -> None:
     """The translated document written a piece at a time as it is translated (standard output,
     or a temporary file moved into place at the end: nothing is written on a failure)."""
-    from mt.atomic import atomic_write_chunks
     from mt.decode.documents.document import translate_stream
+    from mt.storage.atomic import atomic_write_chunks
 
     bom, parsed = document
     if output_file is None:
@@ -259,9 +259,9 @@ def evaluate(
     """
 
     def action() -> None:
+        from mt.catalog.modelinfo import resolve
         from mt.evaluate.engines import teacher_forcing
         from mt.evaluate.evaluation import evaluate_set, evaluation_set
-        from mt.modelinfo import resolve
 
         if limit is not None and limit <= 0:
             raise MtError(f"--limit must be positive, got {limit}")
@@ -285,11 +285,11 @@ def evaluate(
         if options.glossary is not None:
             _print_terms(report.counts.terms, options.glossary.name)
         if json_file is not None:
-            from mt.files import write_json
+            from mt.storage.files import write_json
 
             write_json(json_file, report.to_dict())
         if hyps_file is not None:
-            from mt.atomic import atomic_write_text
+            from mt.storage.atomic import atomic_write_text
 
             atomic_write_text(hyps_file, "".join(h + "\n" for h in report.hypotheses))
 

@@ -21,9 +21,9 @@ from mt.cli.common import Command, Opt, say, takes
 from mt.config import DECODE, NORMALIZE_INPUT, DecodeConfig
 
 if TYPE_CHECKING:
+    from mt.catalog.modelinfo import ModelInfo
     from mt.decode.options import TranslateOptions
     from mt.decode.translator import Translator
-    from mt.modelinfo import ModelInfo
 
 SEARCH = "Decoding"
 MODEL = "Model"

@@ -72,7 +72,7 @@ def serve(
     """
 
     def action() -> None:
-        from mt.modelinfo import resolve
+        from mt.catalog.modelinfo import resolve
         from mt.serving.server import serve as run_server
 
         if max_alternatives is not None and max_alternatives < 0:
@@ -143,8 +143,8 @@ def export(
     """
 
     def action() -> None:
+        from mt.catalog.modelinfo import resolve
         from mt.export.writer import export_run
-        from mt.modelinfo import resolve
 
         result = export_run(
             resolve(model), out, quantization=quantization, checkpoint=checkpoint, force=force

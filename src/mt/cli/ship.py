@@ -20,7 +20,7 @@ import typer
 
 from mt.cli.common import Opt, run_or_exit, say
 from mt.errors import MtError
-from mt.files import BEST_WEIGHTS, read_json
+from mt.storage.files import BEST_WEIGHTS, read_json
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
@@ -68,9 +68,9 @@ def ship_card(
     """Write card.json and README.md of the shipped model NAME from the benchmark files."""
 
     def action() -> None:
-        from mt.cards import SCORES, SPEED, render_card
+        from mt.catalog.cards import SCORES, SPEED, render_card
+        from mt.catalog.modelinfo import resolve
         from mt.model.ship import seal
-        from mt.modelinfo import resolve
 
         if (data is None) == (weights_of is None):
             raise MtError("give the training data as --data DIR or --weights-of NAME (one of them)")
@@ -94,14 +94,14 @@ def ship_card(
 
 @app.command("readme")
 def ship_readme(name: Annotated[str, typer.Argument(help="The shipped model.")]) -> None:
-    """Write README.md of the shipped model NAME again from its card.json, as mt.cards renders
-    it now (its figures unchanged), and its checksums."""
+    """Write README.md of the shipped model NAME again from its card.json, as mt.catalog.cards
+    renders it now (its figures unchanged), and its checksums."""
 
     def action() -> None:
-        from mt.atomic import atomic_write_text
-        from mt.cards import render_card
-        from mt.checksums import write_checksums
-        from mt.modelinfo import CARD_MD, resolve
+        from mt.catalog.cards import render_card
+        from mt.catalog.modelinfo import CARD_MD, resolve
+        from mt.storage.atomic import atomic_write_text
+        from mt.storage.checksums import write_checksums
 
         info = resolve(name)
         atomic_write_text(info.directory / CARD_MD, render_card(info.card))
@@ -117,7 +117,7 @@ def build_card(
     """card.json: the figures from the files the benchmarks and training wrote (`files`: the
     folder's name for each benchmark file -> where it is now), the words from `notes` (written
     by the person who ships it)."""
-    from mt.files import read_metrics
+    from mt.storage.files import read_metrics
 
     metrics = read_metrics(run)
     last = metrics[-1] if metrics else {}
@@ -158,7 +158,7 @@ def _card(
 ) -> dict[str, Any]:
     import torch
 
-    from mt.cards import PUBLISHED_PEERS, SCORES, SPEED, scores_from, speed_from
+    from mt.catalog.cards import PUBLISHED_PEERS, SCORES, SPEED, scores_from, speed_from
     from mt.model.transformer import count_parameters, make_model
 
     folder = info.directory
@@ -211,7 +211,7 @@ def _compute_figures(info, last: dict[str, float], gpu: str | None) -> dict[str,
 def chain_before(info) -> tuple[float, float]:
     """(CPU-hours, GPU-minutes) of the shipped model this version continued from (its train.json
     lineage, `--init-from NAME`) and of the versions before it, read from that model's card."""
-    from mt.modelinfo import resolve
+    from mt.catalog.modelinfo import resolve
 
     base = info.lineage.get("init_from", {}).get("run")
     if not base:
@@ -239,7 +239,7 @@ def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[
 def _kept_card(name: str) -> dict[str, Any]:
     """The card of the shipped model whose weights a version keeps; it must list its training
     data and compute."""
-    from mt.modelinfo import resolve
+    from mt.catalog.modelinfo import resolve
 
     card = resolve(name).card
     if not card.get("data") or not card.get("compute"):

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from mt.atomic import atomic_output
 from mt.decode.results import Translation
 from mt.errors import MtError
+from mt.storage.atomic import atomic_output
 
 READ_BYTES = 1 << 16
 MAX_BATCH_LINES = 2000  # the same bound on memory as the chunked file path

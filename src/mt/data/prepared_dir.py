@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mt.catalog.direction import direction_of
 from mt.data.readers.corpus import PARTS
 from mt.data.tokenarrays import open_column
 from mt.data.tokenization import WordPieceCodec
-from mt.direction import direction_of
 from mt.errors import MtError
-from mt.files import (
+from mt.storage.files import (
     PREPARE_JSON,
     PREPARED_FORMAT,
     SOURCE_TOKENIZER,

@@ -22,8 +22,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from mt.checksums import file_sha256
 from mt.errors import MtError
+from mt.storage.checksums import file_sha256
 
 _CHUNK = 1 << 20
 _OFFSETS = np.dtype("<i8")

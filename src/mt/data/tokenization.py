@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from tokenizers import Encoding, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-from mt.atomic import atomic_write_text
 from mt.errors import MtError
+from mt.storage.atomic import atomic_write_text
 
 if TYPE_CHECKING:
     import numpy as np

@@ -34,8 +34,8 @@ from mt.data.readers.monolingual import monolingual_paragraphs
 from mt.data.readers.streams import iter_blocks, open_binary
 from mt.decode.line_engines import LineEngine
 from mt.errors import MtError
-from mt.files import read_json, write_json
 from mt.quality.flags import language_of, surely_spanish
+from mt.storage.files import read_json, write_json
 from mt.text.cleaning import clean_text
 from mt.text.sentences import sentence_spans
 

@@ -50,13 +50,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from mt.catalog.modelinfo import ModelInfo, OpenedModel
 from mt.config import DecodeConfig, ModelConfig, TrainConfig
-from mt.cpus import physical_cores
 from mt.data.tokenization import BOS, PAD, SPECIAL_TOKENS, WordPieceCodec
 from mt.decode.hypotheses import Hypothesis, gnmt_penalty, length_limit
 from mt.errors import MtError
-from mt.files import CT2_MODEL
-from mt.modelinfo import ModelInfo, OpenedModel
+from mt.runtime.cpus import physical_cores
+from mt.storage.files import CT2_MODEL
 
 if TYPE_CHECKING:  # neither torch nor numpy is imported to translate with an export
     import numpy as np

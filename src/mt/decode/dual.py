@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.data.feed.batching import pad
 from mt.data.tokenization import BOS, EOS, PAD, encode_sources
 from mt.decode.ct2_engine import ExportedRun
@@ -23,7 +24,6 @@ from mt.decode.engine import open_run
 from mt.errors import MtError
 from mt.model.devices import resolve_device
 from mt.model.rundir import LoadedRun
-from mt.modelinfo import ModelInfo
 from mt.text.cleaning import clean_text
 
 BATCH = 64

@@ -1,9 +1,9 @@
 """What a Translator searches with: PyTorch over a trained run, or CTranslate2 over an export.
 
 `mt translate`, `mt evaluate` and `mt serve` open a model through `open_run` and never ask which
-kind it is (mt.modelinfo resolves the reference once): a run directory, the shipped model among
-them, is searched by mt.decode.search over its PyTorch model (mt.model.rundir), an `mt export` by
-CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`,
+kind it is (mt.catalog.modelinfo resolves the reference once): a run directory, the shipped model
+among them, is searched by mt.decode.search over its PyTorch model (mt.model.rundir), an `mt export`
+by CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`,
 and documents (mt.decode.documents.align) at a second, `AttentionEngine`: the cross-attention that
 places tags, which either engine gives for a translation already made.
 """
@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.batching import EncodedPairs, pad
 from mt.data.tokenization import BOS, PAD
@@ -28,7 +29,6 @@ from mt.model.loss import evaluate_teacher_forced
 from mt.model.precision import ProbeResult, autocast, resolve_precision
 from mt.model.probes import known_decoding, probe_decoding
 from mt.model.rundir import LoadedRun
-from mt.modelinfo import ModelInfo
 
 
 class TeacherForcedScores(Protocol):
@@ -162,7 +162,7 @@ def open_run(
     compute_type: str = "default",
 ) -> LoadedRun | ExportedRun:
     """A LoadedRun, or an ExportedRun for an `mt export`; `info` is the model its caller
-    resolved (mt.modelinfo.resolve). `threads` sets torch's or
+    resolved (mt.catalog.modelinfo.resolve). `threads` sets torch's or
     CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")

@@ -29,9 +29,9 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Protocol
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.config import DecodeConfig
 from mt.errors import MtError
-from mt.modelinfo import ModelInfo
 
 Pair = tuple[str, str]  # (spanish, english)
 MAX_IN_FLIGHT = 100_000  # sentences given to a command and not answered yet (about 20 MB)

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from mt.derived import derived
 from mt.errors import MtError
-from mt.files import LEXICON, WORD_STATS
+from mt.storage.derived import derived
+from mt.storage.files import LEXICON, WORD_STATS
 from mt.text import dictionary, first_words, lexicon, normalize, tables, wordstats
 from mt.text.lexicon import Lexicon, lexicon_from_json, lexicon_to_json, read_lexicon
 from mt.text.normalize import Normalizer, normalizer_from_json, normalizer_to_json
@@ -30,7 +30,7 @@ def table_of_run(model_dir: Path, name: str, *, read: Callable[[Path], T]) -> T:
 
 def lexicon_for(model_dir: Path) -> Lexicon:
     """The lexicon of a run or export directory: which capitalised words are names (kept in
-    the user's cache once read, mt.derived)."""
+    the user's cache once read, mt.storage.derived)."""
 
     def read(path: Path) -> Lexicon:
         return derived(
@@ -52,7 +52,7 @@ def word_stats_for(model_dir: Path) -> WordStats:
 
 def normalizer_for(model_dir: Path) -> Normalizer:
     """The normaliser derived from a directory's word statistics (kept in the user's cache,
-    mt.derived: deriving it takes longer than translating a sentence)."""
+    mt.storage.derived: deriving it takes longer than translating a sentence)."""
 
     def read(path: Path) -> Normalizer:
         return derived(
@@ -70,8 +70,8 @@ def normalizer_for(model_dir: Path) -> Normalizer:
 def seen_words_for(model_dir: Path) -> frozenset[str]:
     """The words a directory's training English has, in lower case (words.tsv, whatever the
     capitals): the rest are the never-seen words mt.decode.unseen gives a Spanish noun. Kept in
-    the user's cache once read (mt.derived): parsing words.tsv takes longer than a translation's
-    whole start-up."""
+    the user's cache once read (mt.storage.derived): parsing words.tsv takes longer than a
+    translation's whole start-up."""
 
     def read(path: Path) -> frozenset[str]:
         return derived(

@@ -80,7 +80,7 @@ def segment(
     """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps.
     `normalize` (casual input made careful, mt.text.normalize) rewrites each sentence before it
     is cut: a sentence's second half is no sentence, and must not get a capital or a full stop.
-    `language` is the source's (mt.direction), for the sentence splitter's abbreviations."""
+    `language` is the source's (mt.catalog.direction), for the sentence splitter's abbreviations."""
     if split:
         spans = sentence_spans(line, language=language)
     else:

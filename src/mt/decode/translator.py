@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mt.catalog.modelinfo import DECODE_SWITCHES, ModelInfo
 from mt.config import DecodeConfig
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.glossary import Glossary
@@ -23,7 +24,6 @@ from mt.decode.results import Translation
 from mt.decode.steps.pipeline import Pipeline
 from mt.decode.unseen import unseen_nouns
 from mt.errors import MtError
-from mt.modelinfo import DECODE_SWITCHES, ModelInfo
 from mt.quality.confidence import Calibration, Uncalibrated
 
 if TYPE_CHECKING:  # an export translates without torch (open_translator)
@@ -130,8 +130,8 @@ def open_translator(
     ct2_model: Path | None = None,
 ) -> Translator:
     """The one way callers (CLI, server, API, benchmarks) open a model for translation, resolved
-    by them (mt.modelinfo.resolve): a run, or an `mt export` (searched with CTranslate2, whose
-    `compute_type` applies). `threads` sets the CPU threads of either
+    by them (mt.catalog.modelinfo.resolve): a run, or an `mt export` (searched with CTranslate2,
+    whose `compute_type` applies). `threads` sets the CPU threads of either
     engine. An export is opened without importing torch, and so is a run searched by its
     CTranslate2 copy `ct2_model` (a shipped model's: mt.export.int8_copy.open_with_copy opens it
     so, and makes it again when CTranslate2 cannot load it)."""

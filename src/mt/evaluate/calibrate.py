@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.data.prepared_dir import PART_FILES, read_pairs
 from mt.decode.translator import Translator
 from mt.errors import MtError
-from mt.modelinfo import ModelInfo
 from mt.quality.confidence import Calibration, fit_calibration, write_calibration
 
 GOOD_CHRF = 50.0
@@ -138,7 +138,7 @@ def save_calibration(translator: Translator, calibration: Calibration) -> Path:
     """Write calibration.json atomically into the translator's model directory; an export's
     checksums.sha256 is written again to list it. A translator that should use the new
     calibration is `translator.with_options(replace(translator.options, calibration=...))`."""
-    from mt.checksums import write_checksums
+    from mt.storage.checksums import write_checksums
 
     info = translator.run.info
     info.writable_directory.mkdir(parents=True, exist_ok=True)

@@ -26,15 +26,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.config import TrainConfig
-from mt.cpus import physical_cores
 from mt.data.feed.batching import EncodedPairs
 from mt.decode.ct2_engine import ExportedRun
 from mt.decode.engine import TeacherForcedScores
 from mt.decode.translator import Translator
 from mt.model.loss import TokenStats, evaluate_teacher_forced
 from mt.model.rundir import load_run
-from mt.modelinfo import ModelInfo
+from mt.runtime.cpus import physical_cores
 
 
 @dataclass(frozen=True)

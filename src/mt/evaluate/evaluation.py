@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.config import DecodeConfig
 from mt.data.feed.batching import encode_parts
 from mt.data.prepared_dir import load_prepared
@@ -21,7 +22,6 @@ from mt.evaluate.engines import TeacherForcing, search_name, teacher_forcing
 from mt.evaluate.scores import corpus_scores
 from mt.evaluate.testsets import EvaluationSet, read_aligned_set, read_tsv_set
 from mt.model.rundir import LoadedRun
-from mt.modelinfo import ModelInfo
 
 
 @dataclass

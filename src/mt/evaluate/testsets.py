@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mt.data.readers.corpus import BadLine
 from mt.errors import MtError
-from mt.files import read_text_file
+from mt.storage.files import read_text_file
 
 NO_TAB = "no tab between English and Spanish"
 EMPTY = "empty line"

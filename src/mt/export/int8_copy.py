@@ -30,15 +30,15 @@ import time
 from pathlib import Path
 
 from mt import __version__
-from mt.atomic import replace_directory
-from mt.checksums import first_failure, write_checksums
+from mt.catalog.modelinfo import ModelInfo
 from mt.decode.ct2_engine import CannotLoad, export_device, require_ctranslate2
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
-from mt.files import CHECKSUMS
-from mt.modelinfo import ModelInfo
 from mt.notes import note
+from mt.storage.atomic import replace_directory
+from mt.storage.checksums import first_failure, write_checksums
+from mt.storage.files import CHECKSUMS
 
 COPY = "ctranslate2-int8"
 STAMP = "made-from.json"

@@ -26,18 +26,21 @@ from pathlib import Path
 import numpy as np
 
 from mt import __version__
-from mt.atomic import (
-    atomic_write_bytes,
-    check_replaceable,
-    replace_directory,
-)
-from mt.checksums import write_checksums
+from mt.catalog.modelinfo import ModelInfo, is_export
 from mt.config import DecodeConfig, ModelConfig
 from mt.data.tokenization import WordPieceCodec
 from mt.decode.ct2_engine import require_ctranslate2
 from mt.decode.run_tables import lexicon_for, word_stats_for
 from mt.errors import MtError
-from mt.files import (
+from mt.model.checkpoint import load_tensors
+from mt.model.rundir import check_fits, check_vocabularies
+from mt.storage.atomic import (
+    atomic_write_bytes,
+    check_replaceable,
+    replace_directory,
+)
+from mt.storage.checksums import write_checksums
+from mt.storage.files import (
     CALIBRATION_JSON,
     CT2_MODEL,
     DECODE_JSON,
@@ -51,9 +54,6 @@ from mt.files import (
     WORD_STATS,
     write_json,
 )
-from mt.model.checkpoint import load_tensors
-from mt.model.rundir import check_fits, check_vocabularies
-from mt.modelinfo import ModelInfo, is_export
 
 QUANTIZATIONS = ("int8", "int8_float32", "int16", "float16", "float32")
 

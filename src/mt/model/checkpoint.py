@@ -1,8 +1,8 @@
 """Tensor files written atomically and read back without ever executing code.
 
 Weights and optimizer tensors go to safetensors with a SHA-256 of their tensor bytes in the
-header; configs and counters go to JSON through mt.files. Every file is written through
-mt.atomic, so a crash leaves either the old file or the new one, never half of one.
+header; configs and counters go to JSON through mt.storage.files. Every file is written through
+mt.storage.atomic, so a crash leaves either the old file or the new one, never half of one.
 Resumable checkpoints are step-numbered pairs (``step-N.safetensors`` then ``step-N.json``, the
 JSON written last), so the newest JSON always names a complete tensor file.
 """
@@ -20,8 +20,8 @@ from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as save_safetensors_bytes
 from torch import Tensor
 
-from mt.atomic import atomic_write_bytes
 from mt.errors import MtError
+from mt.storage.atomic import atomic_write_bytes
 
 CHECKSUM_KEY = "mt_sha256"
 

@@ -255,7 +255,7 @@ def _read_cache(path: Path) -> dict[str, dict]:
 
 
 def _write_cache(path: Path, entry: str, result: ProbeResult) -> None:
-    from mt.atomic import atomic_write_text
+    from mt.storage.atomic import atomic_write_text
 
     data = _read_cache(path)
     data[entry] = {k: v for k, v in asdict(result).items() if k != "cached"}

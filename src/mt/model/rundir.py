@@ -1,4 +1,5 @@
-"""The run directory (layout in mt.files): configs, weights, checkpoints and metrics of one run.
+"""The run directory (layout in mt.storage.files): configs, weights, checkpoints and metrics of one
+run.
 
 Everything here reads a run without executing code and names the file when something is wrong.
 """
@@ -16,11 +17,14 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from mt.atomic import atomic_write_text
+from mt.catalog.modelinfo import ModelInfo, OpenedModel
 from mt.config import ModelConfig
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
-from mt.files import (
+from mt.model.checkpoint import load_tensors, save_tensors
+from mt.model.transformer import make_model
+from mt.storage.atomic import atomic_write_text
+from mt.storage.files import (
     CHECKPOINTS,
     METRICS_CSV,
     MODEL_JSON,
@@ -30,9 +34,6 @@ from mt.files import (
     read_json,
     write_json,
 )
-from mt.model.checkpoint import load_tensors, save_tensors
-from mt.model.transformer import make_model
-from mt.modelinfo import ModelInfo, OpenedModel
 
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (

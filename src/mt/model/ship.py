@@ -4,8 +4,8 @@ What a user needs to translate, fine-tune from and check it, and nothing else: t
 stored in bfloat16 (half the bytes; every loader widens them to float32, and the dev sets say
 what the rounding costs: docs/release.md), the tokenizers, the name and word tables,
 calibration.json, model.json and train.json (its lineage kept), metrics.csv (the training
-figures `GET /model` reports), the card (mt.cards) and checksums.sha256, which mt.modelinfo checks
-each time the model is opened. No checkpoints, no optimizer state.
+figures `GET /model` reports), the card (mt.catalog.cards) and checksums.sha256, which
+mt.catalog.modelinfo checks each time the model is opened. No checkpoints, no optimizer state.
 
     python -m mt.cli.ship model runs/model --name NAME
 """
@@ -17,9 +17,11 @@ from pathlib import Path
 
 import torch
 
-from mt.atomic import atomic_write_text
-from mt.checksums import write_checksums
-from mt.files import (
+from mt.catalog.modelinfo import resolve, ship_configs, shipped_root
+from mt.model.rundir import load_run, save_weights
+from mt.storage.atomic import atomic_write_text
+from mt.storage.checksums import write_checksums
+from mt.storage.files import (
     BEST_WEIGHTS,
     CALIBRATION_JSON,
     DECODE_JSON,
@@ -30,8 +32,6 @@ from mt.files import (
     WORD_STATS,
     write_json,
 )
-from mt.model.rundir import load_run, save_weights
-from mt.modelinfo import resolve, ship_configs, shipped_root
 
 COPIED = (SOURCE_TOKENIZER, TARGET_TOKENIZER, LEXICON, WORD_STATS)
 OPTIONAL = (CALIBRATION_JSON, DECODE_JSON, METRICS_CSV)
@@ -58,7 +58,7 @@ def ship_run(run_dir: Path, name: str, *, root: Path | None = None) -> Path:
 def seal(folder: Path, card: dict, card_text: str) -> None:
     """Write the card (card.json and its README.md) into a shipped folder and list every file
     in checksums.sha256 again."""
-    from mt.modelinfo import CARD_JSON, CARD_MD
+    from mt.catalog.modelinfo import CARD_JSON, CARD_MD
 
     write_json(folder / CARD_JSON, card)
     atomic_write_text(folder / CARD_MD, card_text)

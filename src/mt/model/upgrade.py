@@ -1,5 +1,6 @@
 """`mt upgrade DIR`: a run or export directory written by an older mt, rewritten once in today's
-format (RUN_FORMAT in mt.files), so that every other command reads one format and nothing else.
+format (RUN_FORMAT in mt.storage.files), so that every other command reads one format and nothing
+else.
 
 What format 1 lacked, and what the upgrade writes for it:
 
@@ -13,10 +14,10 @@ What format 1 lacked, and what the upgrade writes for it:
 
 The weights and checkpoints stay as they are (WEIGHTS_FORMAT has not changed). The upgraded
 directory is built beside the old one (the files it keeps hard-linked, so nothing large is
-copied), read back with today's readers and renamed into place (mt.atomic.replace_directory): a
-failure leaves the old directory as it was. Each file it replaces is kept in
-DIR/upgrade-backup-DATE/, which an export's checksums.sha256 does not list. A directory already in
-today's format is left alone.
+copied), read back with today's readers and renamed into place
+(mt.storage.atomic.replace_directory): a failure leaves the old directory as it was. Each file it
+replaces is kept in DIR/upgrade-backup-DATE/, which an export's checksums.sha256 does not list. A
+directory already in today's format is left alone.
 """
 
 from __future__ import annotations
@@ -30,18 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mt.atomic import (
+from mt.catalog.modelinfo import config_from, is_export, read_model_config, read_train_config
+from mt.config import ModelConfig, TrainConfig
+from mt.data.prepare.synthetic import is_synthetic
+from mt.data.prepared_dir import PART_FILES
+from mt.errors import MtError
+from mt.storage.atomic import (
     atomic_write_bytes,
     atomic_write_text,
     building_beside,
     replace_directory,
 )
-from mt.checksums import verify_checksums, write_checksums
-from mt.config import ModelConfig, TrainConfig
-from mt.data.prepare.synthetic import is_synthetic
-from mt.data.prepared_dir import PART_FILES
-from mt.errors import MtError
-from mt.files import (
+from mt.storage.checksums import verify_checksums, write_checksums
+from mt.storage.files import (
     CHECKSUMS,
     LEXICON,
     MODEL_JSON,
@@ -51,7 +53,6 @@ from mt.files import (
     read_json,
     write_json,
 )
-from mt.modelinfo import config_from, is_export, read_model_config, read_train_config
 from mt.text.lexicon import NO_LEXICON, lexicon_of_part, read_lexicon, write_lexicon
 from mt.text.wordstats import (
     NO_WORD_STATS,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mt.errors import MtError
-from mt.files import CALIBRATION_JSON, check_format, read_json, write_json
+from mt.storage.files import CALIBRATION_JSON, check_format, read_json, write_json
 
 if TYPE_CHECKING:
     import numpy as np

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mt.atomic import atomic_write_text
 from mt.data.prepared_dir import read_pairs
+from mt.storage.atomic import atomic_write_text
 
 SELECTION_TATOEBA = 1000
 SELECTION_EACH = 500

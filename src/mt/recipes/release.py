@@ -21,15 +21,6 @@ from pathlib import Path
 
 from mt.config import RECIPES, parse_duration
 from mt.errors import MtError
-from mt.files import (
-    BEST_WEIGHTS,
-    LAST_WEIGHTS,
-    METRICS_CSV,
-    MODEL_JSON,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
-    TRAIN_JSON,
-)
 from mt.recipes.steps import (
     Command,
     Decision,
@@ -40,6 +31,15 @@ from mt.recipes.steps import (
     Step,
     run_command,
     run_steps,
+)
+from mt.storage.files import (
+    BEST_WEIGHTS,
+    LAST_WEIGHTS,
+    METRICS_CSV,
+    MODEL_JSON,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    TRAIN_JSON,
 )
 
 KINDS = (

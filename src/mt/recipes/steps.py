@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mt import __version__
-from mt.checksums import file_sha256
 from mt.errors import MtError
-from mt.files import write_json
-from mt.interrupts import handling
+from mt.runtime.interrupts import handling
+from mt.storage.checksums import file_sha256
+from mt.storage.files import write_json
 
 STAMP_FORMAT = 1
 

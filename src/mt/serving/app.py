@@ -22,10 +22,10 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
 
+from mt.catalog.direction import FORWARD, LANGUAGE_NAMES, Direction
+from mt.catalog.modelinfo import ModelInfo
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
-from mt.direction import FORWARD, LANGUAGE_NAMES, Direction
-from mt.modelinfo import ModelInfo
 from mt.serving.detect import detected_languages
 from mt.serving.documents import (
     html_answer,
@@ -102,7 +102,7 @@ class Service:
         direction: Direction = FORWARD,
     ) -> None:
         self.worker = worker
-        self.direction = direction  # which way the model translates (mt.direction)
+        self.direction = direction  # which way the model translates (mt.catalog.direction)
         self.glossaries = dict(glossaries or {})  # loaded at start, by name
         self.limits = limits
         self.api_key = api_key
@@ -140,7 +140,7 @@ def create_app(
     glossaries: Mapping[str, Glossary] | None = None,
 ) -> FastAPI:
     """`load` opens the translator (in the decoding thread, so /health is 503 meanwhile);
-    `model` is what it opens (mt.modelinfo; None for a scripted translator), `decode` the
+    `model` is what it opens (mt.catalog.modelinfo; None for a scripted translator), `decode` the
     configuration it was opened with, for /model and the alternatives' bound;
     `glossaries` are those a request may name (the one named "" applies when it names none)."""
 

@@ -1,5 +1,5 @@
-"""What `GET /model` says about the served model: its description (mt.modelinfo, read once at
-start), its parameters, and what its directory holds besides.
+"""What `GET /model` says about the served model: its description (mt.catalog.modelinfo, read once
+at start), its parameters, and what its directory holds besides.
 
 The training history and evaluation files are optional and read tolerantly: an export has no
 metrics.csv, and evaluation JSON files (`mt evaluate --json`) are found by their content.
@@ -12,10 +12,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+from mt.catalog.modelinfo import CARD_JSON, DECODE_SWITCHES, ModelInfo
 from mt.config import DecodeConfig, ModelConfig
 from mt.decode.ct2_engine import ExportedRun
 from mt.errors import MtError
-from mt.files import (
+from mt.storage.files import (
     BEST_WEIGHTS,
     CHECKPOINTS,
     EXPORT_FORMAT,
@@ -26,7 +27,6 @@ from mt.files import (
     read_json,
     read_metrics,
 )
-from mt.modelinfo import CARD_JSON, DECODE_SWITCHES, ModelInfo
 
 KNOWN_FILES = {MODEL_JSON, TRAIN_JSON, CARD_JSON, SOURCE_TOKENIZER, TARGET_TOKENIZER}
 ARCHITECTURE_KEYS = ("arch", "d_model", "ff", "heads", "layers", "pre_norm", "tie_embeddings")

@@ -16,8 +16,8 @@ from starlette.datastructures import Headers, UploadFile
 from starlette.formparsers import MultiPartParser
 from starlette.requests import Request
 
+from mt.catalog.direction import FORWARD, Direction
 from mt.decode.glossary import Glossary, glossary_from_pairs
-from mt.direction import FORWARD, Direction
 from mt.errors import MtError
 from mt.serving.limits import Limits
 
@@ -145,7 +145,7 @@ def check_request(
 ) -> TranslateRequest:
     """Field checks, then size limits: 400 for a wrong field, 413 for too much text.
     `glossaries`: those loaded at start, by name (DEFAULT_GLOSSARY for requests naming none);
-    `direction`: the served model's (mt.direction)."""
+    `direction`: the served model's (mt.catalog.direction)."""
     if "q" not in fields:
         raise ApiError(400, "missing q: give the text as a string or an array of strings")
     q = fields["q"]

@@ -17,10 +17,10 @@ from typing import Any
 
 import uvicorn
 
+from mt.catalog.modelinfo import ModelInfo
 from mt.decode.glossary import Glossary
 from mt.decode.options import TranslateOptions
 from mt.errors import MtError
-from mt.modelinfo import ModelInfo
 from mt.serving.app import Service, create_app
 from mt.serving.limits import Limits
 

@@ -2,7 +2,7 @@
 words are English though the training never uses them ("heed", "surfer"), and which are common
 enough to be what a slip meant. pyspellchecker's own start-up (its gzipped JSON, then its
 tables) takes about 0.38 s on a 2-core AVX2 EPYC; the two tables the normaliser asks are kept in
-the user's cache instead (mt.derived) and read back, imports included, in about 0.12 s
+the user's cache instead (mt.storage.derived) and read back, imports included, in about 0.12 s
 (docs/text.md).
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from mt.derived import derived
+from mt.storage.derived import derived
 
 COMMON = 1000
 """pyspellchecker's frequency from which a word's frequency is kept: below it, a word is never

@@ -683,7 +683,7 @@ def _moved(word: str) -> set[str]:
 
 
 def normalizer_to_json(normalizer: Normalizer) -> dict[str, object]:
-    """The normaliser's tables as JSON (mt.derived keeps them so that start-up skips
+    """The normaliser's tables as JSON (mt.storage.derived keeps them so that start-up skips
     from_stats): its sets as sorted lists, each table as its keys joined by newlines beside a
     list of its values, which reads back in about half the time of a JSON object (89,103 pairs:
     53 against 95 ms on a 2-core AVX2 EPYC), the larger part of a casual line's start-up."""

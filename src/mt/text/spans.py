@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mt.errors import MtError
-from mt.files import listed_lines
+from mt.storage.files import listed_lines
 from mt.text.kept import kept_pieces, overlaps
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from mt.atomic import atomic_output
 from mt.errors import MtError
+from mt.storage.atomic import atomic_output
 
 CHUNK = 100_000  # pairs counted between two reports of progress
 T = TypeVar("T")

@@ -22,17 +22,17 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from mt.checksums import file_sha256
 from mt.config import RunConfig, TrainConfig, finetune_run_config
 from mt.data.feed.batching import EncodedPairs
 from mt.data.feed.rehearsal import Mix, mixed_pairs
 from mt.data.prepare.base_run import check_extends_vocabulary, read_base_run
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.errors import MtError
-from mt.files import BEST_WEIGHTS
 from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits
 from mt.model.transformer import make_model
+from mt.storage.checksums import file_sha256
+from mt.storage.files import BEST_WEIGHTS
 from mt.train.depth_growth import grow_depth
 from mt.train.vocab_rows import grow_vocabulary_rows
 from mt.train.width_growth import grow_width
@@ -58,7 +58,7 @@ def fine_tuning(
     changes: Mapping[str, object],
 ) -> FineTuning:
     """The checked starting point of a run fine-tuned from `init_from`: a run directory or a
-    shipped model's name (mt.modelinfo)."""
+    shipped model's name (mt.catalog.modelinfo)."""
     option = f"--init-from {init_from}"
     if preset:
         raise MtError(f"{option} takes its model and training settings from that run; no --preset")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import torch
 
+from mt.catalog.direction import direction_of
+from mt.catalog.modelinfo import read_lineage, read_model_config, read_train_config, write_configs
 from mt.config import (
     ModelConfig,
     TrainConfig,
@@ -29,16 +31,7 @@ from mt.data.feed.augment import placeholder_rate
 from mt.data.feed.batching import TrainData, with_augmentation
 from mt.data.feed.rehearsal import Mix
 from mt.data.prepared_dir import Prepared, load_prepared
-from mt.direction import direction_of
 from mt.errors import MtError
-from mt.files import (
-    CURVES_PNG,
-    DECODE_JSON,
-    MODEL_JSON,
-    SOURCE_TOKENIZER,
-    TARGET_TOKENIZER,
-    write_json,
-)
 from mt.model.devices import resolve_device
 from mt.model.precision import ProbeResult, machine_id, resolve_precision
 from mt.model.probes import probe_training
@@ -50,7 +43,14 @@ from mt.model.rundir import (
 )
 from mt.model.transformer import count_parameters, make_model
 from mt.model.upgrade import give_tables
-from mt.modelinfo import read_lineage, read_model_config, read_train_config, write_configs
+from mt.storage.files import (
+    CURVES_PNG,
+    DECODE_JSON,
+    MODEL_JSON,
+    SOURCE_TOKENIZER,
+    TARGET_TOKENIZER,
+    write_json,
+)
 from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves

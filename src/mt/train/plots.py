@@ -7,7 +7,7 @@ from pathlib import Path
 
 from torch import Tensor
 
-from mt.atomic import atomic_write_bytes
+from mt.storage.atomic import atomic_write_bytes
 
 
 def _pyplot():

@@ -17,7 +17,6 @@ import torch
 from torch import nn
 
 from mt.errors import MtError
-from mt.files import LAST_WEIGHTS
 from mt.model.checkpoint import optimizer_from_tensors, optimizer_to_tensors
 from mt.model.precision import machine_id
 from mt.model.rundir import (
@@ -28,6 +27,7 @@ from mt.model.rundir import (
     save_weights,
     write_metrics,
 )
+from mt.storage.files import LAST_WEIGHTS
 
 
 @dataclass

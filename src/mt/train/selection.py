@@ -23,10 +23,10 @@ from torch import Tensor, nn
 
 from mt.config import TrainConfig
 from mt.data.feed.batching import EncodedPairs
-from mt.files import BEST_WEIGHTS
 from mt.model.loss import TokenStats, evaluate_teacher_forced
 from mt.model.rundir import save_weights
 from mt.model.transformer import make_model
+from mt.storage.files import BEST_WEIGHTS
 
 
 class Selection:

@@ -24,14 +24,14 @@ import torch
 from torch import Tensor, nn
 
 from mt.config import ModelConfig, TrainConfig
-from mt.cpus import seconds_since_start
 from mt.data.feed.batching import EpochSteps, StepBatch, TrainData, epoch_batches, step_batches
 from mt.errors import MtError
-from mt.interrupts import handling
 from mt.model.loss import RunningSums, TokenStats, masked_loss_terms, real_position_logits
 from mt.model.precision import autocast
 from mt.model.transformer import count_parameters, make_model
-from mt.native_memory import TRIM_EVERY, release_freed_memory
+from mt.runtime.cpus import seconds_since_start
+from mt.runtime.interrupts import handling
+from mt.runtime.native_memory import TRIM_EVERY, release_freed_memory
 from mt.train.distributed import Distributed
 from mt.train.peaks import training_peak
 from mt.train.reporting import Reporter

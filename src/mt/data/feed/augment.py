@@ -8,7 +8,7 @@ once from (seed, epoch), so a resumed run sees exactly the pairs an uninterrupte
 
 A row is made when a batch first reads it: the first step waits for its own 64 rows, not for an
 epoch's minutes of regular expressions. On a GPU, whose steps outrun that, `fill` makes a whole
-epoch at once over worker processes (mt.parallel), before its steps (mt.data.feed.prefetch).
+epoch at once over worker processes (mt.runtime.parallel), before its steps (mt.data.feed.prefetch).
 Batches are planned on the prepared lengths, so the plan needs no row made; only the rows an epoch
 changes are encoded again (a text encodes to the ids prepare stored for it).
 """
@@ -25,7 +25,7 @@ from mt.config import TrainConfig
 from mt.data.feed.noise import NoiseDraws
 from mt.data.tokenization import PLACEHOLDERS, WordPieceCodec, has_placeholders
 from mt.errors import MtError
-from mt.parallel import map_chunks, workers_for
+from mt.runtime.parallel import map_chunks, workers_for
 from mt.text.spans import placeheld
 
 PLACEHOLDER_RATE = 0.5

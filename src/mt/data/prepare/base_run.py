@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mt.checksums import file_sha256
+from mt.catalog.modelinfo import ModelInfo, OpenedModel, resolve
 from mt.data.tokenization import WordPieceCodec
 from mt.errors import MtError
-from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
-from mt.modelinfo import ModelInfo, OpenedModel, resolve
+from mt.storage.checksums import file_sha256
+from mt.storage.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
 
 TOKENIZER_FILES = (SOURCE_TOKENIZER, TARGET_TOKENIZER)
 

@@ -49,7 +49,8 @@ def split_pair(en: str, es: str) -> Split:
 
 
 def split_pairs(pairs: Sequence[tuple[str, str]]) -> list[Split]:
-    """split_pair over many pairs: what a worker process is given (mt.parallel.map_chunks)."""
+    """split_pair over many pairs: what a worker process is given
+    (mt.runtime.parallel.map_chunks)."""
     return [split_pair(en, es) for en, es in pairs]
 
 

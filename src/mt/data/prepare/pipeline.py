@@ -44,8 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mt.atomic import check_replaceable, replace_directory
-from mt.checksums import write_checksums
+from mt.catalog.direction import FORWARD, REVERSE, Direction
 from mt.config import PREPARE, PrepareConfig
 from mt.data.prepare.base_run import BaseRun, read_base_run
 from mt.data.prepare.paragraphs import WholeParagraphs
@@ -71,9 +70,10 @@ from mt.data.readers.corpus import (
 )
 from mt.data.readers.translator_files import is_translator_input
 from mt.data.tokenization import SYNTHETIC_TAG
-from mt.direction import FORWARD, REVERSE, Direction
 from mt.errors import MtError
-from mt.files import (
+from mt.storage.atomic import check_replaceable, replace_directory
+from mt.storage.checksums import write_checksums
+from mt.storage.files import (
     LEXICON,
     PREPARE_JSON,
     PREPARED_FORMAT,

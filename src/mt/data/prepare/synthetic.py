@@ -23,7 +23,7 @@ from mt.config import PrepareConfig
 from mt.data.prepare.partition import assign_parts
 from mt.data.prepare.upsampling import row_repeats
 from mt.data.tokenization import SYNTHETIC_TAG, WordPieceCodec
-from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.storage.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
 
 TRAIN = 0
 _STREAM = 0x73796E  # keeps the sample's draws apart from the split's

@@ -15,7 +15,7 @@ from mt.data.prepare.coverage import coverage, new_coverage
 from mt.data.prepare.vocab_growth import grow_pair
 from mt.data.prepared_dir import PART_FILES
 from mt.data.tokenization import WordPieceCodec
-from mt.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
+from mt.storage.files import SOURCE_TOKENIZER, TARGET_TOKENIZER
 
 
 def train_tokenizers(

@@ -33,7 +33,7 @@ from mt.data.readers.translator_files import (
     translator_files,
 )
 from mt.errors import MtError
-from mt.parallel import StreamWorkers
+from mt.runtime.parallel import StreamWorkers
 from mt.text.cleaning import STEPS, clean_text, clean_texts
 
 PARTS = ("train", "selection", "test")

@@ -15,8 +15,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from mt.atomic import atomic_write_text
 from mt.errors import MtError
+from mt.storage.atomic import atomic_write_text
 
 DEFAULT_SOURCE = "https://storage.googleapis.com/download.tensorflow.org/data/spa-eng.zip"
 DEFAULT_OUT = Path("data/spa-eng.tsv")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mt.data.readers.corpus import CorpusInput
 from mt.errors import MtError
-from mt.files import listed_lines
+from mt.storage.files import listed_lines
 
 
 def corpus_inputs(

@@ -17,7 +17,7 @@ from mt.data.readers.po_files import read_po
 from mt.data.readers.translator_entries import FileEntries
 from mt.data.readers.xml_memories import read_tmx, read_xliff
 from mt.errors import MtError
-from mt.files import read_text_file
+from mt.storage.files import read_text_file
 
 PO_SUFFIXES = (".po",)
 TMX_SUFFIXES = (".tmx",)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from mt.checksums import file_sha256
+from mt.storage.checksums import file_sha256
 
 
 def tree_digest(folder: Path) -> str:

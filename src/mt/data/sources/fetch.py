@@ -34,11 +34,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
-from mt.checksums import file_sha256
 from mt.data.sources.digests import digest_of
 from mt.data.sources.http import GONE, ByteProgress, Cut, HttpFailure, Unreachable, download
 from mt.data.sources.registry import Convert, Download, Output, Source
 from mt.errors import MtError
+from mt.storage.checksums import file_sha256
 
 DOWNLOADS = ".downloads"
 SHARED = "../shared/data"

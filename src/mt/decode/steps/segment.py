@@ -26,7 +26,7 @@ class Segment:
     normalise: Callable[[str], str] | None
     span_tokens: bool
     keep: tuple[str, ...]
-    language: str = "en"  # the source's (mt.direction): the sentence splitter's rules
+    language: str = "en"  # the source's (mt.catalog.direction): the sentence splitter's rules
 
     def fits(self, text: str) -> bool:
         """Fewer than `limit` source pieces; with span tokens, no more spans than there are

@@ -23,8 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from mt.atomic import atomic_output
 from mt.notes import note
+from mt.storage.atomic import atomic_output
 
 CACHE_ENV = "MT_CACHE"
 FORMAT = 2

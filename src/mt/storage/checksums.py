@@ -7,9 +7,9 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from mt.atomic import atomic_write_text
 from mt.errors import MtError
-from mt.files import CHECKSUMS
+from mt.storage.atomic import atomic_write_text
+from mt.storage.files import CHECKSUMS
 
 _BLOCK = 1 << 20
 

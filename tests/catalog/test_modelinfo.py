@@ -1,4 +1,5 @@
-"""mt.modelinfo: every model reference resolved in one place, and the shipped model found by name.
+"""mt.catalog.modelinfo: every model reference resolved in one place, and the shipped model found by
+name.
 
 The shipped model itself is tested in test_shipped.py; here a tiny run is shipped into a folder
 of the test's own, so each bad case (unknown name, damaged file, older format) can be made.
@@ -13,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from mt.checksums import write_checksums
+from mt.catalog.modelinfo import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
 from mt.errors import MtError
 from mt.model.ship import ship_run
-from mt.modelinfo import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
+from mt.storage.checksums import write_checksums
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mt"
-READERS = {"mt.modelinfo", "mt.model.upgrade"}
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "mt"
+READERS = {"mt.catalog.modelinfo", "mt.model.upgrade"}
 """The one module that reads model.json and train.json, and `mt upgrade`, which reads the
-older formats that mt.modelinfo refuses."""
+older formats that mt.catalog.modelinfo refuses."""
 CONFIG_READERS = {"read_model_config", "read_train_config", "read_lineage"}
 RESUMING = {"mt.train.launch", "mt.model.upgrade"}
 """`mt train --resume` reads its own unfinished run (no weights yet), upgrade an older one."""
@@ -36,7 +37,7 @@ def shipped(tmp_path: Path, trained_run: Path, monkeypatch: pytest.MonkeyPatch) 
     train = json.loads((folder / "train.json").read_text(encoding="utf-8"))
     (folder / "train.json").write_text(json.dumps({**train, "prepared": str(tmp_path / "gone")}))
     write_checksums(folder)
-    monkeypatch.setattr("mt.modelinfo.shipped_root", lambda: root)
+    monkeypatch.setattr("mt.catalog.modelinfo.shipped_root", lambda: root)
     monkeypatch.setenv("MT_HOME", str(tmp_path / "home"))
     return root / DEFAULT_MODEL
 
@@ -52,7 +53,7 @@ def test_no_module_but_mt_models_reads_model_or_train_json() -> None:
         module = _module(path)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "mt.modelinfo":
+            if isinstance(node, ast.ImportFrom) and node.module == "mt.catalog.modelinfo":
                 names = {alias.name for alias in node.names} & CONFIG_READERS
                 if names and module not in RESUMING | READERS:
                     offenders.append(f"{module}:{node.lineno} imports {sorted(names)}")
@@ -206,8 +207,8 @@ def test_a_damaged_shipped_model_is_one_line_from_the_command(shipped: Path) -> 
 
 
 def test_unequal_stacks_round_trip_through_model_json(tmp_path: Path) -> None:
+    from mt.catalog.modelinfo import read_model_config, write_configs
     from mt.config import ModelConfig, TrainConfig
-    from mt.modelinfo import read_model_config, write_configs
 
     deep = ModelConfig(src_vocab=30, tgt_vocab=40, encoder_layers=3, decoder_layers=1)
     write_configs(tmp_path, deep, TrainConfig(), prepared=tmp_path / "data")

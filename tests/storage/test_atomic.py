@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mt.atomic import atomic_output, atomic_write_chunks, atomic_write_text
 from mt.errors import MtError
+from mt.storage.atomic import atomic_output, atomic_write_chunks, atomic_write_text
 
 
 def test_atomic_write_leaves_no_temporary_files(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_a_write_error_is_one_mt_error_naming_the_file(
     def full_disk(*args: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("mt.atomic.os.fsync", full_disk)
+    monkeypatch.setattr("mt.storage.atomic.os.fsync", full_disk)
     target = tmp_path / "file.bin"
     with pytest.raises(MtError, match=f"cannot write {target}: No space left on device"):
         atomic_write_text(target, "data")
@@ -104,6 +104,6 @@ def test_the_directory_is_synced_after_the_rename(
         synced.append(is_directory and target.read_text() == "new")
         real_fsync(handle)
 
-    monkeypatch.setattr("mt.atomic.os.fsync", fsync)
+    monkeypatch.setattr("mt.storage.atomic.os.fsync", fsync)
     atomic_write_text(target, "new")
     assert synced == [False, True], "the file, then its directory once renamed"

@@ -18,11 +18,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from mt.checksums import verify_checksums
+from mt.catalog.direction import FORWARD, Direction, direction_of
 from mt.config import ModelConfig, TrainConfig
-from mt.direction import FORWARD, Direction, direction_of
 from mt.errors import MtError
-from mt.files import (
+from mt.storage.checksums import verify_checksums
+from mt.storage.files import (
     CALIBRATION_JSON,
     CHECKSUMS,
     DECODE_JSON,

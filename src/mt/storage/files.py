@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from mt.atomic import atomic_write_text
 from mt.errors import MtError
+from mt.storage.atomic import atomic_write_text
 
 RUN_FORMAT = 2
 """Version of the run and export layout, in model.json and train.json: 2 has lexicon.tsv and

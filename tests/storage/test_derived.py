@@ -1,5 +1,5 @@
-"""mt.derived: a table's derivation kept in the user's cache, read back rather than derived again,
-and derived again with one note when its entry is damaged."""
+"""mt.storage.derived: a table's derivation kept in the user's cache, read back rather than derived
+again, and derived again with one note when its entry is damaged."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mt.derived import CACHE_ENV, derived
+from mt.storage.derived import CACHE_ENV, derived
 
 
 @pytest.fixture()
@@ -101,7 +101,7 @@ def refused_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
     with monkeypatch.context() as patch:
-        patch.setattr("mt.derived.atomic_output", refused)
+        patch.setattr("mt.storage.derived.atomic_output", refused)
         yield
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mt.errors import MtError
-from mt.files import check_format, read_json, write_json
+from mt.storage.files import check_format, read_json, write_json
 
 
 def test_json_round_trips_and_keeps_non_ascii_text(tmp_path: Path) -> None:

@@ -1,11 +1,11 @@
-"""mt.parallel: chunks over spawned workers give what one process gives, in order."""
+"""mt.runtime.parallel: chunks over spawned workers give what one process gives, in order."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
 
-from mt.parallel import PARALLEL_FROM, StreamWorkers, map_chunks, workers_for
+from mt.runtime.parallel import PARALLEL_FROM, StreamWorkers, map_chunks, workers_for
 
 
 def _lengths_plus(texts: Sequence[str], extra: int) -> list[int]:

@@ -12,6 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from conftest import cli_output, invented_pairs, run_cli, write_corpus
+from mt.catalog.direction import FORWARD, REVERSE, direction_of
+from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.noise import noisy_sources
 from mt.data.prepared_dir import load_prepared
@@ -21,9 +23,7 @@ from mt.decode.engine import TorchEngine
 from mt.decode.line_engines import ModelEngine
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
-from mt.direction import FORWARD, REVERSE, direction_of
 from mt.errors import MtError
-from mt.modelinfo import resolve
 from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
 from mt.text.lexicon import read_lexicon
 from serve_support import model_app, wait_healthy

@@ -1,5 +1,5 @@
-"""mt.native_memory: the caches are capped before oneDNN builds a primitive (a user's own setting
-wins), and freed heap memory goes back to the system, measured in a fresh process."""
+"""mt.runtime.native_memory: the caches are capped before oneDNN builds a primitive (a user's own
+setting wins), and freed heap memory goes back to the system, measured in a fresh process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mt.native_memory import CACHE_CAPACITY, CACHE_VARIABLES
+from mt.runtime.native_memory import CACHE_CAPACITY, CACHE_VARIABLES
 
 SHAPES = textwrap.dedent(
     """
@@ -71,12 +71,12 @@ def test_capped_caches_keep_resident_memory_down_with_new_shapes() -> None:
     env = {k: v for k, v in os.environ.items() if k not in CACHE_VARIABLES}
     unbounded = resident_mb("", env)
     bounded = resident_mb(
-        "from mt.native_memory import bound_native_caches; bound_native_caches()", env
+        "from mt.runtime.native_memory import bound_native_caches; bound_native_caches()", env
     )
     assert bounded < 0.75 * unbounded, (bounded, unbounded)
 
 
 def test_release_freed_memory_runs_where_glibc_is() -> None:
-    from mt.native_memory import release_freed_memory
+    from mt.runtime.native_memory import release_freed_memory
 
     assert release_freed_memory() is sys.platform.startswith("linux")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.pool import Pool
 from typing import TypeVar
 
-from mt.cpus import physical_cores
+from mt.runtime.cpus import physical_cores
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

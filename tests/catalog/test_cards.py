@@ -9,8 +9,15 @@ import re
 
 import pytest
 
-from mt.cards import CARD_LINES, PUBLISHED_PEERS, SCORES, TITLE_CHARACTERS, lineage, render_card
-from mt.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, shipped_root
+from mt.catalog.cards import (
+    CARD_LINES,
+    PUBLISHED_PEERS,
+    SCORES,
+    TITLE_CHARACTERS,
+    lineage,
+    render_card,
+)
+from mt.catalog.modelinfo import CARD_JSON, CARD_MD, DEFAULT_MODEL, shipped_root
 
 
 def shipped_card() -> dict:
