@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mt._version import __version__
 from mt.errors import MtError
 
-__version__ = "0.1.0"
 __all__ = [
     "DOCUMENT_FORMATS",
     "Error",

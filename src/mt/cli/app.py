@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
-from mt import __version__
+from mt._version import __version__
 from mt.cli.backtranslate import backtranslate
 from mt.cli.calibrate import calibrate
 from mt.cli.common import state

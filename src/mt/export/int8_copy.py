@@ -29,7 +29,7 @@ import shutil
 import time
 from pathlib import Path
 
-from mt import __version__
+from mt._version import __version__
 from mt.catalog.modelinfo import ModelInfo
 from mt.decode.ct2_engine import CannotLoad, export_device, require_ctranslate2
 from mt.decode.options import TranslateOptions

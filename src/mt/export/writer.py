@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mt import __version__
+from mt._version import __version__
 from mt.catalog.modelinfo import ModelInfo, is_export
 from mt.config import DecodeConfig, ModelConfig
 from mt.data.tokenization import WordPieceCodec

@@ -38,7 +38,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from mt import __version__
+from mt._version import __version__
 from mt.errors import MtError
 from mt.runtime.interrupts import handling
 from mt.storage.checksums import file_sha256
