@@ -1,5 +1,5 @@
-"""The package's shape is a rule, not a habit: which stage may import which, no cycles, and
-Typer and rich consoles only in the command line.
+"""The package's shape is a rule, not a habit: a ground floor you can read at a glance, which stage
+may import which, no cycles, and Typer and rich consoles only in the command line.
 
 Every import counts, also one inside a function: a lazy import still ties two modules together.
 """
@@ -7,36 +7,45 @@ Every import counts, also one inside a function: a lazy import still ties two mo
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mt"
+MOST_TOP_LEVEL_MODULES = 8
+"""`__init__.py` and `__main__.py` included: more, and the rest is grouped into a package."""
 
 # Each stage and what it may import besides itself. Data flows one way: files -> data (prepared
 # directory) -> train (run directory) -> decode (text, scores) -> evaluate / export / serving;
 # `text` is the English-text layer under every stage, `model` what train and decode share,
-# `quality` what decode judges its translations with, `core` the top-level modules every
-# stage uses, and `api` the library's door beside the command line.
+# `quality` what decode judges its translations with, and `api` the library's door beside the
+# command line. The ground floor every stage uses: `core` (the top-level modules: errors, notes,
+# config, the version), `storage` (the files mt writes), `runtime` (the process it runs in) and
+# `catalog` (the models it knows).
+GROUND_FLOOR = {"core", "storage", "runtime", "catalog"}
 ALLOWED = {
     "core": set(),
-    "text": {"core"},
-    "data": {"core", "text"},
-    "model": {"core", "text", "data"},
-    "train": {"core", "text", "data", "model"},
-    "quality": {"core", "text"},
-    "decode": {"core", "text", "data", "model", "quality"},
-    "evaluate": {"core", "text", "data", "model", "quality", "decode"},
-    "export": {"core", "data", "model", "decode"},
-    "serving": {"core", "text", "data", "model", "quality", "decode"},
-    "recipes": {"core", "text", "data"},
+    "storage": {"core"},
+    "runtime": {"core"},
+    "catalog": {"core", "storage"},
+    "text": GROUND_FLOOR,
+    "data": GROUND_FLOOR | {"text"},
+    "model": GROUND_FLOOR | {"text", "data"},
+    "train": GROUND_FLOOR | {"text", "data", "model"},
+    "quality": GROUND_FLOOR | {"text"},
+    "decode": GROUND_FLOOR | {"text", "data", "model", "quality"},
+    "evaluate": GROUND_FLOOR | {"text", "data", "model", "quality", "decode"},
+    "export": GROUND_FLOOR | {"data", "model", "decode"},
+    "serving": GROUND_FLOOR | {"text", "data", "model", "quality", "decode"},
+    "recipes": GROUND_FLOOR | {"text", "data"},
     # the library's door (mt.api, and the package's __init__ that fetches its names): a caller
     # of the stages, which the command line calls in its turn (`mt models`)
-    "api": {"core", "text", "data", "model", "quality", "decode", "export"},
-    "cli": {
+    "api": GROUND_FLOOR | {"text", "data", "model", "quality", "decode", "export"},
+    "cli": GROUND_FLOOR
+    | {
         "api",
-        "core",
         "text",
         "data",
         "model",
@@ -52,8 +61,8 @@ ALLOWED = {
 CONSOLE_ONLY_IN = {"cli"}
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -66,14 +75,14 @@ def stage(module: str) -> str:
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ALLOWED) else "core"
 
 
-def modules() -> dict[str, Path]:
-    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+def modules(package: Path = PACKAGE) -> dict[str, Path]:
+    return {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
 
 
-def imports(path: Path) -> Iterator[tuple[int, str]]:
+def imports(path: Path, known: dict[str, Path] | None = None) -> Iterator[tuple[int, str]]:
     """(line, module) for every import of the file, at any depth; `from mt.x import y` counts as
     mt.x.y when that is a module."""
-    known = modules()
+    known = modules() if known is None else known
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             yield from ((node.lineno, alias.name) for alias in node.names)
@@ -84,14 +93,58 @@ def imports(path: Path) -> Iterator[tuple[int, str]]:
                     yield node.lineno, f"{node.module}.{alias.name}"
 
 
-def mt_graph() -> dict[str, set[str]]:
-    known = modules()
-    graph: dict[str, set[str]] = {name: set() for name in known}
+def import_lines(package: Path = PACKAGE) -> dict[str, dict[str, int]]:
+    """Each module's imports of the package's modules, the package face included, with the line
+    of the first."""
+    known = modules(package)
+    lines: dict[str, dict[str, int]] = {name: {} for name in known}
     for name, path in known.items():
-        for _, target in imports(path):
-            if target in known and target != name and not name.startswith(target + "."):
-                graph[name].add(target)
-    return graph
+        for line, target in imports(path, known):
+            if target in known and target != name:
+                lines[name].setdefault(target, line)
+    return lines
+
+
+def mt_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    return {name: set(targets) for name, targets in import_lines(package).items()}
+
+
+def described_cycles(package: Path = PACKAGE) -> list[str]:
+    """One shortest cycle through each group of modules that import each other, as
+    `a (a.py:3) -> b (b/c.py:9) -> a`: the line in each module that imports the next."""
+    lines = import_lines(package)
+    graph = {name: set(targets) for name, targets in lines.items()}
+    known = modules(package)
+    described = []
+    for component in strongly_connected(graph):
+        if len(component) < 2:
+            continue
+        cycle = shortest_cycle(graph, component)
+        steps = [
+            f"{module} ({known[module].relative_to(package)}:{lines[module][after]})"
+            for module, after in zip(cycle, cycle[1:], strict=False)
+        ]
+        described.append(" -> ".join([*steps, cycle[0]]))
+    return described
+
+
+def shortest_cycle(graph: dict[str, set[str]], component: set[str]) -> list[str]:
+    """The shortest way from the component's first module back to itself, inside the component."""
+    start = min(component)
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for nxt in sorted(graph[node] & component):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), start]
+            if nxt not in came_from:
+                came_from[nxt] = node
+                queue.append(nxt)
+    raise AssertionError(f"{sorted(component)} is not a cycle")
 
 
 def test_every_stage_imports_only_the_stages_before_it() -> None:
@@ -118,9 +171,47 @@ def test_typer_and_rich_consoles_only_in_the_command_line() -> None:
 
 
 def test_no_import_cycles() -> None:
-    graph = mt_graph()
-    cycles = [component for component in strongly_connected(graph) if len(component) > 1]
-    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(sorted(c)) for c in cycles)
+    """The package face counts too: `from mt import X` in a module mt.api reaches is a cycle."""
+    cycles = described_cycles()
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_at_most_eight_modules_at_the_top() -> None:
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(top) <= MOST_TOP_LEVEL_MODULES, (
+        f"{len(top)} modules at the top of src/mt (at most {MOST_TOP_LEVEL_MODULES}; group the "
+        f"rest into a package by what they serve): {', '.join(top)}"
+    )
+
+
+def test_no_module_reads_a_name_from_the_package_face() -> None:
+    """`__version__` comes from mt._version: the face (mt/__init__.py) reaches mt.api, and so
+    every stage, so a name read from it ties its reader to all of them."""
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        if name == "mt":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Import) and any(alias.name == "mt" for alias in node.names):
+                wrong.append(f"{where}: import mt")
+            if isinstance(node, ast.ImportFrom) and node.module == "mt" and node.level == 0:
+                names = [alias.name for alias in node.names if f"mt.{alias.name}" not in known]
+                if names:
+                    wrong.append(f"{where}: from mt import {', '.join(names)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_import_of_mt_is_absolute() -> None:
+    """The import rules and the cycle finder read absolute imports only."""
+    relative = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for path in modules().values()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level > 0
+    ]
+    assert not relative, "relative imports: " + ", ".join(relative)
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -165,8 +256,23 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
-    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    graph = {"a": {"b"}, "b": {"c", "a"}, "c": {"a"}, "d": {"a"}}
     assert [c for c in strongly_connected(graph) if len(c) > 1] == [{"a", "b", "c"}]
+    assert shortest_cycle(graph, {"a", "b", "c"}) == ["a", "b", "a"]
+
+
+def test_the_cycle_finder_names_a_cycle_through_the_face_and_a_function(tmp_path: Path) -> None:
+    """The cycle issue 77 found: the face fetches mt.api, whose function imports a module that
+    reads `__version__` from the face."""
+    package = tmp_path / "mt"
+    (package / "export").mkdir(parents=True)
+    (package / "__init__.py").write_text("def __getattr__(name):\n    from mt import api\n")
+    (package / "api.py").write_text("def load():\n    from mt.export.copy import made\n")
+    (package / "export" / "__init__.py").write_text("")
+    (package / "export" / "copy.py").write_text("import os\n\nfrom mt import __version__\n")
+    assert described_cycles(package) == [
+        "mt (__init__.py:2) -> mt.api (api.py:2) -> mt.export.copy (export/copy.py:3) -> mt"
+    ]
 
 
 def test_the_rules_see_a_forbidden_import(tmp_path: Path) -> None:
