@@ -1,4 +1,6 @@
-"""Careful, casual and real typing through the shipped model on a fixed subset, for issue 76's
+"""Decided issue 76's bounds cost the careful, casual and real-typing figures nothing (docs/text.md)
+
+Careful, casual and real typing through the shipped model on a fixed subset, for issue 76's
 non-regression check (the full `make bench-text` needs a prepared selection part and hours on 2
 cores): BLEU of each, and every output, so two trees can be compared line by line.
 
