@@ -291,21 +291,29 @@ def pre_norm_run(trained_run: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return run
 
 
-def test_a_deeper_model_starts_as_its_base_and_learns(
-    pre_norm_run: Path, domain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    deeper = {**TINY, "encoder_layers": 3, "decoder_layers": 2}
+def before_the_first_step(
+    base_run: Path, domain: Path, out: Path, changes: dict, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, object]:
+    """A grown run's weights and selection loss before it trains, and its base's loss."""
     seen: dict[str, object] = {}
 
     def stop_before_the_first_step(trainer: Trainer) -> str:
         seen["weights"] = {k: v.clone() for k, v in trainer.model.state_dict().items()}
         seen["loss"] = trainer.selection.score(trainer.model).loss
-        seen["base_loss"] = trainer.selection.score(load_run(resolve(pre_norm_run)).model).loss
+        seen["base_loss"] = trainer.selection.score(load_run(resolve(base_run)).model).loss
         return "stopped by the test"
 
     with monkeypatch.context() as patched:
         patched.setattr(Trainer, "train", stop_before_the_first_step)
-        train_run(prepared=domain, out=tmp_path / "first", init_from=pre_norm_run, changes=deeper)
+        train_run(prepared=domain, out=out, init_from=base_run, changes=changes)
+    return seen
+
+
+def test_a_deeper_model_starts_as_its_base_and_learns(
+    pre_norm_run: Path, domain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deeper = {**TINY, "encoder_layers": 3, "decoder_layers": 2}
+    seen = before_the_first_step(pre_norm_run, domain, tmp_path / "first", deeper, monkeypatch)
     base = load_run(resolve(pre_norm_run)).model.state_dict()
     weights = seen["weights"]
     assert {
@@ -331,17 +339,7 @@ def test_a_wider_deeper_model_starts_as_its_base_and_learns(
 ) -> None:
     base_config = read_model_config(pre_norm_run)
     student = {**TINY, "encoder_layers": 3, "ff": base_config.ff * 3}
-    seen: dict[str, object] = {}
-
-    def stop_before_the_first_step(trainer: Trainer) -> str:
-        seen["weights"] = {k: v.clone() for k, v in trainer.model.state_dict().items()}
-        seen["loss"] = trainer.selection.score(trainer.model).loss
-        seen["base_loss"] = trainer.selection.score(load_run(resolve(pre_norm_run)).model).loss
-        return "stopped by the test"
-
-    with monkeypatch.context() as patched:
-        patched.setattr(Trainer, "train", stop_before_the_first_step)
-        train_run(prepared=domain, out=tmp_path / "first", init_from=pre_norm_run, changes=student)
+    seen = before_the_first_step(pre_norm_run, domain, tmp_path / "first", student, monkeypatch)
     base = load_run(resolve(pre_norm_run)).model.state_dict()
     weights = seen["weights"]
     ff = base_config.ff
