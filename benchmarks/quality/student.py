@@ -103,10 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         hours = ledger["seconds"] / 3600
         if not (args.run / "train.json").is_file():
             continue  # not claimed yet: `mt train --out` wants the folder to itself
-        atomic_write_text(args.run / LEDGER, json.dumps(ledger) + "\n")
-        if int(hours) > ledger["scored"] and (args.run / "metrics.csv").is_file():
+        due = int(hours) > ledger["scored"] and (args.run / "metrics.csv").is_file()
+        if due:
             ledger["scored"] = int(hours)
-            atomic_write_text(args.run / LEDGER, json.dumps(ledger) + "\n")
+        atomic_write_text(args.run / LEDGER, json.dumps(ledger) + "\n")
+        if due:
             score(args, hours)
     return process.returncode
 

@@ -33,11 +33,8 @@ def grow_width(
         if new is None or new.shape == base.shape:
             continue
         if _FIRST.match(key):  # [d_p, d] or [d_p]: the base's rows, then drawn ones
-            grown[key] = torch.cat([base, new[ff:].to(base.dtype)])
+            grown[key], wider = torch.cat([base, new[ff:].to(base.dtype)]), new.shape[0]
         elif _SECOND.match(key):  # [d, d_p]: the base's columns, then zeros
             zeros = base.new_zeros(base.shape[0], new.shape[1] - ff)
-            grown[key] = torch.cat([base, zeros], dim=1)
-        else:
-            continue
-        wider = grown[key].shape[0] if _FIRST.match(key) else grown[key].shape[1]
+            grown[key], wider = torch.cat([base, zeros], dim=1), new.shape[1]
     return grown, ([ff, wider] if wider else [])
