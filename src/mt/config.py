@@ -24,6 +24,22 @@ def _check(condition: bool, message: str) -> None:
         raise ConfigError(message)
 
 
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _positive(config: object, *names: str) -> None:
+    for name in names:
+        value = getattr(config, name)
+        _check(value > 0, f"{_flag(name)} must be positive, got {value}")
+
+
+def _not_negative(config: object, *names: str) -> None:
+    for name in names:
+        value = getattr(config, name)
+        _check(value >= 0, f"{_flag(name)} must be >= 0, got {value}")
+
+
 class _DictMixin:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
@@ -78,10 +94,7 @@ class ModelConfig(_DictMixin):
     def __post_init__(self) -> None:
         _check(self.arch in ("transformer", "rnn"), f"unknown architecture {self.arch!r}")
         _check(self.src_vocab > 4 and self.tgt_vocab > 4, "vocabularies need more than 4 labels")
-        _check(self.d_model > 0, f"--d-model must be positive, got {self.d_model}")
-        _check(self.ff > 0, f"--ff must be positive, got {self.ff}")
-        _check(self.heads > 0, f"--heads must be positive, got {self.heads}")
-        _check(self.layers > 0, f"--layers must be positive, got {self.layers}")
+        _positive(self, "d_model", "ff", "heads", "layers")
         self._settle_depths()
         if self.arch == "transformer":
             _check(
@@ -102,10 +115,7 @@ class ModelConfig(_DictMixin):
         as `--layers 3` is), unequal ones both counts with `layers` the encoder's (6+2 from a
         2-layer preset and 6+2 grown from a 6-layer base are one config). The recurrent baseline
         has one depth for both stacks."""
-        for name in _DEPTHS:
-            value = getattr(self, name)
-            flag = "--" + name.replace("_", "-")
-            _check(value is None or value > 0, f"{flag} must be positive, got {value}")
+        _positive(self, *(name for name in _DEPTHS if getattr(self, name) is not None))
         encoder, decoder = self.encoder_depth, self.decoder_depth
         if encoder == decoder:
             object.__setattr__(self, "layers", encoder)  # frozen: settled once, while built
@@ -207,8 +217,9 @@ class TrainConfig(_DictMixin):
         return self.lr_decay == "budget" or (self.lr_decay == "auto" and self.has_budget)
 
     def __post_init__(self) -> None:
-        _check(self.lr > 0, f"--lr must be positive, got {self.lr}")
-        _check(self.warmup > 0, f"--warmup must be positive, got {self.warmup}")
+        _positive(self, "lr", "warmup", "batch_size", "max_epochs", "grad_accum")
+        _not_negative(self, "batch_tokens", "max_steps", "time_budget", "patience", "eval_every")
+        _not_negative(self, "eval_sample", "clip_norm", "average_last", "skip_nonfinite")
         _check(
             self.lr_decay in ("rsqrt", "budget", "auto"),
             f"unknown --lr-decay {self.lr_decay!r} (rsqrt, budget or auto)",
@@ -218,9 +229,6 @@ class TrainConfig(_DictMixin):
             "--lr-decay budget needs --time-budget or --max-steps: the budget it decays to",
         )
         _check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
-        _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
-
-        _check(self.batch_tokens >= 0, f"--batch-tokens must be >= 0, got {self.batch_tokens}")
         _check(
             0 <= self.label_smoothing < 1,
             f"--label-smoothing must be in [0, 1), got {self.label_smoothing}",
@@ -231,21 +239,9 @@ class TrainConfig(_DictMixin):
             0 < self.accuracy_goal <= 1,
             f"--accuracy-goal must be in (0, 1], got {self.accuracy_goal}",
         )
-        _check(self.max_epochs > 0, f"--max-epochs must be positive, got {self.max_epochs}")
-        _check(self.max_steps >= 0, f"--max-steps must be >= 0, got {self.max_steps}")
-        _check(self.time_budget >= 0, f"--time-budget must be >= 0, got {self.time_budget}")
-        _check(self.patience >= 0, f"--patience must be >= 0, got {self.patience}")
-        _check(self.eval_every >= 0, f"--eval-every must be >= 0, got {self.eval_every}")
-        _check(self.eval_sample >= 0, f"--eval-sample must be >= 0, got {self.eval_sample}")
-        _check(self.clip_norm >= 0, f"--clip-norm must be >= 0, got {self.clip_norm}")
-        _check(self.grad_accum > 0, f"--grad-accum must be positive, got {self.grad_accum}")
         _check(
             self.precision in ("auto", "fp32", "bf16", "fp16"),
             f"unknown --precision {self.precision!r}",
-        )
-        _check(self.average_last >= 0, f"--average-last must be >= 0, got {self.average_last}")
-        _check(
-            self.skip_nonfinite >= 0, f"--skip-nonfinite must be >= 0, got {self.skip_nonfinite}"
         )
         _check(
             0 <= self.source_noise <= 1,
@@ -327,16 +323,8 @@ OPTIONS = MODEL_OPTIONS | TRAIN_OPTIONS
 """The settings a user may change, by field name: `mt train` has one option for each."""
 
 RESUMABLE_OPTIONS = frozenset(
-    {
-        "max_epochs",
-        "max_steps",
-        "time_budget",
-        "patience",
-        "accuracy_goal",
-        "eval_every",
-        "eval_sample",
-        "skip_nonfinite",
-    }
+    {"max_epochs", "max_steps", "time_budget", "patience", "accuracy_goal"}
+    | {"eval_every", "eval_sample", "skip_nonfinite"}
 )
 """What a resumed run may change: when it stops, how often it evaluates, what it skips. Anything
 else would make the continued run differ from the one that was started."""
@@ -412,7 +400,7 @@ def _depth_changes(changes: Mapping[str, object]) -> dict[str, Any]:
         given = model.get(name)
         _check(
             given is None or given == model["layers"],
-            f"--layers {model['layers']} sets both stacks and --{name.replace('_', '-')} {given} "
+            f"--layers {model['layers']} sets both stacks and {_flag(name)} {given} "
             "another depth: give --layers alone or --encoder-layers and --decoder-layers",
         )
     return {"encoder_layers": None, "decoder_layers": None, **model}
@@ -427,7 +415,7 @@ def check_resumable(changes: Mapping[str, object]) -> None:
         )
     fixed = sorted(set(changes) - RESUMABLE_OPTIONS)
     if fixed:
-        named = ", ".join("--" + name.replace("_", "-") for name in fixed)
+        named = ", ".join(_flag(name) for name in fixed)
         raise ConfigError(
             "--resume continues a run as configured; only stopping limits may be given, "
             f"not {named}"
@@ -470,7 +458,7 @@ def finetune_run_config(
     grown = GROWN_DEPTHS | GROWN_WIDTHS
     fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS - grown))
     if fixed:
-        named = ", ".join("--" + name.replace("_", "-") for name in fixed)
+        named = ", ".join(_flag(name) for name in fixed)
         raise ConfigError(f"--init-from keeps the base run's model; drop {named}")
     model = dataclasses.replace(base_model, **_only(changes, FINETUNE_MODEL_OPTIONS))
     model = _grown(model, _only(changes, GROWN_DEPTHS))
@@ -497,7 +485,7 @@ def _grown(base: ModelConfig, depths: Mapping[str, Any]) -> ModelConfig:
         return base
     old = {"encoder_layers": base.encoder_depth, "decoder_layers": base.decoder_depth}
     for name, value in depths.items():
-        flag, stack = "--" + name.replace("_", "-"), name.split("_")[0]
+        flag, stack = _flag(name), name.split("_")[0]
         _check(
             value >= old[name],
             f"{flag} {value}: --init-from can add layers to the base's {stack} of "
@@ -559,15 +547,11 @@ class DecodeConfig(_DictMixin):
     seed: int = 0  # of the draws: the same seed and batch give the same translations
 
     def __post_init__(self) -> None:
-        _check(self.beam_size > 0, f"--beam-size must be positive, got {self.beam_size}")
-        _check(self.sampling_topk >= 0, f"--sampling-topk must be >= 0, got {self.sampling_topk}")
+        _positive(self, "beam_size", "sampling_temperature", "batch_size")
+        _not_negative(self, "sampling_topk", "max_len_a")
         _check(
             self.sampling_topk == 1 or self.beam_size == 1,
             f"sampling (--sampling-topk {self.sampling_topk}) needs --beam-size 1",
-        )
-        _check(
-            self.sampling_temperature > 0,
-            f"--sampling-temperature must be positive, got {self.sampling_temperature}",
         )
         _check(
             0 < self.n_best <= self.beam_size,
@@ -577,9 +561,7 @@ class DecodeConfig(_DictMixin):
             self.length_penalty is None or self.length_penalty >= 0,
             f"--length-penalty must be >= 0, got {self.length_penalty}",
         )
-        _check(self.max_len_a >= 0, f"--max-len-a must be >= 0, got {self.max_len_a}")
         _check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
-        _check(self.batch_size > 0, f"--batch-size must be positive, got {self.batch_size}")
         _check(
             self.precision in ("auto", "fp32", "bf16"),
             f"--precision must be auto, fp32 or bf16, got {self.precision!r}",
