@@ -182,14 +182,13 @@ def tiny_run(root: Path, *, steps: int) -> Path:
 
 
 LEGACY = Path(__file__).parent / "fixtures" / "legacy"
-"""A prepared directory, a run and an export written by an older mt (its README says how); the
-files stay as they are, the tests upgrade copies with `mt upgrade`."""
+"""A prepared directory, a run and an export written by an older mt (its README says how), the
+run and export since rewritten in today's format; the tests change copies only."""
 
 
 def legacy_copy(tmp_path: Path, name: str = "run", *, prepared: Path) -> Path:
-    """A copy of the legacy run or export (`name`), made before lexicon.tsv and words.tsv
-    existed, whose train.json names `prepared` (an export's checksums then listed again); not
-    upgraded."""
+    """A copy of the legacy run or export (`name`), whose train.json names `prepared` (an
+    export's checksums then listed again); its lexicon.tsv and words.tsv are empty."""
     from mt.storage.checksums import write_checksums
 
     copy = tmp_path / name
@@ -202,24 +201,15 @@ def legacy_copy(tmp_path: Path, name: str = "run", *, prepared: Path) -> Path:
     return copy
 
 
-def upgraded_legacy_copy(tmp_path: Path, name: str = "run", *, prepared: Path) -> Path:
-    """legacy_copy, upgraded by `mt upgrade`."""
-    copy = legacy_copy(tmp_path, name, prepared=prepared)
-    assert f"{name} upgraded" in cli_output("upgrade", copy)
-    return copy
-
-
 @functools.cache
 def legacy_models() -> Path:
-    """A folder holding the legacy run and export upgraded, their training data gone (as on
-    every machine but the one that made them): a tiny model without placeholder tokens for the
-    tests that translate with one. Made once a test session, removed at its end."""
-    from mt.model.upgrade import upgrade_directory
-
+    """A folder holding the legacy run and export, their training data gone (as on every machine
+    but the one that made them): a tiny model without placeholder tokens for the tests that
+    translate with one. Made once a test session, removed at its end."""
     root = Path(tempfile.mkdtemp(prefix="mt-legacy-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     for name in ("run", "export"):
-        upgrade_directory(legacy_copy(root, name, prepared=root / "gone"))
+        legacy_copy(root, name, prepared=root / "gone")
     return root
 
 

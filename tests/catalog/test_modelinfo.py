@@ -20,12 +20,11 @@ from mt.model.ship import ship_run
 from mt.storage.checksums import write_checksums
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "mt"
-READERS = {"mt.catalog.modelinfo", "mt.model.upgrade"}
-"""The one module that reads model.json and train.json, and `mt upgrade`, which reads the
-older formats that mt.catalog.modelinfo refuses."""
+READERS = {"mt.catalog.modelinfo"}
+"""The one module that reads model.json and train.json."""
 CONFIG_READERS = {"read_model_config", "read_train_config", "read_lineage"}
-RESUMING = {"mt.train.launch", "mt.model.upgrade"}
-"""`mt train --resume` reads its own unfinished run (no weights yet), upgrade an older one."""
+RESUMING = {"mt.train.launch"}
+"""`mt train --resume` reads its own unfinished run (no weights yet)."""
 
 
 @pytest.fixture()
@@ -116,11 +115,11 @@ def test_a_missing_shipped_file_says_how_to_restore_it(shipped: Path) -> None:
         resolve(DEFAULT_MODEL)
 
 
-def test_an_older_run_says_mt_upgrade(trained_run: Path, tmp_path: Path) -> None:
+def test_an_older_run_is_refused_in_one_line(trained_run: Path, tmp_path: Path) -> None:
     old = Path(shutil.copytree(trained_run, tmp_path / "old"))
     data = json.loads((old / "model.json").read_text(encoding="utf-8"))
     (old / "model.json").write_text(json.dumps({**data, "format_version": 1}))
-    with pytest.raises(MtError, match=f"run `mt upgrade {old}`"):
+    with pytest.raises(MtError, match="format version 1, this mt reads version 2; use the mt"):
         resolve(old)
 
 

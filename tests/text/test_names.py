@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import legacy_copy, upgraded_legacy_copy
+from conftest import legacy_copy
 from mt.decode.placeholders import protect
 from mt.decode.run_tables import lexicon_for
 from mt.errors import MtError
-from mt.text.lexicon import NO_LEXICON, Lexicon, WordCounts, lexicon_of_part, write_lexicon
+from mt.text.lexicon import NO_LEXICON, Lexicon, WordCounts, write_lexicon
 from mt.text.names import NameRule
 
-LEGACY = Path(__file__).parents[1] / "fixtures" / "legacy"
 PIECES = {
     "me", "to", "introduce", "myself", "I", "will", "see", "you", "on", "We", "met", "in",
     "London", "new", "sentences", "allow", "has", "books", "is", "here", "Tom", "Where", "saw",
@@ -88,22 +87,8 @@ def test_a_run_with_a_lexicon_file_reads_it(tmp_path: Path) -> None:
     assert lexicon_for(tmp_path) == LEXICON
 
 
-def test_an_old_run_is_sent_to_mt_upgrade(tmp_path: Path) -> None:
-    run = legacy_copy(tmp_path, prepared=LEGACY / "data")
-    with pytest.raises(MtError, match=rf"no lexicon\.tsv .*; run `mt upgrade {run}`$"):
-        lexicon_for(run)
-
-
-def test_an_upgraded_old_run_has_the_lexicon_of_its_prepared_directory(tmp_path: Path) -> None:
-    run = upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data")
-    lexicon = lexicon_for(run)
-    assert lexicon == lexicon_of_part(LEGACY / "data" / "train.tsv")
-    assert lexicon.pairs == 231 and lexicon.copied_share("Ilse") == 1.0
-    assert lexicon.copied_share("Does") == 0.0
-
-
 def test_an_old_run_whose_data_is_gone_goes_by_the_lists(tmp_path: Path) -> None:
-    lexicon = lexicon_for(upgraded_legacy_copy(tmp_path, prepared=tmp_path / "gone"))
+    lexicon = lexicon_for(legacy_copy(tmp_path, prepared=tmp_path / "gone"))
     assert lexicon == NO_LEXICON and lexicon.pairs == 0
 
 

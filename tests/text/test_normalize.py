@@ -1,6 +1,5 @@
 """Normalising casual input: each step puts back what casual typing lost, clean text is left as
-it is, and the statistics behind it round-trip through words.tsv or are counted for an old run
-by `mt upgrade`."""
+it is, and the statistics behind it round-trip through words.tsv."""
 
 from __future__ import annotations
 
@@ -12,11 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import legacy_copy, upgraded_legacy_copy
 from mt.data.prepare.synthetic import is_synthetic, tagged
 from mt.decode.run_tables import word_stats_for
 from mt.errors import MtError
-from mt.model.upgrade import upgrade_directory
 from mt.text.normalize import (
     DEFAULT_STEPS,
     MAX_TWO_SLIPS,
@@ -34,7 +31,6 @@ from mt.text.wordstats import (
     write_word_stats,
 )
 
-LEGACY = Path(__file__).parents[1] / "fixtures" / "legacy"
 TRAINING = [
     *(["I don't know where Tom is.", "I'm sure Tom's car is red.", "Where is Mary?"] * 10),
     *(["Where are you going?", "Do you know Tom?", "It's late.", "Its color is red."] * 5),
@@ -324,20 +320,6 @@ def test_the_statistics_round_trip_through_words_tsv(tmp_path: Path) -> None:
     assert STATS.pairs["<s> it's"] == 5 and STATS.pairs["its color"] == 5
 
 
-def test_words_tsv_written_before_the_pairs_is_upgraded_to_an_empty_table(tmp_path: Path) -> None:
-    run = upgraded_legacy_copy(tmp_path, prepared=tmp_path / "gone")
-    write_word_stats(run / "words.tsv", STATS)
-    text = (run / "words.tsv").read_text(encoding="utf-8")
-    unpaired = text[: text.index("\npair\tcount\n")] + "\n"
-    (run / "words.tsv").write_text(unpaired)
-    with pytest.raises(MtError, match=rf"no table of word pairs .*; run `mt upgrade {run}`$"):
-        word_stats_for(run)
-    done = upgrade_directory(run)
-    assert done.changes == ("words.tsv: an empty table of word pairs added, as it was read",)
-    assert word_stats_for(run) == dataclasses.replace(STATS, pairs={})
-    assert done.backup and (done.backup / "words.tsv").read_text() == unpaired
-
-
 def test_words_tsv_written_before_the_exclamations_is_read_with_none(tmp_path: Path) -> None:
     stats = build_word_stats([*TRAINING, "What a day!", "What a mess!"])
     write_word_stats(tmp_path / "words.tsv", stats)
@@ -367,23 +349,6 @@ def test_a_part_is_counted_once_a_sentence_and_without_its_back_translations(
 def test_no_word_is_read_inside_a_word_with_other_letters_or_digits() -> None:
     stats = build_word_stats(["François met the 5th man in Málaga."] * 2)
     assert set(stats.spellings) == {"met", "the", "man", "in"}
-
-
-def test_an_old_run_is_sent_to_mt_upgrade(tmp_path: Path) -> None:
-    run = legacy_copy(tmp_path, prepared=LEGACY / "data")
-    with pytest.raises(MtError, match=rf"no words\.tsv .*; run `mt upgrade {run}`$"):
-        word_stats_for(run)
-
-
-def test_an_upgraded_old_run_has_the_statistics_of_its_prepared_directory(tmp_path: Path) -> None:
-    stats = word_stats_for(upgraded_legacy_copy(tmp_path, prepared=LEGACY / "data"))
-    assert stats == word_stats_of_part(LEGACY / "data" / "train.tsv")
-    lines = (LEGACY / "data" / "train.tsv").read_text(encoding="utf-8").splitlines()
-    assert stats.sentences == len({line.split("\t")[0] for line in lines}) == 202 < len(lines)
-    assert "Ilse" in stats.spellings
-    gone = upgraded_legacy_copy(tmp_path / "b", prepared=tmp_path / "gone")
-    assert word_stats_for(gone) == NO_WORD_STATS
-    assert Normalizer.from_stats(NO_WORD_STATS)("i dont know") == "I dont know."
 
 
 def test_a_damaged_statistics_file_is_one_clear_error(tmp_path: Path) -> None:

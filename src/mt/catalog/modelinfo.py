@@ -99,7 +99,7 @@ class ModelInfo:
 
     @property
     def read_only(self) -> bool:
-        """A shipped model is never written into (calibration, upgrades): it is checked by its
+        """A shipped model is never written into (calibration): it is checked by its
         checksums, and a pip install may live where the user cannot write."""
         return self.name is not None
 
@@ -231,7 +231,7 @@ def describe(directory: Path, *, option: str = "model", name: str | None = None)
 
 def local_models(folder: Path) -> list[ModelInfo]:
     """The runs and exports directly inside `folder` that open (others are left out: an
-    unfinished or older run is for `mt train --resume` or `mt upgrade` to say)."""
+    unfinished or older run is for `mt train --resume` to say)."""
     found = []
     for directory in sorted(folder.iterdir()) if folder.is_dir() else []:
         if (directory / MODEL_JSON).is_file():
@@ -363,11 +363,10 @@ def _prepared_direction(prepared: Path) -> Direction:
 
 
 def _read_versioned(path: Path) -> dict[str, Any]:
-    """Only today's format is read: an older directory is rewritten once by `mt upgrade`."""
+    """Only today's format is read."""
     data = read_json(path)
     version = data.get("format_version") if isinstance(data, dict) else None
-    older = isinstance(version, int) and not isinstance(version, bool) and version < RUN_FORMAT
-    advice = f"run `mt upgrade {path.parent}`" if older else "use the mt version that wrote it"
+    advice = "use the mt version that wrote it"
     check_format(version, RUN_FORMAT, what=f"{path}: run", advice=advice)
     return data
 

@@ -24,7 +24,6 @@ from mt.cli.decode import evaluate, translate
 from mt.cli.models import models
 from mt.cli.service import export, serve
 from mt.cli.train import train
-from mt.cli.upgrade import upgrade
 from mt.config import recipe_values
 from mt.runtime.native_memory import bound_native_caches
 
@@ -108,5 +107,4 @@ def main(
 for command in (download, prepare, train, translate, evaluate, calibrate, export, serve):
     app.command()(command)
 app.command()(models)  # not a step of the pipeline: listed after it
-app.command()(upgrade)
 app.command()(backtranslate)  # monolingual Spanish into synthetic pairs

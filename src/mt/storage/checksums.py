@@ -22,18 +22,11 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_checksums(
-    directory: Path, known: dict[str, str] | None = None, *, skip: tuple[str, ...] = ()
-) -> None:
-    """List every file below `directory` but those in its folders `skip` (`mt upgrade`'s
-    backups, which may be deleted); `known` digests (taken while a file was written) are used as
-    they are rather than read back."""
+def write_checksums(directory: Path, known: dict[str, str] | None = None) -> None:
+    """List every file below `directory`; `known` digests (taken while a file was written) are
+    used as they are rather than read back."""
     known = known or {}
-    files = sorted(
-        p
-        for p in directory.rglob("*")
-        if p.is_file() and p.name != CHECKSUMS and p.relative_to(directory).parts[0] not in skip
-    )
+    files = sorted(p for p in directory.rglob("*") if p.is_file() and p.name != CHECKSUMS)
     lines = []
     for path in files:
         name = path.relative_to(directory).as_posix()

@@ -30,11 +30,11 @@ from mt.storage.atomic import atomic_write_text
 
 RUN_FORMAT = 2
 """Version of the run and export layout, in model.json and train.json: 2 has lexicon.tsv and
-words.tsv with its table of pairs. An older directory is refused with "run `mt upgrade DIR`"
-(mt.model.upgrade rewrites it once); a newer one with the advice to use the mt that wrote it."""
+words.tsv with its table of pairs. Another version is refused with the advice to use the mt
+that wrote it."""
 WEIGHTS_FORMAT = 1
 """Version of the weights and checkpoint files (safetensors metadata, checkpoints/step-N.json):
-unchanged since the first runs, so `mt upgrade` leaves them as they are."""
+unchanged since the first runs."""
 PREPARED_FORMAT = 2
 """Version of the prepared-directory layout."""
 

@@ -42,7 +42,6 @@ from mt.model.rundir import (
     remove_leftovers,
 )
 from mt.model.transformer import count_parameters, make_model
-from mt.model.upgrade import give_tables
 from mt.storage.files import (
     CURVES_PNG,
     DECODE_JSON,
@@ -55,6 +54,7 @@ from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves
 from mt.train.reporting import Reporter, SilentReporter
+from mt.train.run_tables import copy_tables
 from mt.train.throughput import Throughput
 from mt.train.trainer import Trainer
 
@@ -174,7 +174,7 @@ def start_training(
         # model.json last: a run directory that has it has everything `--resume` needs.
         prepared.source.save(run_dir / SOURCE_TOKENIZER)
         prepared.target.save(run_dir / TARGET_TOKENIZER)
-        _copy_lexicon(prepared_dir, run_dir)
+        copy_tables(prepared_dir, run_dir)
         if start and start.decoding:  # the base's search setting, until its own dev part says
             write_json(run_dir / DECODE_JSON, start.decoding)
         write_configs(run_dir, config.model, config.train, prepared_dir.resolve(), lineage)
@@ -193,12 +193,6 @@ def start_training(
         rehearse=rehearse,
         peak_tflops=peak_tflops,
     )
-
-
-def _copy_lexicon(prepared_dir: Path, run_dir: Path) -> None:
-    """The prepared directory's lexicon and word statistics go with the run, which must translate
-    without it; from data prepared before them they are counted, as `mt upgrade` would."""
-    give_tables(run_dir, prepared_dir)
 
 
 def resume_training(
