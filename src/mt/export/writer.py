@@ -17,8 +17,6 @@ model is built: the weights go from the run's safetensors straight into the conv
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +34,7 @@ from mt.model.checkpoint import load_tensors
 from mt.model.rundir import check_fits, check_vocabularies
 from mt.storage.atomic import (
     atomic_write_bytes,
+    building_beside,
     check_replaceable,
     replace_directory,
 )
@@ -95,9 +94,7 @@ def export_run(
     lexicon_for(run_dir), word_stats_for(run_dir)  # copied into the export: they must be readable
     _check_out(run_dir, out, force=force)
     ctranslate2 = require_ctranslate2("mt export")
-    tmp = out.with_name(f".{out.name}.exporting-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
+    with building_beside(out, doing="exporting") as tmp:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         digest = convert_weights(
@@ -112,12 +109,6 @@ def export_run(
         write_checksums(tmp)
         _check_out(run_dir, out, force=force)  # another process may have made it meanwhile
         replace_directory(tmp, out)
-    except OSError as error:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise MtError(f"cannot write {out}: {error.strerror or error}", 1) from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return ExportResult(
         model=info.label,
         out=out,

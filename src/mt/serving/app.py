@@ -11,7 +11,6 @@ import contextlib
 import logging
 import math
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -26,7 +25,7 @@ from mt.catalog.direction import FORWARD, LANGUAGE_NAMES, Direction
 from mt.catalog.modelinfo import ModelInfo
 from mt.config import DecodeConfig
 from mt.decode.glossary import Glossary
-from mt.serving.detect import detected_languages
+from mt.serving.answers import text_answer
 from mt.serving.documents import (
     html_answer,
     parse_html,
@@ -37,9 +36,9 @@ from mt.serving.documents import (
 from mt.serving.files import add_file_routes
 from mt.serving.info import model_info
 from mt.serving.limits import Limits, RateLimiter, key_matches
+from mt.serving.request_log import RequestLog
 from mt.serving.requests import (
     ApiError,
-    TranslateRequest,
     check_request,
     parse_fields,
     read_body,
@@ -325,7 +324,7 @@ async def _translate(service: Service, request: Request, log_text: bool) -> JSON
             sources=source_words(documents),
         )
         return JSONResponse(answer)
-    return JSONResponse(_answer(checked, lines_per_text, translations))
+    return JSONResponse(text_answer(checked, lines_per_text, translations))
 
 
 def _admit(service: Service, request: Request, fields: dict[str, Any]) -> None:
@@ -349,59 +348,6 @@ def _client(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
-def _answer(
-    checked: TranslateRequest, lines_per_text: list[list[str]], translations: list[Any]
-) -> dict[str, Any]:
-    texts: list[str] = []
-    alternatives: list[list[str]] = []
-    trust: list[tuple[float | None, list[str]]] = []
-    start = 0
-    for text_lines in lines_per_text:
-        parts = translations[start : start + len(text_lines)]
-        start += len(text_lines)
-        best = "\n".join(part.text for part in parts)
-        texts.append(best)
-        alternatives.append(_alternatives(parts, best, checked.alternatives))
-        trust.append(_trust(parts))
-    answer: dict[str, Any] = {"translatedText": texts if checked.is_list else texts[0]}
-    if checked.alternatives > 0:
-        answer["alternatives"] = alternatives if checked.is_list else alternatives[0]
-    confidences = [confidence for confidence, _ in trust]
-    flags = [found for _, found in trust]
-    answer["confidence"] = confidences if checked.is_list else confidences[0]
-    answer["flags"] = flags if checked.is_list else flags[0]
-    if checked.detect:
-        answer["detectedLanguage"] = detected_languages(
-            checked.texts, is_list=checked.is_list, fallback=checked.language
-        )
-    return answer
-
-
-def _trust(parts: list[Any]) -> tuple[float | None, list[str]]:
-    """A text's confidence is its least confident line's (the one to check); its flags are
-    all its lines' flags; None for a text without words. Extra fields: LibreTranslate clients
-    ignore them."""
-    judged = [part for part in parts if part.confidence is not None and part.source.strip()]
-    confidence = min((part.confidence for part in judged), default=None)
-    flags = sorted({flag for part in judged for flag in part.flags})
-    return (None if confidence is None else round(confidence, 4)), flags
-
-
-def _alternatives(parts: list[Any], best: str, wanted: int) -> list[str]:
-    """The k-th best of every line, joined; distinct and different from the best."""
-    found: list[str] = []
-    depth = max((len(part.hypotheses) for part in parts), default=0)
-    for k in range(1, depth):
-        text = "\n".join(
-            part.hypotheses[k][0] if len(part.hypotheses) > k else part.text for part in parts
-        )
-        if text != best and text not in found:
-            found.append(text)
-        if len(found) == wanted:
-            break
-    return found
-
-
 def _add_error_handlers(app: FastAPI) -> None:
     async def api_error(request: Request, error: ApiError) -> JSONResponse:
         return JSONResponse({"error": error.message}, error.status, headers=error.headers)
@@ -422,43 +368,3 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(Exception, bug)
-
-
-class RequestLog:
-    """One line per request: method, path, status, sentences, milliseconds (text on request)."""
-
-    def __init__(self, app: Any, log_line: Callable[[str], None], log_text: bool) -> None:
-        self.app = app
-        self.log_line = log_line
-        self.log_text = log_text
-
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = 500
-
-        async def send_status(message: dict) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_status)
-        finally:
-            state = scope.get("state") or {}
-            sentences = state.get("sentences")
-            line = (
-                f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {scope['method']} {scope['path']} {status}"
-                + (
-                    f" {sentences} sentence{'s' * (sentences != 1)}"
-                    if sentences is not None
-                    else ""
-                )
-                + f" {(time.perf_counter() - started) * 1000:.1f} ms"
-            )
-            if self.log_text and state.get("text"):
-                line += f" text: {state['text']}"
-            self.log_line(line)

@@ -4,8 +4,8 @@ The corpora are read as streams, so memory does not grow with their size except 
 hashes a pair (duplicates and the English sentence of each pair) and the offsets of the encoded
 training part:
 
-1. read: every corpus is cleaned and filtered chunk by chunk and spooled to one temporary file,
-   keeping only the hashes in NumPy arrays;
+1. read (spool.py): every corpus is cleaned and filtered chunk by chunk and spooled to one
+   temporary file, keeping only the hashes in NumPy arrays;
 2. split: duplicates and the split by English sentence are decided on the hashes alone
    (partition.py), with the selection and test parts capped; the spool is then written out part
    by part;
@@ -32,17 +32,13 @@ never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepar
 
 from __future__ import annotations
 
-import itertools
-import os
-import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from mt.catalog.direction import FORWARD, REVERSE, Direction
 from mt.config import PREPARE, PrepareConfig
@@ -50,12 +46,12 @@ from mt.data.prepare.base_run import BaseRun, read_base_run
 from mt.data.prepare.paragraphs import WholeParagraphs
 from mt.data.prepare.part_arrays import encode_parts, line_chunks, too_long_reason
 from mt.data.prepare.partition import (
-    combine_hashes,
     pair_hashes,
     tokenizer_sample_mask,
 )
+from mt.data.prepare.spool import deduplicate, read_all
 from mt.data.prepare.stages import NoStages, Stages
-from mt.data.prepare.synthetic import is_synthetic, split_parts, tagged, untagged, with_tag
+from mt.data.prepare.synthetic import is_synthetic, split_parts, untagged, with_tag
 from mt.data.prepare.vocabularies import choose_tokenizers, vocabulary_info
 from mt.data.prepared_dir import PART_FILES
 from mt.data.readers.corpus import (
@@ -63,15 +59,12 @@ from mt.data.readers.corpus import (
     BadLine,
     CorpusInput,
     CorpusReport,
-    Filters,
     read_corpus,
     report_summary,
-    stream_corpus,
 )
-from mt.data.readers.translator_files import is_translator_input
 from mt.data.tokenization import SYNTHETIC_TAG
 from mt.errors import MtError
-from mt.storage.atomic import check_replaceable, replace_directory
+from mt.storage.atomic import building_beside, check_replaceable, replace_directory
 from mt.storage.checksums import write_checksums
 from mt.storage.files import (
     LEXICON,
@@ -92,20 +85,6 @@ class PrepareResult:
     info: dict[str, Any]
     bad_lines: list[BadLine]
     bad_count: int
-
-
-@dataclass
-class _Spool:
-    """What reading leaves: the cleaned pairs in one file and their hashes in file order."""
-
-    path: Path
-    pair_hashes: list[np.ndarray] = field(default_factory=list)
-    english_hashes: list[np.ndarray] = field(default_factory=list)
-    reports: list[CorpusReport] = field(default_factory=list)
-    pairs_per_corpus: list[int] = field(default_factory=list)
-    synthetic: list[np.ndarray] = field(default_factory=list)  # per chunk: rows from --synthetic
-    duplicate: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    excluded: int = 0  # pairs whose English is in a --selection or --test file
 
 
 def prepare_corpus(
@@ -136,9 +115,7 @@ def prepare_corpus(
         base = read_base_run(tokenizers_from, option="--tokenizers-from")
         _check_direction(base, REVERSE if config.reverse else FORWARD)
     _check_out(out, force=force)
-    tmp = out.with_name(f".{out.name}.preparing-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
+    with building_beside(out, doing="preparing") as tmp:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         held_out = _held_out(selection, test)
@@ -150,12 +127,6 @@ def prepare_corpus(
         write_checksums(tmp, _array_digests(info["token_arrays"]))
         _check_out(out, force=force)  # another run may have created it meanwhile
         replace_directory(tmp, out)
-    except OSError as error:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise MtError(f"cannot write {out}: {error}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return PrepareResult(out=out, info=info, bad_lines=total.bad_lines, bad_count=total.bad_count)
 
 
@@ -171,8 +142,8 @@ def _build(
     """The five stages in order, each writing into `tmp`; prepare.json's content and the counts.
     The first `real` inputs are real corpora, the others synthetic."""
     name = _names(inputs[:real])
-    spool = _read_all(inputs, real, tmp, config=config, stages=stages)
-    total = _deduplicate(spool)
+    spool = read_all(inputs, real, tmp, config=config, stages=stages)
+    total = deduplicate(spool)
     if total.pairs == 0:
         raise MtError(f"{name}: no valid English-Spanish pair{report_summary(total)}")
     part, repeats, corpus_repeats, placed, spool.excluded = split_parts(
@@ -222,15 +193,6 @@ def _build(
     return info, total
 
 
-def _filters(config: PrepareConfig) -> Filters:
-    """The raw-text filters applied while reading (`max_length` waits for the tokenizers)."""
-    return Filters(
-        max_words=config.max_words,
-        max_ratio=config.max_ratio,
-        drop_identical=config.drop_identical,
-    )
-
-
 def _info(
     inputs: Sequence[CorpusInput],
     reports: Sequence[CorpusReport],
@@ -276,72 +238,6 @@ def _inputs(corpora: Path | CorpusInput | Sequence[CorpusInput]) -> list[CorpusI
 
 def _names(inputs: Sequence[CorpusInput]) -> str:
     return ", ".join(source.name for source in inputs)
-
-
-# ----- 1. read -----------------------------------------------------------------------------------
-
-
-def _read_all(
-    inputs: Sequence[CorpusInput], real: int, tmp: Path, *, config: PrepareConfig, stages: Stages
-) -> _Spool:
-    """Every pair written source first (Spanish with --reverse; a synthetic source tagged), its
-    hashes taken from the English and Spanish as read."""
-    spool = _Spool(path=tmp / ".spool.tsv")
-    stages.start("read", None)
-    filters = _filters(config)
-    with spool.path.open("w", encoding="utf-8", newline="\n") as file:
-        for number, source in enumerate(inputs):
-            report = CorpusReport(path=source.name)
-            pairs = 0
-            chunks = stream_corpus(
-                source,
-                report,
-                strict=config.strict,
-                filters=filters,
-                paragraphs=_splits_paragraphs(source, config),
-            )
-            for chunk in chunks:
-                sources, targets = (chunk.es, chunk.en) if config.reverse else (chunk.en, chunk.es)
-                if number >= real:
-                    sources = [tagged(text) for text in sources]
-                file.write("".join(f"{a}\t{b}\n" for a, b in zip(sources, targets, strict=True)))
-                spool.synthetic.append(np.full(len(chunk.en), number >= real))
-                english = pair_hashes(chunk.en)
-                spool.english_hashes.append(english)
-                spool.pair_hashes.append(combine_hashes(english, pair_hashes(chunk.es)))
-                pairs += len(chunk.en)
-                stages.advance(len(chunk.en))
-            spool.reports.append(report)
-            spool.pairs_per_corpus.append(pairs)
-    if not spool.pair_hashes:
-        spool.pair_hashes.append(np.zeros(0, dtype=np.uint64))
-        spool.english_hashes.append(np.zeros(0, dtype=np.uint64))
-        spool.synthetic.append(np.zeros(0, dtype=bool))
-    return spool
-
-
-def _splits_paragraphs(source: CorpusInput, config: PrepareConfig) -> bool:
-    """--paragraphs auto: the pairs of translator files are documentation paragraphs."""
-    if config.paragraphs == "auto":
-        return source.path is not None and is_translator_input(source.path)
-    return config.paragraphs == "all"
-
-
-def _total_report(reports: Sequence[CorpusReport]) -> CorpusReport:
-    total = CorpusReport(path=", ".join(report.path for report in reports))
-    for report in reports:
-        total.merge(report)
-    return total
-
-
-def _deduplicate(spool: _Spool) -> CorpusReport:
-    """Mark later copies of a pair as duplicates (`spool.duplicate`); the counts of all corpora."""
-    spool.duplicate = pd.Series(np.concatenate(spool.pair_hashes)).duplicated().to_numpy()
-    bounds = np.cumsum([0, *spool.pairs_per_corpus])
-    for report, (a, b) in zip(spool.reports, itertools.pairwise(bounds), strict=True):
-        kept = int((~spool.duplicate[a:b]).sum())
-        report.duplicates, report.pairs = report.pairs - kept, kept
-    return _total_report(spool.reports)
 
 
 # ----- 2. split ----------------------------------------------------------------------------------
