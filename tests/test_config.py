@@ -9,20 +9,22 @@ import pytest
 
 from mt.cli.app import train as train_command
 from mt.config import (
-    MODEL_OPTIONS,
-    OPTIONS,
     PRESETS,
     RECIPES,
     RNN_CLIP_NORM,
-    TRAIN_OPTIONS,
     ConfigError,
     DecodeConfig,
     ModelConfig,
     TrainConfig,
+    parse_duration,
+)
+from mt.train.run_config import (
+    MODEL_OPTIONS,
+    OPTIONS,
+    TRAIN_OPTIONS,
     finetune_run_config,
     given_options,
     new_run_config,
-    parse_duration,
     recipe,
     resumed_train_config,
 )

@@ -22,7 +22,7 @@ from rich.table import Table
 from benchmarks import harness
 from mt.catalog.modelinfo import resolve
 from mt.cli.progress import RichReporter
-from mt.config import OPTIONS, DecodeConfig, PrepareConfig, parse_duration
+from mt.config import DecodeConfig, PrepareConfig, parse_duration
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.data.prepared_dir import load_prepared
 from mt.decode.options import TranslateOptions
@@ -32,6 +32,7 @@ from mt.model.devices import resolve_device
 from mt.model.rundir import load_run
 from mt.storage.files import read_metrics
 from mt.train.launch import start_training
+from mt.train.run_config import OPTIONS
 
 THESIS = {"test_cross_entropy": 1.77, "test_accuracy": 0.66, "seconds": 69_652, "epochs": 12}
 GOAL_ACCURACY = 0.66

@@ -21,13 +21,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from mt.config import RunConfig, TrainConfig, new_run_config
+from mt.config import TrainConfig
 from mt.data.feed.batching import Batch, EncodedPairs, epoch_batches, step_batches
 from mt.data.prepared_dir import load_prepared
 from mt.data.tokenization import BOS, EOS, PAD
 from mt.model.devices import resolve_device
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.transformer import make_model
+from mt.train.run_config import RunConfig, new_run_config
 from mt.train.schedule import learning_rate
 
 MAPPED, LISTS = "token-array files", "in-memory lists"

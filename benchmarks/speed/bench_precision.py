@@ -29,7 +29,7 @@ from torch import nn
 
 from benchmarks import harness
 from mt.catalog.modelinfo import resolve
-from mt.config import DecodeConfig, RunConfig, TrainConfig, new_run_config
+from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.batching import Batch, EncodedPairs, collate, epoch_batches
 from mt.data.prepared_dir import Prepared, load_prepared
 from mt.decode.engine import TorchEngine
@@ -40,6 +40,7 @@ from mt.evaluate.testsets import EvaluationSet
 from mt.model.loss import masked_loss_terms, real_position_logits
 from mt.model.precision import autocast, resolve_precision
 from mt.model.transformer import make_model
+from mt.train.run_config import RunConfig, new_run_config
 from mt.train.schedule import learning_rate
 
 CPU = torch.device("cpu")

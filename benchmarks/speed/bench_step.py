@@ -22,11 +22,11 @@ from pathlib import Path
 import torch
 
 from benchmarks import harness
-from mt.config import new_run_config
 from mt.data.prepared_dir import load_prepared
 from mt.train.distributed import Distributed
 from mt.train.launch import train_data
 from mt.train.reporting import SilentReporter
+from mt.train.run_config import new_run_config
 from mt.train.trainer import Trainer
 
 

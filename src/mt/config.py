@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal, Self
 
@@ -19,25 +18,27 @@ class ConfigError(MtError, ValueError):
     """An option or stored configuration that cannot be used; the message names it."""
 
 
-def _check(condition: bool, message: str) -> None:
+def check(condition: bool, message: str) -> None:
+    """A ConfigError with `message` unless `condition` holds."""
     if not condition:
         raise ConfigError(message)
 
 
-def _flag(name: str) -> str:
+def flag(name: str) -> str:
+    """The option that sets the field `name`: --max-len-a for max_len_a."""
     return "--" + name.replace("_", "-")
 
 
 def _positive(config: object, *names: str) -> None:
     for name in names:
         value = getattr(config, name)
-        _check(value > 0, f"{_flag(name)} must be positive, got {value}")
+        check(value > 0, f"{flag(name)} must be positive, got {value}")
 
 
 def _not_negative(config: object, *names: str) -> None:
     for name in names:
         value = getattr(config, name)
-        _check(value >= 0, f"{_flag(name)} must be >= 0, got {value}")
+        check(value >= 0, f"{flag(name)} must be >= 0, got {value}")
 
 
 class _DictMixin:
@@ -48,7 +49,7 @@ class _DictMixin:
     def from_dict(cls, data: dict[str, Any]) -> Self:
         known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
         unknown = sorted(set(data) - known)
-        _check(not unknown, f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
+        check(not unknown, f"{cls.__name__}: unknown field(s) {', '.join(unknown)}")
         return cls(**data)
 
 
@@ -89,25 +90,25 @@ class ModelConfig(_DictMixin):
         equal stacks is written exactly as before the two counts existed (and an older mt reads
         it)."""
         data = super().to_dict()
-        return {k: v for k, v in data.items() if k not in _DEPTHS or v is not None}
+        return {k: v for k, v in data.items() if k not in DEPTHS or v is not None}
 
     def __post_init__(self) -> None:
-        _check(self.arch in ("transformer", "rnn"), f"unknown architecture {self.arch!r}")
-        _check(self.src_vocab > 4 and self.tgt_vocab > 4, "vocabularies need more than 4 labels")
+        check(self.arch in ("transformer", "rnn"), f"unknown architecture {self.arch!r}")
+        check(self.src_vocab > 4 and self.tgt_vocab > 4, "vocabularies need more than 4 labels")
         _positive(self, "d_model", "ff", "heads", "layers")
         self._settle_depths()
         if self.arch == "transformer":
-            _check(
+            check(
                 self.d_model % self.heads == 0,
                 f"--d-model {self.d_model} is not divisible by --heads {self.heads}",
             )
-        _check(0.0 <= self.dropout < 1.0, f"--dropout must be in [0, 1), got {self.dropout}")
-        _check(
+        check(0.0 <= self.dropout < 1.0, f"--dropout must be in [0, 1), got {self.dropout}")
+        check(
             not self.tie_embeddings or self.src_vocab == self.tgt_vocab,
             "tied embeddings need a shared vocabulary (prepare with --shared-vocab N)",
         )
-        _check(self.cell in ("lstm", "gru"), f"unknown --cell {self.cell!r}")
-        _check(self.attention in ("bahdanau", "luong"), f"unknown --attention {self.attention!r}")
+        check(self.cell in ("lstm", "gru"), f"unknown --cell {self.cell!r}")
+        check(self.attention in ("bahdanau", "luong"), f"unknown --attention {self.attention!r}")
 
     def _settle_depths(self) -> None:
         """One spelling per shape, so two configs of one shape compare equal however they were
@@ -115,11 +116,11 @@ class ModelConfig(_DictMixin):
         as `--layers 3` is), unequal ones both counts with `layers` the encoder's (6+2 from a
         2-layer preset and 6+2 grown from a 6-layer base are one config). The recurrent baseline
         has one depth for both stacks."""
-        _positive(self, *(name for name in _DEPTHS if getattr(self, name) is not None))
+        _positive(self, *(name for name in DEPTHS if getattr(self, name) is not None))
         encoder, decoder = self.encoder_depth, self.decoder_depth
         if encoder == decoder:
             object.__setattr__(self, "layers", encoder)  # frozen: settled once, while built
-        _check(
+        check(
             self.arch != "rnn" or encoder == decoder,
             f"--arch rnn has one depth for both stacks (--layers), not {encoder}+{decoder}",
         )
@@ -132,7 +133,8 @@ class ModelConfig(_DictMixin):
             object.__setattr__(self, "decoder_layers", decoder)
 
 
-_DEPTHS = ("encoder_layers", "decoder_layers")
+DEPTHS = ("encoder_layers", "decoder_layers")
+"""The two stacks' own depths, each None where it is `layers`."""
 
 
 @dataclass(frozen=True)
@@ -220,40 +222,40 @@ class TrainConfig(_DictMixin):
         _positive(self, "lr", "warmup", "batch_size", "max_epochs", "grad_accum")
         _not_negative(self, "batch_tokens", "max_steps", "time_budget", "patience", "eval_every")
         _not_negative(self, "eval_sample", "clip_norm", "average_last", "skip_nonfinite")
-        _check(
+        check(
             self.lr_decay in ("rsqrt", "budget", "auto"),
             f"unknown --lr-decay {self.lr_decay!r} (rsqrt, budget or auto)",
         )
-        _check(
+        check(
             self.lr_decay != "budget" or self.has_budget,
             "--lr-decay budget needs --time-budget or --max-steps: the budget it decays to",
         )
-        _check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
-        _check(
+        check(0 <= self.beta1 < 1 and 0 <= self.beta2 < 1, "--beta1/--beta2 must be in [0, 1)")
+        check(
             0 <= self.label_smoothing < 1,
             f"--label-smoothing must be in [0, 1), got {self.label_smoothing}",
         )
-        _check(self.max_src_len >= 3, f"--max-src-len must be >= 3, got {self.max_src_len}")
-        _check(self.max_tgt_len >= 3, f"--max-tgt-len must be >= 3, got {self.max_tgt_len}")
-        _check(
+        check(self.max_src_len >= 3, f"--max-src-len must be >= 3, got {self.max_src_len}")
+        check(self.max_tgt_len >= 3, f"--max-tgt-len must be >= 3, got {self.max_tgt_len}")
+        check(
             0 < self.accuracy_goal <= 1,
             f"--accuracy-goal must be in (0, 1], got {self.accuracy_goal}",
         )
-        _check(
+        check(
             self.precision in ("auto", "fp32", "bf16", "fp16"),
             f"unknown --precision {self.precision!r}",
         )
-        _check(
+        check(
             0 <= self.source_noise <= 1,
             f"--source-noise must be in [0, 1], got {self.source_noise}",
         )
         kinds = {kind.strip() for kind in self.source_noise_kinds.split(",")} - {""}
-        _check(
+        check(
             bool(kinds) and kinds <= set(NOISE_KINDS),
             f"--source-noise-kinds must be some of {', '.join(NOISE_KINDS)}, comma-separated;"
             f" got {self.source_noise_kinds!r}",
         )
-        _check(
+        check(
             self.placeholders is None or 0 <= self.placeholders <= 1,
             f"--placeholders must be in [0, 1], got {self.placeholders}",
         )
@@ -314,213 +316,6 @@ RECIPES["quick"] = Recipe(
 )
 
 
-# ----- a run's configuration, assembled --------------------------------------------------------
-
-DEFAULT_RECIPE = "default"
-MODEL_OPTIONS = frozenset(f.name for f in fields(ModelShape))
-TRAIN_OPTIONS = frozenset(f.name for f in fields(TrainConfig))
-OPTIONS = MODEL_OPTIONS | TRAIN_OPTIONS
-"""The settings a user may change, by field name: `mt train` has one option for each."""
-
-RESUMABLE_OPTIONS = frozenset(
-    {"max_epochs", "max_steps", "time_budget", "patience", "accuracy_goal"}
-    | {"eval_every", "eval_sample", "skip_nonfinite"}
-)
-"""What a resumed run may change: when it stops, how often it evaluates, what it skips. Anything
-else would make the continued run differ from the one that was started."""
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """The two configurations a new run is started with."""
-
-    model: ModelConfig
-    train: TrainConfig
-
-
-def recipe(name: str | None) -> Recipe:
-    """The named recipe; None is the default one."""
-    chosen = name or DEFAULT_RECIPE
-    known = ", ".join(sorted(RECIPES))
-    _check(chosen in RECIPES, f"--preset: unknown preset {chosen!r} (known: {known})")
-    return RECIPES[chosen]
-
-
-def recipe_values(name: str | None) -> dict[str, object]:
-    """Every option's value in the named recipe, by field name."""
-    chosen = recipe(name)
-    return {**dataclasses.asdict(chosen.shape), **chosen.train.to_dict()}
-
-
-def given_options(values: Mapping[str, object]) -> dict[str, object]:
-    """The options among ``values`` that were given (None means not given), by field name; a
-    time budget may be a duration text such as "30m". Other names in ``values`` are ignored."""
-    given = {name: v for name, v in values.items() if name in OPTIONS and v is not None}
-    if isinstance(given.get("time_budget"), str):
-        given["time_budget"] = parse_duration(given["time_budget"])
-    return given
-
-
-def new_run_config(
-    *,
-    src_vocab: int,
-    tgt_vocab: int,
-    preset: str | None = None,
-    changes: Mapping[str, object] | None = None,
-) -> RunConfig:
-    """The recipe ``preset`` with ``changes`` (option name -> value), validated, and the rules
-    between options applied:
-
-    - a batch size given without a token budget asks for sentence batches (``batch_tokens`` 0);
-    - a recurrent model under a recipe without gradient clipping gets ``RNN_CLIP_NORM``, unless
-      ``clip_norm`` is given;
-    - ``layers`` sets both stacks: a stack's own count given beside it must agree.
-    """
-    changes = dict(changes or {})
-    unknown = sorted(set(changes) - OPTIONS)
-    _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
-    chosen = recipe(preset)
-    shape = dataclasses.replace(chosen.shape, **_depth_changes(changes))
-    model = shape.with_vocabularies(src_vocab, tgt_vocab)
-    train = chosen.train
-    if "batch_size" in changes and "batch_tokens" not in changes:
-        train = dataclasses.replace(train, batch_tokens=0)
-    if model.arch == "rnn" and not train.clip_norm:
-        train = dataclasses.replace(train, clip_norm=RNN_CLIP_NORM)
-    return RunConfig(model, dataclasses.replace(train, **_only(changes, TRAIN_OPTIONS)))
-
-
-def _depth_changes(changes: Mapping[str, object]) -> dict[str, Any]:
-    """The model changes, with ``layers`` meaning both stacks: a preset's own stack counts give
-    way to it, and a stack count given beside it that differs is refused."""
-    model = _only(changes, MODEL_OPTIONS)
-    if "layers" not in model:
-        return model
-    for name in ("encoder_layers", "decoder_layers"):
-        given = model.get(name)
-        _check(
-            given is None or given == model["layers"],
-            f"--layers {model['layers']} sets both stacks and {_flag(name)} {given} "
-            "another depth: give --layers alone or --encoder-layers and --decoder-layers",
-        )
-    return {"encoder_layers": None, "decoder_layers": None, **model}
-
-
-def check_resumable(changes: Mapping[str, object]) -> None:
-    """Refuse changes a resumed run may not make (see RESUMABLE_OPTIONS)."""
-    if set(changes) & MODEL_OPTIONS:
-        raise ConfigError(
-            "--resume continues a run as configured; give no model size, preset or prepared "
-            "directory"
-        )
-    fixed = sorted(set(changes) - RESUMABLE_OPTIONS)
-    if fixed:
-        named = ", ".join(_flag(name) for name in fixed)
-        raise ConfigError(
-            "--resume continues a run as configured; only stopping limits may be given, "
-            f"not {named}"
-        )
-
-
-def resumed_train_config(stored: TrainConfig, changes: Mapping[str, object]) -> TrainConfig:
-    """A resumed run's training config: as stored, with only stopping limits changed."""
-    check_resumable(changes)
-    return dataclasses.replace(stored, **changes)
-
-
-FINETUNE_WARMUP = 200
-"""Fine-tuning starts from trained weights: a short warmup only shields them from Adam's first,
-badly estimated steps."""
-FINETUNE_PEAK_SHARE = 1.0
-"""The fine-tuning peak rate as a share of the base run's peak (η0·t_w^-0.5). Measured on
-`make bench-domain` (docs/domain.md): a lower peak keeps little more of the base and learns the
-new data more slowly in a fixed budget. Rehearsal is what holds the base."""
-FINETUNE_MODEL_OPTIONS = frozenset({"dropout"})
-"""What --init-from lets a user change about the model: anything else changes its shapes."""
-GROWN_DEPTHS = frozenset(_DEPTHS)
-"""What --init-from may also deepen (never make shallower) in a pre-norm Transformer: the new
-layers start as the identity (mt.train.depth_growth)."""
-GROWN_WIDTHS = frozenset({"ff"})
-"""What --init-from may also widen (never narrow): the new perceptron units start silent
-(mt.train.width_growth)."""
-
-
-def finetune_run_config(
-    *, base_model: ModelConfig, base_train: TrainConfig, changes: Mapping[str, object]
-) -> RunConfig:
-    """A fine-tuning run's configuration: the base run's model, and its training settings with
-    the fine-tuning schedule (a short warmup to FINETUNE_PEAK_SHARE of its peak rate, then down
-    to 0 at the end of a step or time budget, --lr-decay auto) and no budget of its own; then
-    ``changes``, of which only dropout may touch the model."""
-    changes = dict(changes)
-    unknown = sorted(set(changes) - OPTIONS)
-    _check(not unknown, f"unknown option(s) {', '.join(unknown)}")
-    grown = GROWN_DEPTHS | GROWN_WIDTHS
-    fixed = sorted(set(changes) & (MODEL_OPTIONS - FINETUNE_MODEL_OPTIONS - grown))
-    if fixed:
-        named = ", ".join(_flag(name) for name in fixed)
-        raise ConfigError(f"--init-from keeps the base run's model; drop {named}")
-    model = dataclasses.replace(base_model, **_only(changes, FINETUNE_MODEL_OPTIONS))
-    model = _grown(model, _only(changes, GROWN_DEPTHS))
-    model = _widened(model, changes.get("ff"))
-    peak = base_train.lr * base_train.warmup**-0.5 * FINETUNE_PEAK_SHARE
-    train = dataclasses.replace(
-        base_train,
-        lr=peak * FINETUNE_WARMUP**0.5,
-        warmup=FINETUNE_WARMUP,
-        lr_decay="auto",
-        max_steps=0,
-        time_budget=0.0,
-        placeholders=None,  # decided again: the fine-tuning tokenizers may have gained them
-    )
-    if "batch_size" in changes and "batch_tokens" not in changes:
-        train = dataclasses.replace(train, batch_tokens=0)
-    return RunConfig(model, dataclasses.replace(train, **_only(changes, TRAIN_OPTIONS)))
-
-
-def _grown(base: ModelConfig, depths: Mapping[str, Any]) -> ModelConfig:
-    """The base model with deeper stacks where --encoder-layers/--decoder-layers ask for them."""
-    depths = {name: value for name, value in depths.items() if value is not None}
-    if not depths:
-        return base
-    old = {"encoder_layers": base.encoder_depth, "decoder_layers": base.decoder_depth}
-    for name, value in depths.items():
-        flag, stack = _flag(name), name.split("_")[0]
-        _check(
-            value >= old[name],
-            f"{flag} {value}: --init-from can add layers to the base's {stack} of "
-            f"{old[name]}, not remove them",
-        )
-        _check(
-            base.arch == "transformer" and base.pre_norm,
-            f"{flag}: only a pre-norm Transformer grows deeper (a new layer starts as the "
-            "identity only where the norm comes before it)",
-        )
-    new = {**old, **depths}
-    return dataclasses.replace(
-        base,
-        layers=new["encoder_layers"],
-        encoder_layers=new["encoder_layers"],
-        decoder_layers=new["decoder_layers"],
-    )
-
-
-def _widened(base: ModelConfig, ff: Any) -> ModelConfig:
-    """The base model with wider perceptrons where --ff asks for them."""
-    if ff is None or ff == base.ff:
-        return base
-    _check(
-        ff > base.ff,
-        f"--ff {ff}: --init-from can widen the base's perceptrons of {base.ff}, not narrow them",
-    )
-    _check(base.arch == "transformer", "--ff: only a Transformer's perceptrons grow wider")
-    return dataclasses.replace(base, ff=ff)
-
-
-def _only(changes: Mapping[str, object], names: frozenset[str]) -> dict[str, Any]:
-    return {name: value for name, value in changes.items() if name in names}
-
-
 NORMALIZE_INPUT = True
 """Whether `translate`, `evaluate` and `serve` normalise casual input before translating it
 (mt.text.normalize; docs/text.md has the measurements that chose it)."""
@@ -549,20 +344,20 @@ class DecodeConfig(_DictMixin):
     def __post_init__(self) -> None:
         _positive(self, "beam_size", "sampling_temperature", "batch_size")
         _not_negative(self, "sampling_topk", "max_len_a")
-        _check(
+        check(
             self.sampling_topk == 1 or self.beam_size == 1,
             f"sampling (--sampling-topk {self.sampling_topk}) needs --beam-size 1",
         )
-        _check(
+        check(
             0 < self.n_best <= self.beam_size,
             f"--n-best must be between 1 and --beam-size ({self.beam_size}), got {self.n_best}",
         )
-        _check(
+        check(
             self.length_penalty is None or self.length_penalty >= 0,
             f"--length-penalty must be >= 0, got {self.length_penalty}",
         )
-        _check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
-        _check(
+        check(self.max_len_b >= 1, f"--max-len-b must be >= 1, got {self.max_len_b}")
+        check(
             self.precision in ("auto", "fp32", "bf16"),
             f"--precision must be auto, fp32 or bf16, got {self.precision!r}",
         )
@@ -584,7 +379,7 @@ _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 def parse_duration(text: str) -> float:
     """Seconds in `90`, `90s`, `30m`, `1.5h`; a clear error for anything else."""
     match = _DURATION.match(text)
-    _check(match is not None, f"cannot read duration {text!r} (use e.g. 90s, 30m, 2h)")
+    check(match is not None, f"cannot read duration {text!r} (use e.g. 90s, 30m, 2h)")
     assert match is not None
     return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
@@ -631,11 +426,11 @@ class PrepareConfig(_DictMixin):
     the rest of them leave (mt.data.prepare.synthetic)."""
 
     def __post_init__(self) -> None:
-        _check(
+        check(
             0 < self.synthetic_share <= 1,
             f"--synthetic-share must be in (0, 1], got {self.synthetic_share}",
         )
-        _check(
+        check(
             len(self.split) == 3
             and all(f > 0 for f in self.split)
             and abs(sum(self.split) - 1) < 1e-6,
@@ -644,35 +439,33 @@ class PrepareConfig(_DictMixin):
         # 4 special labels and the 16 placeholders (mt.data.tokenization.RESERVED) are inside
         # the size asked for, so a model's vocabulary is the number its user gave.
         for name, size in (("--src-vocab", self.src_vocab), ("--tgt-vocab", self.tgt_vocab)):
-            _check(
+            check(
                 size > _RESERVED or bool(self.shared_vocab),
                 f"{name} must be more than {_RESERVED}, got {size}",
             )
-        _check(
+        check(
             self.shared_vocab == 0 or self.shared_vocab > _RESERVED,
             f"--shared-vocab must be more than {_RESERVED} (or 0 for none), "
             f"got {self.shared_vocab}",
         )
-        _check(
+        check(
             self.sampling_temperature >= 1,
             f"--sampling-temperature must be 1 (corpora as they are) or more, "
             f"got {self.sampling_temperature}",
         )
-        _check(
-            self.min_char_count > 0,
-            f"--min-char-count must be a positive number, got {self.min_char_count}",
-        )
-        for name, value in (("--max-selection", self.max_selection), ("--max-test", self.max_test)):
-            _check(value > 0, f"{name} must be a positive number of pairs, got {value}")
-        _check(
-            self.tokenizer_sample > 0,
-            f"--tokenizer-sample must be a positive number of pairs, got {self.tokenizer_sample}",
-        )
-        _check(
+        for name, what in (
+            ("min_char_count", "number"),
+            ("max_selection", "number of pairs"),
+            ("max_test", "number of pairs"),
+            ("tokenizer_sample", "number of pairs"),
+        ):
+            value = getattr(self, name)
+            check(value > 0, f"{flag(name)} must be a positive {what}, got {value}")
+        check(
             self.max_length >= 0,
             f"--max-length must be 0 (none) or a positive number of labels, got {self.max_length}",
         )
-        _check(
+        check(
             self.paragraphs in ("auto", "all", "none"),
             f"--paragraphs must be auto, all or none, got {self.paragraphs!r}",
         )

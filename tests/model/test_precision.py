@@ -12,14 +12,7 @@ from torch import nn
 import mt.train.launch
 from conftest import write_corpus
 from mt.catalog.modelinfo import read_train_config, resolve
-from mt.config import (
-    ConfigError,
-    DecodeConfig,
-    ModelConfig,
-    PrepareConfig,
-    TrainConfig,
-    resumed_train_config,
-)
+from mt.config import ConfigError, DecodeConfig, ModelConfig, PrepareConfig, TrainConfig
 from mt.data.prepare.pipeline import prepare_corpus
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
@@ -38,6 +31,7 @@ from mt.model.probes import probe_decoding, probe_training
 from mt.model.transformer import make_model
 from mt.train.launch import train_run
 from mt.train.reporting import SilentReporter
+from mt.train.run_config import resumed_train_config
 from mt.train.trainer import Trainer
 from train_support import copy_task, epoch_steps, make_trainer
 

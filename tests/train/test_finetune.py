@@ -15,7 +15,7 @@ import torch
 
 from conftest import run_cli
 from mt.catalog.modelinfo import read_lineage, read_model_config, read_train_config, resolve
-from mt.config import FINETUNE_PEAK_SHARE, FINETUNE_WARMUP, PrepareConfig, TrainConfig
+from mt.config import PrepareConfig, TrainConfig
 from mt.data.feed.batching import encode_pairs
 from mt.data.feed.rehearsal import Mix, base_count, mixed_pairs, parse_mix
 from mt.data.prepare.pipeline import prepare_corpus
@@ -26,6 +26,7 @@ from mt.storage.checksums import file_sha256
 from mt.storage.files import BEST_WEIGHTS, MODEL_JSON
 from mt.train.finetune import rehearsal
 from mt.train.launch import train_data, train_run
+from mt.train.run_config import FINETUNE_PEAK_SHARE, FINETUNE_WARMUP
 from mt.train.trainer import Trainer
 
 TINY = {"max_steps": 4, "eval_every": 2, "batch_size": 16, "seed": 3}

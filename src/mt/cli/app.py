@@ -24,8 +24,8 @@ from mt.cli.decode import evaluate, translate
 from mt.cli.models import models
 from mt.cli.service import export, serve
 from mt.cli.train import train
-from mt.config import recipe_values
 from mt.runtime.native_memory import bound_native_caches
+from mt.train.run_config import recipe_values
 
 bound_native_caches()  # before any command does matrix work
 

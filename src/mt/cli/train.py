@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from mt.cli.common import Opt, console, run_or_exit, takes, unset_options
-from mt.config import given_options
+from mt.train.run_config import given_options
 
 OPTIONS = {  # each one None unless given: the recipe's (--preset, or --init-from's run)
     "arch": (str, "transformer or rnn."),

@@ -3,12 +3,12 @@ optionally rehearsing the base data (`--mix BASE_PREPARED:FRACTION`).
 
 As Marian's --pretrained-model and fairseq's --restore-file --reset-optimizer: the weights and
 model settings come from RUN, the optimizer and step count start afresh, and the training
-settings are RUN's with a schedule for fine-tuning (mt.config.finetune_run_config). Everything is
-checked before the run directory is claimed: the prepared data must use RUN's vocabulary (the
-same ids for the same pieces; labels appended after them by `mt prepare --tokenizers-from` get
-new rows, mt.train.vocab_rows) and RUN's weights must fit its model.json. The run directory's
-train.json records the lineage, base run and the SHA-256 of the weights it started from, so a
-fine-tuned model can always be traced to its base.
+settings are RUN's with a schedule for fine-tuning (mt.train.run_config.finetune_run_config).
+Everything is checked before the run directory is claimed: the prepared data must use RUN's
+vocabulary (the same ids for the same pieces; labels appended after them by `mt prepare
+--tokenizers-from` get new rows, mt.train.vocab_rows) and RUN's weights must fit its model.json.
+The run directory's train.json records the lineage, base run and the SHA-256 of the weights it
+started from, so a fine-tuned model can always be traced to its base.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from mt.config import RunConfig, TrainConfig, finetune_run_config
+from mt.config import TrainConfig
 from mt.data.feed.batching import EncodedPairs
 from mt.data.feed.rehearsal import Mix, mixed_pairs
 from mt.data.prepare.base_run import check_extends_vocabulary, read_base_run
@@ -34,6 +34,7 @@ from mt.model.transformer import make_model
 from mt.storage.checksums import file_sha256
 from mt.storage.files import BEST_WEIGHTS
 from mt.train.depth_growth import grow_depth
+from mt.train.run_config import RunConfig, finetune_run_config
 from mt.train.vocab_rows import grow_vocabulary_rows
 from mt.train.width_growth import grow_width
 

@@ -20,13 +20,7 @@ import torch
 
 from mt.catalog.direction import direction_of
 from mt.catalog.modelinfo import read_lineage, read_model_config, read_train_config, write_configs
-from mt.config import (
-    ModelConfig,
-    TrainConfig,
-    check_resumable,
-    new_run_config,
-    resumed_train_config,
-)
+from mt.config import ModelConfig, TrainConfig
 from mt.data.feed.augment import placeholder_rate
 from mt.data.feed.batching import TrainData, with_augmentation
 from mt.data.feed.rehearsal import Mix
@@ -54,6 +48,7 @@ from mt.train.distributed import Distributed, setup_distributed
 from mt.train.finetune import Rehearsal, fine_tuning, rehearsal, stored_mix
 from mt.train.plots import plot_curves
 from mt.train.reporting import Reporter, SilentReporter
+from mt.train.run_config import check_resumable, new_run_config, resumed_train_config
 from mt.train.run_tables import copy_tables
 from mt.train.throughput import Throughput
 from mt.train.trainer import Trainer
