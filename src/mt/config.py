@@ -86,9 +86,7 @@ class ModelConfig(_DictMixin):
         return self.layers if self.decoder_layers is None else self.decoder_layers
 
     def to_dict(self) -> dict[str, Any]:
-        """As stored in model.json: the stacks' own depths only where they differ, so a model of
-        equal stacks is written exactly as before the two counts existed (and an older mt reads
-        it)."""
+        """As stored in model.json: the stacks' own depths only where they differ."""
         data = super().to_dict()
         return {k: v for k, v in data.items() if k not in DEPTHS or v is not None}
 
@@ -118,19 +116,14 @@ class ModelConfig(_DictMixin):
         has one depth for both stacks."""
         _positive(self, *(name for name in DEPTHS if getattr(self, name) is not None))
         encoder, decoder = self.encoder_depth, self.decoder_depth
-        if encoder == decoder:
-            object.__setattr__(self, "layers", encoder)  # frozen: settled once, while built
         check(
             self.arch != "rnn" or encoder == decoder,
             f"--arch rnn has one depth for both stacks (--layers), not {encoder}+{decoder}",
         )
-        if encoder == decoder:
-            object.__setattr__(self, "encoder_layers", None)
-            object.__setattr__(self, "decoder_layers", None)
-        else:
-            object.__setattr__(self, "layers", encoder)
-            object.__setattr__(self, "encoder_layers", encoder)
-            object.__setattr__(self, "decoder_layers", decoder)
+        same = encoder == decoder
+        object.__setattr__(self, "layers", encoder)  # frozen: settled once, while built
+        object.__setattr__(self, "encoder_layers", None if same else encoder)
+        object.__setattr__(self, "decoder_layers", None if same else decoder)
 
 
 DEPTHS = ("encoder_layers", "decoder_layers")
