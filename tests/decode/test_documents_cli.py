@@ -15,7 +15,7 @@ from conftest import cli_output, legacy_models, run_cli
 from documents_support import html_tags
 from mt.catalog.modelinfo import resolve
 
-RUN = legacy_models() / "run"  # the legacy run, upgraded; its export beside it
+RUN = legacy_models() / "run"  # the legacy run; its export beside it
 
 HTML = """<!DOCTYPE html>
 <html><head><title>Where is the station, Ilse?</title>
