@@ -8,6 +8,7 @@ both tokenizers, the training and selection parts as token arrays (tokenarrays.p
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -143,27 +144,19 @@ def summary_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
     src, tgt = direction.source, direction.target
     for part, numbers in counts["parts"].items():
         lengths = info["lengths"][part]
-        rows.append(
-            (
-                part,
-                f"{numbers['pairs']:,} pairs, {numbers['distinct_english']:,} English; "
-                f"labels {src} {_stats(lengths['source'])} | {tgt} {_stats(lengths['target'])}",
-            )
-        )
+        labels = f"{src} {_stats(lengths['source'])} | {tgt} {_stats(lengths['target'])}"
+        english = f"{numbers['pairs']:,} pairs, {numbers['distinct_english']:,} English"
+        rows.append((part, f"{english}; labels {labels}"))
     shared = " (shared)" if vocab["shared_vocab"] else ""
     from_run = f", from {vocab['from_run']}" if vocab.get("from_run") else ""
     sizes = f"{src} {vocab['source']:,}, {tgt} {vocab['target']:,}"
     rows.append(("vocabulary", f"{sizes}{shared}{from_run}"))
     if info.get("synthetic"):
         placed = info["synthetic"]
-        rows.append(
-            (
-                "synthetic",
-                f"{placed['train']:,} of {placed['read']:,} train (tagged {placed['tag']}); "
-                f"{placed['over_share']:,} over --synthetic-share {placed['share']:g}, "
-                f"{placed['held_out_english']:,} with held-out English",
-            )
-        )
+        kept = f"{placed['train']:,} of {placed['read']:,} train (tagged {placed['tag']})"
+        over = f"{placed['over_share']:,} over --synthetic-share {placed['share']:g}"
+        held = f"{placed['held_out_english']:,} with held-out English"
+        rows.append(("synthetic", f"{kept}; {over}, {held}"))
     if info.get("vocabulary_growth"):
         rows.append(("vocabulary grown", growth_text(info["vocabulary_growth"])))
     if info.get("coverage"):
@@ -190,16 +183,10 @@ def _translator_rows(counts: dict[str, Any]) -> list[tuple[str, str]]:
         left_out = ", ".join(f"{n:,} {reason}" for reason, n in counts["skipped"].items())
         rows.append(("entries left out", left_out))
     if counts.get("paragraphs"):
-        paragraphs = counts["paragraphs"]
-        rows.append(
-            (
-                "paragraphs",
-                f"{paragraphs.get('split', 0):,} split into "
-                f"{paragraphs.get('sentence_pairs', 0):,} sentence pairs, "
-                f"{paragraphs.get('kept_whole', 0):,} kept whole "
-                f"({paragraphs.get('left_out_too_long', 0):,} of them too long)",
-            )
-        )
+        n = Counter(counts["paragraphs"])
+        split = f"{n['split']:,} split into {n['sentence_pairs']:,} sentence pairs"
+        whole = f"{n['kept_whole']:,} kept whole ({n['left_out_too_long']:,} of them too long)"
+        rows.append(("paragraphs", f"{split}, {whole}"))
     return rows
 
 
