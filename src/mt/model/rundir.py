@@ -37,26 +37,16 @@ from mt.storage.files import (
 
 KEEP_CHECKPOINTS = 2
 METRICS_FIELDS = (
-    "step",
-    "epoch",
-    "lr",
-    "train_loss",
-    "train_accuracy",
-    "selection_loss",
-    "selection_accuracy",
+    "step", "epoch", "lr", "train_loss", "train_accuracy", "selection_loss", "selection_accuracy",
     "selection_pairs",
     "tokens_per_second",  # target tokens/s of the progress bar's last window (10 steps)
-    "elapsed",
-    "eval_seconds",
-    # mt.train.throughput's, since 2026-11-28 (older files lack them; readers take rows as dicts):
-    # real tokens so far, then rates over the training seconds since the row before
-    "source_tokens",
-    "target_tokens",
-    "source_target_tokens_per_second",
-    "target_tokens_per_second",
-    "model_tflop_per_second",
+    "elapsed", "eval_seconds",
+    # mt.train.throughput's (older files lack them; readers take rows as dicts): real tokens so
+    # far, then rates over the training seconds since the row before
+    "source_tokens", "target_tokens", "source_target_tokens_per_second",
+    "target_tokens_per_second", "model_tflop_per_second",
     "mfu",  # blank where the device's peak is not known
-)
+)  # fmt: skip
 
 
 def claim_run_dir(run_dir: Path, *, force: bool) -> None:
