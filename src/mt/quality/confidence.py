@@ -9,9 +9,6 @@ it lives in the run directory as calibration.json. Without that file the confide
 geometric mean of the token probabilities, exp(mean log-prob), and says it is uncalibrated. The
 weight of the mean log-prob is never negative, so confidence never falls as the model grows surer
 of its output.
-
-With a Spanish→English model at hand, `dual_conditional_cross_entropy` judges a translation by
-how well that model recovers the source from it (mt.decode.dual computes its half).
 """
 
 from __future__ import annotations
@@ -73,24 +70,6 @@ class Evidence:
             self.unknown_pieces / max(self.source_pieces, 1),
             math.log(self.source_pieces + 1),
         ]
-
-
-def dual_conditional_cross_entropy(
-    forward_mean_log_prob: float, reverse_mean_log_prob: float
-) -> float:
-    """Junczys-Dowmunt (2018)'s dual conditional cross-entropy of a translation, from the forward
-    model's mean log-prob of the output given the source and a reverse model's mean log-prob of
-    the source given the output (mt.decode.dual): |H_f - H_r| + (H_f + H_r) / 2 with H = -mean
-    log-prob. Low when both models find the pair likely and agree; a translation that drops or
-    invents content scores high even where the forward model alone was sure of it."""
-    forward, reverse = -forward_mean_log_prob, -reverse_mean_log_prob
-    return abs(forward - reverse) + (forward + reverse) / 2
-
-
-def dual_adequacy(forward_mean_log_prob: float, reverse_mean_log_prob: float) -> float:
-    """exp(-dual conditional cross-entropy): in (0, 1], higher for a better pair (the paper's
-    adq score), the feature a calibration can take next to FEATURES."""
-    return math.exp(-dual_conditional_cross_entropy(forward_mean_log_prob, reverse_mean_log_prob))
 
 
 def add_evidence(pieces: Sequence[Evidence]) -> Evidence | None:
