@@ -1,22 +1,15 @@
 """`mt backtranslate`: monolingual Spanish -> `english<TAB>spanish` pairs for `mt prepare
 --synthetic`, streamed, in constant memory, resumable at any moment.
 
-The sentences: every paragraph of every input (mt.data.readers.monolingual) split into
-sentences (mt.text.sentences, Spanish rules), cleaned as prepare cleans (mt.text.cleaning),
-kept when it has `min_words` to `max_words` words, py3langid calls it Spanish
-(mt.quality.flags.language_of; a line that is surely Spanish by its common words is not asked),
-and it was not seen before (an 8-byte hash a sentence, the only memory that grows). The same
-inputs and filters always give the same sentences in the same order: that is what resuming
-relies on.
+The sentences: every paragraph split into sentences (mt.text.sentences), cleaned as prepare
+cleans, kept when it has `min_words` to `max_words` words, reads as Spanish
+(mt.quality.flags) and was not seen before (an 8-byte hash each, the only memory that grows).
+The same inputs and filters always give the same sentences in the same order.
 
-Resuming (fairseq-interactive's buffered output, Marian's batches): the pairs are written in
-input order, a chunk at a time, flushed and fsynced; the file's complete lines are the sentences
-done. Killed at any moment (SIGKILL too), the same command truncates a half-written last line,
-skips as many sentences as there are lines, and goes on, so the finished file holds every
-sentence exactly once. A sidecar (OUT + SIDECAR_SUFFIX) records the inputs, the engine, the
-search and the filters: another command never appends to the file. Sentences are read while the
-engine translates (mt.decode.line_engines), so reading costs no time where the engine is the
-slower.
+Resuming: the pairs are written in input order, a chunk at a time, flushed and fsynced. Killed
+at any moment, the same command truncates a half-written last line, skips as many sentences as
+there are lines and goes on. A sidecar (OUT + SIDECAR_SUFFIX) records the inputs, engine,
+search and filters, so another command never appends to the file.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Glossaries: English terms that must come out as the user's Spanish terms.
 
-A term is enforced with a stand-in, for the PyTorch and the CTranslate2 engines alike: before
-translation each term found in the source is replaced by a token the model copies, and the
-stand-in in the output is replaced by the Spanish term. Lexically constrained beam search (fairseq,
-Sockeye) would need the constraint inside the search; CTranslate2 has no such option, and a
-stand-in leaves the search untouched, so both engines give the same result. The stand-ins are the
-placeholder tokens (mt.data.tokenization.PLACEHOLDERS) when the model's vocabularies hold them,
-which a model trained on protected spans copies; otherwise names every Tatoeba-trained model copies
-("Tom"), the ones mt.decode.placeholders uses for unseen names, so today's models work too.
+Each term found in the source is replaced by a stand-in the model copies (a placeholder token,
+mt.data.tokenization.PLACEHOLDERS, or else a name such as "Tom"), and the stand-in in the output
+by the Spanish term: unlike constrained beam search, which CTranslate2 lacks, this leaves the
+search untouched, so both engines give the same result.
 
-Matching: longest term first, case-insensitive, on word boundaries, any run of white space in the
-text matching the space of a term. The Spanish term takes the source's case where the glossary's
-English does not explain it: "OK" → "ACEPTAR" for "OK" written "OK" in an all-lower-case entry,
-"Cell styles" → "Estilos de celda" for the entry "cell styles"; a Spanish term that begins the
-output sentence is capitalised too.
+Matching: longest term first, case-insensitive, on word boundaries, any white space matching a
+term's space. The Spanish takes the source's case where the entry's does not explain it ("OK" ->
+"ACEPTAR" for the entry "ok"), and a capital where it begins the output sentence.
 """
 
 from __future__ import annotations
@@ -28,9 +22,8 @@ from mt.errors import MtError
 from mt.text.agreement import Gender, agree_before, noun_gender
 
 NAME_STAND_INS = ("Tom", "Mary", "John")
-"""Stand-ins for a model without placeholder tokens: the names the bench model copies most
-(benchmarks/trust/bench_glossary.py), for glossary terms here and for unseen names and numbers in
-mt.decode.placeholders.protect; a sentence with more terms keeps the rest as they are."""
+"""Stand-ins for a model without placeholder tokens: the names it copies most
+(benchmarks/trust/bench_glossary.py), for terms here and unseen names in mt.decode.placeholders."""
 
 # What may stand between a sentence's end (or the output's start) and its first word.
 _OUTPUT_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
@@ -198,9 +191,8 @@ def restore(
 
 def with_terms(source: str, output: str, glossary: Glossary) -> str | None:
     """A translation made without the glossary, if it already has the Spanish of every term its
-    source holds (any case, any spacing: "Ver ▸ Estilos" for "Ver\u00a0▸ Estilos"), with each
-    of them written as the glossary writes it; None when a term is missing. Such a line needs no
-    stand-in, which would take the term's context from the model ("Vaya a" before a menu)."""
+    source holds (any case, any spacing), each written as the glossary writes it; None when a
+    term is missing. A stand-in would take the term's context from the model ("Vaya a")."""
     found = glossary.find(source)
     if not found:
         return None

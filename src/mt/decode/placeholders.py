@@ -1,29 +1,16 @@
-"""Names and numbers the model never learned, carried through translation unchanged.
+"""Names, numbers and protected spans the model cannot carry, swapped for stand-ins it copies.
 
-A name or number that is not one piece of the source vocabulary reaches the model as a string of
-sub-word pieces it has rarely or never seen, and comes out mangled or translated ("4817" became
-"tres" with the bench model, which copies no digits at all). Before translation each such word is
-swapped for a name the model saw thousands of times and copies ("Tom", "Mary", "John"), and the
-stand-in in the translation is swapped back. Numbers take name stand-ins too, because the bench
-model copies those and not digit stand-ins such as "30" (benchmarks/text/bench_text.py measures it).
-Stand-ins already in the sentence are not used; when all are taken, a word is left as it is.
-A placeholder token already in the text (a document's protected span, mt.decode.documents.units)
-is a name to such a model: it takes a stand-in whatever the `Protectable` says.
+A name or number that is not one source piece comes out mangled or translated ("4817" became
+"tres"). Before translation each is swapped for a name the model copies ("Tom", "Mary", "John";
+numbers too, as the model copies no digits), and swapped back after; when all are taken, a word
+stays as it is. Which words are names is the `Protectable`'s to say (mt.text.names).
 
-Which words are names is not decided here: `protect` asks the `Protectable` it is given about
-every capitalised word and number (mt.text.names is the one the Translator gives), so that the
-swapping can be tested apart from the judgement.
-
-A model whose tokenizers have the placeholder tokens (trained with `--placeholders`) needs no
-stand-ins: `protect_spans` replaces every protected span (mt.text.spans: URLs, code, paths,
-format placeholders, numbers, --keep names) and every name the `Protectable` picks by a token,
-｟1｠ to ｟16｠ in order of appearance, and `restore_spans` puts them back. A span whose token the
-translation lost is put back at the end of the sentence (before its final mark): a URL out of
-place reads better than a URL gone, and `Restored.lost` counts them. Tokens already in the text
-are of two kinds: a document's (mt.decode.documents.units, numbered by paragraph) are numbered
-again with the sentence's own spans, so that the model sees ｟1｠ first as in training, and come
-back as themselves, a lost one at the end like any span (measured better than placing it by
-alignment); a glossary's (`fixed`) pass through as themselves, and its own step puts them back.
+A model with placeholder tokens (trained with `--placeholders`) needs no names: `protect_spans`
+replaces every protected span (mt.text.spans, --keep names) and every name by ｟1｠ to ｟16｠ in
+order, and `restore_spans` puts them back; a lost one goes at the end of the sentence (a URL out
+of place reads better than a URL gone), counted in `Restored.lost`. A document's tokens
+(mt.decode.documents.units) are numbered again with the sentence's own and come back as
+themselves; a glossary's (`fixed`) pass through for its own step to put back.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Cut a line of text into the pieces a model translates, keeping every character between them.
 
-The model learned from one short sentence per line; a line holding a paragraph, or a sentence
-longer than the training limit, is cut first: into sentences (mt.text.sentences, the splitter
-`mt prepare` also cuts documentation paragraphs with), then any piece still too long at clause
-boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows, never
-inside a protected span (a URL, a path, code: mt.text.spans) while another break is left. Every
-non-space character of the line lands in exactly one piece, so nothing is ever dropped, and the
-whitespace around and between pieces is kept to put the translations back in its place.
+A line longer than one sentence, or a sentence over the training limit, is cut into sentences
+(mt.text.sentences), then at clause boundaries (";", ":", ",", a conjunction) and at last at word
+or character windows, never inside a protected span while another break is left. Every
+non-space character lands in exactly one piece, and the whitespace between pieces is kept to put
+the translations back in its place.
 """
 
 from __future__ import annotations

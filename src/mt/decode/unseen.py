@@ -1,19 +1,15 @@
 """A dictionary's nouns for the words a model never learned (issue 66): "She bought a new
 dishwasher" was "un nuevo playado", as no training pair has a dishwasher.
 
-A word of a line is given its dictionary noun when its training English never had it (words.tsv
-counts, whatever the capitals), it is a lower-case word of MIN_LETTERS or more (a capitalised
-one is a name or a sentence's first word, left to the model), and the dictionary has it as a
-noun, or has the singular of its regular plural ("dishwashers": "lavaplatos"; Spanish plurals
-are made by rule). The terms go through the glossary's placement (mt.decode.glossary): each line
-is translated first without them, and only one that lacks a term's Spanish is searched again
-with its stand-in, so a word the model does translate keeps the model's own choice. The article
-before a placed noun is made to agree with the gender its dictionary entry gives ("abrochadora
-{f}") or its ending tells (mt.text.agreement); other inflection is left to the model.
+A word gets its dictionary noun when its training English never had it (words.tsv), it is a
+lower-case word of MIN_LETTERS or more (a capitalised one is left to the model), and the
+dictionary has it, or the singular of its regular plural, as a noun. The terms go through the
+glossary's placement (mt.decode.glossary): only a line whose translation lacks a term's Spanish
+is searched again with its stand-in, and the article before a placed noun agrees with its
+gender (mt.text.agreement).
 
-The nouns come from a dictionary the user gives (--dictionary), from the Spanish cognates of
-English endings (mt.text.cognates; a model's decode.json may ask for them), or from both, the
-dictionary first.
+The nouns come from --dictionary, from the Spanish cognates of English endings
+(mt.text.cognates; a model's decode.json may ask for them), or both, the dictionary first.
 """
 
 from __future__ import annotations

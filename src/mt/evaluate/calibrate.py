@@ -1,12 +1,8 @@
 """Fit a run's confidence on held-out pairs: translate a seeded sample of the selection part,
-score each output with sentence chrF against all its references, and fit the probability that a
-translation is good (chrF >= GOOD_CHRF) on the evidence (mt.quality.confidence). The selection
-part is what training already holds out for choosing weights, so the test part stays untouched
-for measuring.
-
-The target was chosen on development data (benchmarks/trust/bench_trust_choices.py, docs/trust.md):
-fitted to P(good), the confidence ranks outputs by sentence chrF better, on average over the
-selection part and the domains' dev parts, than fitted to the expected chrF / 100.
+score each output with sentence chrF against its references, and fit the probability that a
+translation is good (chrF >= GOOD_CHRF) on the evidence (mt.quality.confidence). Fitted to
+P(good), the confidence ranked outputs better on the dev parts than fitted to chrF / 100
+(benchmarks/trust/bench_trust_choices.py, docs/trust.md).
 """
 
 from __future__ import annotations

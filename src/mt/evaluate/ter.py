@@ -1,22 +1,13 @@
 """sacrebleu's TER, the same numbers at a fraction of the cost.
 
-sacrebleu (`metrics/lib_ter.py`) follows Tercom: it shifts a block of hypothesis words while a
-shift lowers the edit distance, trying every candidate shift, and each try computes the banded
-edit distance of the whole shifted hypothesis again from the first changed word to the end. On
-paragraph-length lines that is most of what `mt evaluate` did after its search (78 s of XQuAD's
-341 dev lines on a 2-core machine, more than translating them).
-
-The edit distance here is the same shortest path over the same cells (the band of
-`_BEAM_WIDTH` around the length-scaled diagonal, the last row whole), with the same costs and
-the same preference among equal operations where an alignment is read off it. What changes is
-the work a candidate costs: each round computes the current hypothesis's distances once forward
-from the start (`_forward`, with the operations) and once backward from the end (`_backward`);
-a shift changes only a window of rows, so a candidate's distance is the forward rows of its
-window, from the current row before it, joined to the backward row after it (the minimum over
-that row's cells of the two: every path crosses each row). Which candidates are tried, in what
-order, how they are ranked and when the search stops are sacrebleu's, line for line, so the
-edits are equal (tests/evaluate/test_ter.py compares them on thousands of random and real
-lines).
+sacrebleu follows Tercom: it shifts blocks of hypothesis words while a shift lowers the edit
+distance, and each candidate shift computes the banded edit distance again from the changed word
+to the end (on paragraph-length lines more than the translating itself). Here each round
+computes the current hypothesis's distances once forward (`_forward`) and once backward
+(`_backward`); a candidate changes only a window of rows, so its distance is the forward rows of
+its window joined to the backward row after it (every path crosses each row). The cells, costs,
+tie-breaking, candidates, their order and the stopping rule are sacrebleu's, so the edits are
+equal (tests/evaluate/test_ter.py compares them on thousands of lines).
 """
 
 from __future__ import annotations

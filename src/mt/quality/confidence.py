@@ -1,14 +1,11 @@
 """A confidence in [0, 1] for each translation: what the search saw, mapped to the probability
 that the translation is good (sentence chrF >= 50 against references).
 
-The evidence is cheap and the same for the PyTorch and the CTranslate2 engines: the best
-hypothesis's log-prob and length, and the source's length and its [UNK] pieces. A logistic
-regression fitted on the selection part (mt.evaluate.calibrate, `mt calibrate RUN`) turns those
-features into that probability (the target chosen on development data: mt.evaluate.calibrate);
-it lives in the run directory as calibration.json. Without that file the confidence is the
-geometric mean of the token probabilities, exp(mean log-prob), and says it is uncalibrated. The
-weight of the mean log-prob is never negative, so confidence never falls as the model grows surer
-of its output.
+The evidence is the same for both engines: the best hypothesis's log-prob and length, and the
+source's length and [UNK] pieces. A logistic regression fitted on the selection part
+(mt.evaluate.calibrate) turns it into that probability (calibration.json); without it the
+confidence is exp(mean log-prob) and says it is uncalibrated. The weight of the mean log-prob is
+never negative: confidence never falls as the model grows surer.
 """
 
 from __future__ import annotations

@@ -1,24 +1,14 @@
 """Flags that tell the user which translations to check, and why.
 
-- `copy`: the output repeats the source's words, though the source has English words to
-  translate: prose (mt.text.prose, not a command or code) with a word of 3 or more letters
-  outside URLs, code, paths and numbers, which are copied by right, as are names. Nearly all of
-  the output's letters are the source's words, or most of them and the output does not read as
-  Spanish.
-- `repetition`: a loop, an n-gram of 1 to 4 words repeated back to back (a word 4 times, a longer
-  n-gram 3 times) where the source has no such repeat.
-- `cut`: the length limit ended the output before the model chose to end it.
-- `not_english`: the input is confidently another language (py3langid, whose model ships in its
-  wheel, restricted to English and the languages most often pasted by mistake); short inputs need
-  a high probability, so "Hello" or a name is never flagged. A run of another script (Arabic,
-  Cyrillic, CJK...: mt.text.kept) is flagged whatever the rest, as it was carried through
-  untranslated.
-- `kept`: the input holds pieces carried through as typed, untranslated (mt.text.kept: emoji
-  and other symbols, identifiers, tokens longer than any word the model learned, runs of
-  another script).
+- `copy`: the output is (mostly) the source's words, though the source is English prose with
+  words to translate (URLs, code, numbers and names are copied by right);
+- `repetition`: an n-gram of 1 to 4 words repeated back to back, where the source has none;
+- `cut`: the length limit ended the output before the model chose to;
+- `not_english`: the input is confidently another language (py3langid, among LANGUAGES; never a
+  short one such as "Hello"), or holds a run of another script (mt.text.kept);
+- `kept`: the input holds pieces carried through untranslated (mt.text.kept).
 
-`copy` and `not_english` are about English sources (mt.text.prose reads English); a
-Spanish→English model's translations get only `repetition` and `cut` (`english_source=False`).
+`copy` and `not_english` read English sources only (`english_source`).
 """
 
 from __future__ import annotations
@@ -37,7 +27,6 @@ REPETITION = "repetition"
 CUT = "cut"
 NOT_ENGLISH = "not_english"
 KEPT = "kept"
-FLAGS = (COPY, REPETITION, CUT, NOT_ENGLISH, KEPT)
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 """What py3langid chooses among: a wider set misreads short English as Latin or Swahili."""
@@ -69,9 +58,8 @@ which the share alone misses."""
 COPY_MIN_LETTERS = 16
 """Fewer letters than this, and the language check is not asked: py3langid misreads short
 Spanish ("¿Eres doctor?") as another language."""
-# The three were chosen on development data (benchmarks/trust/bench_trust_choices.py,
-# docs/trust.md): the most copies caught with the flag on at most 1% of other outputs in every
-# set, over two samples, decoding greedily and with beam 5.
+# The three: the most copies caught with the flag on at most 1% of other outputs of every dev
+# set (benchmarks/trust/bench_trust_choices.py, docs/trust.md).
 
 
 @dataclass(frozen=True)
@@ -96,9 +84,8 @@ class CopyThresholds:
     def judge(
         self, evidence: CopyEvidence | None, spanish: Callable[[str], bool] | None = None
     ) -> bool:
-        """A copy: `overlap` of the letters are the source's, or `half_overlap` of them and the
-        output does not read as Spanish (`spanish`, reads_as_spanish unless given, is asked only
-        then, and only of `min_letters` letters or more: fewer cannot tell, "¿Eres doctor?")."""
+        """A copy: `overlap` of the letters are the source's, or `half_overlap` of `min_letters`
+        or more and the output does not read as Spanish (`spanish`, else reads_as_spanish)."""
         if evidence is None or evidence.shared < min(self.overlap, self.half_overlap):
             return False
         if evidence.shared >= self.overlap:
@@ -128,8 +115,7 @@ def to_translate(text: str, names: set[str]) -> list[str]:
 
 def copy_evidence(source: str, output: str) -> CopyEvidence | None:
     """The output's letters that are the source's words, where the source is English prose with
-    words worth translating (None elsewhere: copying is right, or there is nothing to weigh).
-    Protected spans and names are copied by right and left out of the count (`to_translate`)."""
+    words worth translating (None elsewhere: copying is right, or there is nothing to weigh)."""
     if not is_prose(source):
         return None  # a command, code or a name: copying is what a good translation does
     names = names_of(source)
@@ -235,9 +221,8 @@ def flags_for(
     english_source: bool = True,
     check_language: bool = True,
 ) -> tuple[str, ...]:
-    """The flags of one translated line, in FLAGS order; `check_language` False leaves out
-    not_english, which only output that shows flags needs (its classifier loads in 0.7 s),
-    but for a run of another script, which costs no classifier."""
+    """The flags of one translated line; `check_language` False asks no classifier (0.7 s to
+    load) for not_english, which only output that shows flags needs."""
     if not source.strip():
         return ()
     found = []

@@ -1,18 +1,13 @@
-"""An English–Spanish bilingual dictionary in the format of the English Wiktionary's translation
-tables as Matthias Buchmeier extracted them (../shared/data/lexicon/en-es.wiktionary.txt, CC BY-SA
-3.0 / GFDL; its README gives the source), read into headword -> Spanish translations.
+"""An English–Spanish dictionary in the format of the English Wiktionary's translation tables as
+Matthias Buchmeier extracted them (../shared/data/lexicon/en-es.wiktionary.txt, CC BY-SA 3.0 /
+GFDL), read into headword -> Spanish translations:
 
     headword {pos} /IPA/ (sense) :: translation {gender}, [qualifier] translation {gender}, …
 
-`{pos}`, `/IPA/` and `(sense)` are optional; a `SEE: other` line has no translations. A headword
-may come on several lines (other parts of speech, other senses): their translations are joined,
-since a reader of a translation cannot tell the senses apart either. Of a translation, what is in
-braces (a gender), brackets (a region, a register, a sense number) or parentheses (an optional
-word, a gloss) is dropped, so "pensión (alimenticia) {f}" is "pensión"; translations are split at
-commas and semicolons outside those brackets ("[Colombia, Panama] ñeque {m}" is one).
-
-The file is read as written: case and accents kept, multi-word headwords and translations kept.
-What a use needs of it (single words, folded case) is that use's choice (mt.evaluate.words).
+A headword's lines (other parts of speech and senses) are joined. Of a translation, what is in
+braces, brackets or parentheses is dropped ("pensión (alimenticia) {f}" is "pensión"), and
+translations are split at commas and semicolons outside them. Case, accents and multi-word
+entries are kept: what a use needs is that use's choice (mt.evaluate.words).
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """Spanish cognates of English nouns, by their endings (issue 66): for a noun its training English
-never had, the model invents ("velocity": "velocidad" is nowhere in its pairs), but Spanish and
-English took many nouns from the same Latin or Greek, and their endings correspond: -ity -idad,
--tion -ción, -ology -ología, -ism -ismo, -itis -itis. A cognate is the English stem spelled the
-Spanish way (ph f, th t, y i, doubled consonants single, an initial s+consonant es-) with the
-Spanish ending, and it is kept only when pyspellchecker's Spanish word list has it, which also
-gives its accents ("psychiatry": "psiquiatría"; "ability" gives no "abilidad", so nothing).
+never had the model invents, but many nouns share a Latin or Greek origin and their endings
+correspond (-ity -idad, -tion -ción, -ism -ismo). A cognate is the English stem spelled the
+Spanish way (ph f, th t, y i, doubled consonants single, s+consonant es-) with the Spanish
+ending, kept only when pyspellchecker's Spanish list has it, which gives its accents too
+("psychiatry": "psiquiatría"; "ability" gives no "abilidad").
 
-Only endings that hold: each kept ending gave one of Wiktionary's own translations for at least
-85% of the Wiktionary nouns it applies to (`python -m experiments.cognate_endings`, 2026-11-28).
-Endings of adjectives as much as nouns (-ic, -al, -ive) fall below that, since gender decides
-between "crítico" and "crítica", and so do -ure ("creature": "creatura") and -um.
+Only endings right for 85% or more of the Wiktionary nouns they apply to are kept
+(experiments/cognate_endings.py): not -ic, -al, -ive (gender decides), -ure or -um.
 """
 
 from __future__ import annotations

@@ -1,21 +1,16 @@
 """A sentence's first word in the spelling the model knows: "Happy birthday!" was "Happy
-cumpleaños.", and "Cheap flights are hard to find." "Los vuelos de mapa ...".
+cumpleaños.".
 
-Every sentence begins with a capital, but the training English begins few with "Happy" (7 of
-197,723 sentences) or "Cheap" (none), so the cased source vocabulary spells them in pieces it
-mostly met in names ("▁Ha ##pp ##y", "▁Ch ##e ##ap"), and the model copies or guesses. In lower
-case they are the words it learned ("▁happy", 509 uses; "▁che ##ap", 45). So a sentence's first
-word is given to the model in lower case when
+The training English begins few sentences with "Happy", so the cased vocabulary spells it in
+pieces met in names ("▁Ha ##pp ##y"); in lower case it is a word the model learned ("▁happy").
+So a sentence's first word goes to the model in lower case when
 
 - it is a capital and lower-case letters ("Happy", not "NASA", "iPhone" or "O'Brien");
-- the training English uses its lower-case spelling more often than this one (words.tsv,
-  mt.text.wordstats: "Tom" and "Mark" stay);
-- the lower-case spelling is fewer source pieces: a word the vocabulary has whole when
-  capitalised ("The", "Many", "Will") is one the model has learned as it is;
-- the training pairs seldom copy it as a name (the run's lexicon, mt.text.lexicon; NAME_SHARE).
+- the training English uses its lower-case spelling more often (words.tsv: "Tom" stays);
+- the lower-case spelling is fewer source pieces;
+- the training pairs seldom copy it as a name (the run's lexicon; NAME_SHARE).
 
-The translation's first letter is then written as a capital again (after any opening marks:
-"¡feliz cumpleaños!" is "¡Feliz cumpleaños!").
+The translation's first letter is then a capital again (after any opening marks: "¡Feliz").
 """
 
 from __future__ import annotations

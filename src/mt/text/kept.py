@@ -1,15 +1,10 @@
-"""What a translation carries through as typed, though no pattern of mt.text.spans reads it as
-a URL, code, a tag or a number: emoji and other symbols, identifiers, tokens longer than any
-word the model learned, and runs of another script.
+"""What a translation carries through as typed, though mt.text.spans reads no URL, code, tag or
+number in it: emoji and other symbols, identifiers, tokens longer than any word the model
+learned, and runs of another script. The model lost or changed each ("I love 🍕 and 🎉" came
+back without either); as protected spans they come out byte for byte, at their place.
 
-Each reached the model as pieces it had never seen and was lost or changed ("I love 🍕 and 🎉"
-came back without either, a SHA-256 string with characters dropped, "مرحبا بالعالم" gone, a
-1,000-letter word as "Variante."). Found here, each becomes a protected span (mt.text.spans:
-a placeholder token toward the model, itself again in the output), so it is in the output byte
-for byte, at its place.
-
-Every pattern is a character class repeated, or a token read once: linear in the text, as a
-100,000-character token must cost no more than its reading (docs/bad-inputs.md).
+Every pattern is a character class repeated, or a token read once: linear in the text
+(docs/bad-inputs.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """What the training part says about each capitalised English word: a name, or an ordinary word.
 
-The stand-ins (mt.decode.placeholders) copy a word through translation unchanged. That is right for
-a name and wrong for "Allow" at the start of a sentence or for "Thursday", which the bench model
-copied into 21% of its outputs. The training pairs tell the two apart: a name is copied into the
-Spanish of its pair ("Kowalski" -> "Kowalski"), an ordinary word is translated ("Thursday" ->
-"jueves"), and an ordinary word also appears in lower case ("allow"). `mt prepare` counts this once
-over the training part and writes it as lexicon.tsv, a few columns a person can read:
+A stand-in (mt.decode.placeholders) is right for a name, wrong for "Allow" or "Thursday". The
+training pairs tell them apart: a name is copied into its Spanish ("Kowalski"), an ordinary word
+is translated ("jueves") and appears in lower case too. `mt prepare` counts this over the
+training part as lexicon.tsv (copied beside the model; mt.text.names decides with it):
 
     word    capitalised copied  lower
     Allow   12  0   340
-
-`mt train` and `mt export` copy the file beside the model; mt.text.names decides with it.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """HTML fragments and whole pages: text translated a block at a time, markup copied byte for byte.
 
-Parsed with the standard library's html.parser, chosen over lxml and html5lib because it reports
-each tag as written and where it starts, so the skeleton is the source's own bytes (a tree parser
-re-serialises: attribute quoting, entities, an added <html><body>), and like a browser it reads
-any broken HTML without raising. Block elements (p, li, td, h1, ...) bound the units; inline
-elements (b, a, span, ...) are tags carried onto the translation; code, kbd, samp and var, void
-elements (br, img), comments and entities other than letters are protected spans; script, style,
-pre and textarea are skeleton with everything inside them. Of attributes only alt and title are
-translated, each as a unit of its own.
+Parsed with the standard library's html.parser, which reports each tag as written and where it
+starts (a tree parser re-serialises) and reads broken HTML as a browser does. Block elements
+bound the units; inline elements (b, a, span) are tags; code, kbd, samp, var, void elements,
+comments and entities other than letters are protected; script, style, pre and textarea are
+skeleton. Of attributes only alt and title are translated, each a unit of its own.
 """
 
 from __future__ import annotations

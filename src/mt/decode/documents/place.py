@@ -1,12 +1,9 @@
 """Put a unit back together around its translation: placeholders, tags and line breaks.
 
-Every protected span comes back exactly once: a placeholder token the translation kept is
-replaced by its original; one it repeated keeps its first place; one it lost is put next to the
-target word aligned with its neighbour in the source (at the end when nothing is aligned). Each
-tag wraps the target words whose alignment mass lies mostly inside the source words it wrapped
-(the span from the first to the last such word, or the single best-aligned word), then the tags
-are fitted into their source nesting: a child inside its parent, siblings apart. The output is
-well formed by construction, as it is written from that tree.
+Every protected span comes back exactly once: where the translation kept its token, at its first
+place if repeated, else next to the target word aligned with its source neighbour. Each tag wraps
+the target words whose alignment mass lies mostly inside the source words it wrapped, then the
+tags are fitted into their source nesting, so the output is well formed by construction.
 """
 
 from __future__ import annotations

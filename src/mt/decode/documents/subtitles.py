@@ -1,17 +1,11 @@
 """SubRip (.srt) and WebVTT (.vtt): the cues' text translated, everything else untouched.
 
-A cue's lines are one sentence cut for the screen, so they are joined, translated together and
-the translation is broken again into as many lines, by length; a sentence that runs on into the
-next cues is translated once and spread back over them the same way. Indices, identifiers,
-timecodes, cue settings, NOTE, STYLE and REGION blocks, blank lines and line endings are copied
-byte for byte, so the cue count and timings cannot change.
-
-The cue structure is read here, line by line, rather than with srt, webvtt-py or pysubs2: those
-rebuild the file from their own model (they renumber, reformat timecodes, drop what they do not
-know, and webvtt-py 0.6 reads "00:0x.000" without a complaint), while a translated subtitle file
-must differ from its source in the cue text only, and a bad timecode must be named by its line.
-Inline tags (<i>, <b>, <font>, WebVTT's <c.x> and <v Name>) are tags over the words; WebVTT
-timestamps, entities and SSA overrides ({\\an8}) are protected.
+A cue's lines are joined, translated together and broken again into as many lines by length; a
+sentence running on into the next cues is translated once and spread back over them. Indices,
+timecodes, settings, NOTE, STYLE and REGION blocks, blank lines and line endings are copied byte
+for byte. The cues are read here, not with srt, webvtt-py or pysubs2, which rebuild the file from
+their own model (renumbering, reformatting timecodes) and let bad timecodes pass. Inline tags
+(<i>, <c.x>, <v Name>) are tags; timestamps, entities and SSA overrides ({\\an8}) are protected.
 """
 
 from __future__ import annotations

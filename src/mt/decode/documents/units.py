@@ -1,16 +1,11 @@
 """The shared shape of every document format: units of natural language with their inline markup.
 
 A format's parser splits a file into the skeleton, copied byte for byte, and units, the runs of
-text a translator must translate. A unit is built here from what the parser meets in order: text,
-inline tags (`<b>`, a Markdown link) and protected spans (code, URLs, placeholders, entities).
-The translator sees only the unit's plain text: tags are taken out and remembered by the span of
-words they wrapped, and each protected span is replaced by a placeholder token (｟1｠, ｟2｠ ...:
-mt.data.tokenization.PLACEHOLDERS, the tokens a model trained with placeholders copies, numbered
-by paragraph), which the Translator gives back as they are (mt.decode.placeholders numbers them
-again per sentence, and puts a lost one at the end of its sentence; a model without those tokens
-gets a name stand-in for each) and mt.decode.documents.place puts back, by alignment where the
-translation still lost it. A paragraph with more than 16 protected spans gives the rest tokens no
-model learned (｟17｠ ...): their translation loses them, and place puts them back by alignment.
+text to translate, built here from text, inline tags (`<b>`, a Markdown link) and protected spans
+(code, URLs, entities). The translator sees the plain text: tags are taken out and remembered by
+the words they wrapped, and each protected span becomes a placeholder token (｟1｠, ｟2｠ ...,
+numbered by paragraph), which mt.decode.documents.place puts back, by alignment where the
+translation lost it (as it does every token past ｟16｠, which no model learned).
 """
 
 from __future__ import annotations
