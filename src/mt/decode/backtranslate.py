@@ -77,10 +77,8 @@ def sentence_stream(
     paths: Sequence[Path], filters: SentenceFilters, progress: Progress
 ) -> Iterator[str]:
     """The kept sentences of `paths`, in order; counts lines read and sentences dropped."""
-    # pysbd (mt.text.sentences) compiles a regular expression per abbreviation, and its Spanish
-    # list is longer than the 512 patterns `re` caches: every paragraph compiled them all again.
-    # With room for them, splitting UN News paragraphs takes half the time (docs/performance.md).
-    # Raised only while back-translating, not by importing this module.
+    # pysbd compiles a pattern per abbreviation, more for Spanish than the 512 `re` caches: with
+    # room for them splitting takes half the time (docs/performance.md). Only while it runs.
     re._MAXCACHE = max(re._MAXCACHE, 4096)  # type: ignore[attr-defined]
     seen: set[int] = set()
     dropped = progress.dropped = {"short": 0, "long": 0, "not_spanish": 0, "duplicate": 0}

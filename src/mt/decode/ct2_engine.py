@@ -2,44 +2,27 @@
 
 How mt's search maps onto CTranslate2's (read mt.decode.search first):
 
-- Tokens: CTranslate2 exchanges label strings; the source goes in with its [EOS]
-  (mt.data.feed.batching adds it) and the decoder starts from [BOS]. mt bans [PAD] and [BOS]
-  without renormalising the other labels' log-probs; CTranslate2's suppression renormalises (a
-  shift of about 3e-4 per sentence on the tiny test models). So the search runs without
-  suppression, which gives mt's choices and log-probs whenever a banned label never wins, as it
-  never does for a trained model; a sentence whose result holds one is searched again with them
-  suppressed and its hypotheses rescored with `score_batch`, which gives the unrenormalised
-  log-probs. Greedy choices are then still mt's (a row's shift does not reorder it); beam search
-  may rank differently, because the shift differs between beams.
-- Length: mt lets a sentence emit at most floor(a * S + b) labels (capped by the positions),
-  then forces [EOS]. CTranslate2's limit is one number per batch and ends a hypothesis at the
-  limit without [EOS]. So a batch is searched with its largest limit, and a sentence whose result
-  is longer than its own limit is redone: greedy output is cut to the limit, beam search runs
-  again to the sentence's limit keeping every finished hypothesis, so the best is chosen among
-  the same set as mt's; a hypothesis cut at the limit gets its [EOS] log-prob from `score_batch`.
-  With alpha > 0 the batch's finished hypotheses are kept for a sentence when every one ended
-  before its own limit (the search stopped there, as one to that limit would); n-best lists
-  split the batch by limit instead.
-- Score: mt's log-prob counts [EOS]; its score divides by the GNMT penalty ((5 + n) / 6) ** alpha,
-  n counting [EOS]. CTranslate2 divides by n ** alpha, so scores are recomputed here from
-  log-probs. With alpha = 0 (mt's default) beam search stops when the best hypothesis is final
-  (CTranslate2's early exit), which returns the same best hypothesis as mt's stopping rule. An
-  n-best list needs more: mt stops once `beam` finished hypotheses beat every open one, and
-  nothing found after that could enter its list (log-probs only fall), so searching on to the
-  limit and keeping every finished hypothesis gives mt's list; `--n-best` above 1 costs that.
-  With alpha > 0 CTranslate2 stops after `beam` finished hypotheses, re-ranked here with GNMT;
-  mt's rule is a heuristic there too, and the two can differ where a longer one would overtake.
-- Attention: the export keeps the last decoder layer's cross-attention averaged over all heads
-  (mt.export.converter sets alignment_layer and alignment_heads so), the map PyTorch's
-  `cross_attention_map` gives. `attention` asks `translate_batch` for it with the translation
-  as the target prefix, so every step is forced and its row is the teacher-forced one.
-- Sampling (`sampling_topk` other than 1): CTranslate2 draws from generators its worker threads
-  seed when the model is loaded (ctranslate2.set_random_seed before the Translator is made), not
-  per call: `config.seed` does not apply here; a caller that wants its seed sets it before it
-  opens the export (mt.decode.line_engines.ModelEngine does).
-- Teacher forcing: `score_batch` gives the log-prob of each reference label, [EOS] included, so
-  the cross-entropy is the same quantity as mt's; accuracy (is the reference label the argmax?)
-  is not available from it and is reported as such.
+- Banned labels: mt bans [PAD] and [BOS] without renormalising; CTranslate2's suppression
+  renormalises. So the search runs without suppression (a trained model never chooses them),
+  and a sentence whose result holds one is searched again with them suppressed and rescored
+  with `score_batch`, which gives unrenormalised log-probs.
+- Length: mt emits at most floor(a * S + b) labels per sentence, then forces [EOS]; CTranslate2
+  has one limit per batch and stops without [EOS]. So a batch is searched to its largest limit
+  and a sentence past its own is redone (greedy output cut, beam search run again to that
+  limit keeping every finished hypothesis); a cut hypothesis gets its [EOS] log-prob from
+  `score_batch`. With alpha > 0 the batch's finished hypotheses stand for a sentence only when
+  all ended before its limit; n-best lists split the batch by limit.
+- Score: mt divides the log-prob (with [EOS]) by GNMT's ((5 + n) / 6) ** alpha, CTranslate2 by
+  n ** alpha, so scores are recomputed from log-probs. With alpha = 0 CTranslate2's early exit
+  gives mt's best hypothesis; an n-best list is mt's only if the search goes on to the limit
+  keeping every finished hypothesis (what `--n-best` above 1 costs). With alpha > 0 both
+  stopping rules are heuristics and can differ.
+- Attention: the export keeps the last decoder layer's cross-attention averaged over its heads
+  (mt.export.converter), asked for with the translation as the target prefix (teacher-forced).
+- Sampling: CTranslate2's workers seed their generators when the model is loaded
+  (ctranslate2.set_random_seed), so `config.seed` does not apply per call.
+- Teacher forcing: `score_batch` gives the reference labels' log-probs ([EOS] included), so the
+  cross-entropy is mt's; accuracy is not available from it.
 """
 
 from __future__ import annotations
@@ -367,11 +350,8 @@ def open_exported(
     source = WordPieceCodec.load(info.source_tokenizer)
     target = WordPieceCodec.load(info.target_tokenizer)
     workers = threads or physical_cores()
-    # On a CPU one worker a core, each with one thread, searching its own sub-batches of
-    # MAX_BATCH sentences: for models of this size 1.8x the sentences/s of one worker with every
-    # thread (benchmarks/speed/bench_export.py, docs/performance.md), and lower latency for one
-    # sentence too, since a small model's matrices are too small to share between threads. Not
-    # CTranslate2's own default of 4 threads, which oversubscribes a 2-core machine.
+    # On a CPU one single-threaded worker a core, each on its own sub-batches: a small model's
+    # matrices are too small to share between threads (1.8x the sentences/s: docs/performance.md).
     cpu = device == "cpu"
     try:
         translator = ctranslate2.Translator(

@@ -1,11 +1,7 @@
-"""What a Translator searches with: PyTorch over a trained run, or CTranslate2 over an export.
-
-`mt translate`, `mt evaluate` and `mt serve` open a model through `open_run` and never ask which
-kind it is (mt.catalog.modelinfo resolves the reference once): a run directory, the shipped model
-among them, is searched by mt.decode.search over its PyTorch model (mt.model.rundir), an `mt export`
-by CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`,
-and documents (mt.decode.documents.align) at a second, `AttentionEngine`: the cross-attention that
-places tags, which either engine gives for a translation already made.
+"""What a Translator searches with: PyTorch over a trained run (mt.decode.search), or CTranslate2
+over an export (mt.decode.ct2_engine), opened through `open_run` by callers that never ask which.
+Both meet the Translator at one seam, `SearchEngine`, and documents (mt.decode.documents.align) at
+a second, `AttentionEngine`: the cross-attention that places tags.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""A model opened once for translation, shared by every Translator made from it.
-
-What is read from the model directory is read here, once: the search engine for each precision
-asked for, the lexicon that decides which words are names, calibration.json, and the normaliser's
-word statistics. `Translator.with_options` builds new steps around the same LoadedModel, so a
-variant costs no reload.
+"""A model opened once for translation, shared by every Translator made from it: the search engine
+for each precision asked for, the lexicon, calibration.json and the normaliser's word statistics
+are read here, once, so a variant (`Translator.with_options`) costs no reload.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""How to translate, decided once: the frozen options a Translator's steps are built from.
-
-Nothing configures a Translator after it is built. A variant (another beam, placeholders off, a
-glossary) is another Translator made from `dataclasses.replace(options, ...)` with
-`Translator.with_options`, which shares the model already opened.
+"""How to translate, decided once: the frozen options a Translator's steps are built from. A
+variant is another Translator from `dataclasses.replace(options, ...)` (`Translator.with_options`),
+which shares the model already opened.
 """
 
 from __future__ import annotations

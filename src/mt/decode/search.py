@@ -1,21 +1,15 @@
 """Greedy and beam search over the encode / start_state / step seam of a translation model.
 
-Search semantics follow fairseq: padding and BOS are never chosen, beam search looks at 2 x beam
-candidates per step so that hypotheses ending in EOS do not starve the beam, and EOS is forced at
-the length limit. As in OpenNMT, the search state (`_Beams`) is kept apart from model calls.
+As in fairseq: padding, BOS and `banned` labels (a shared vocabulary's synthetic tag) are never
+chosen, beam search looks at 2 x beam candidates per step so that finished hypotheses do not
+starve the beam, and EOS is forced at the length limit, floor(a * S + b) (fewer where the model's
+`max_positions` needs). As in OpenNMT, the search state (`_Beams`) is kept apart from model calls.
+A hypothesis's log-prob sums float32 token log-probs, EOS included; its score divides that by the
+GNMT length penalty. Finished sentences leave the batch. Put the model in eval mode first.
 
-A sentence with S real source tokens emits at most floor(a * S + b) tokens before its EOS, fewer
-when the model has `max_positions` (BOS plus the emitted tokens must fit its positions). A
-hypothesis's log-prob sums float32 token log-probs, EOS included; its score divides that by the GNMT
-length penalty and ranks hypotheses. Sentences leave the batch as soon as they are done, so short
-sentences stop costing compute. Put the model in eval mode first: the search does not.
-
-Sampling (`sampling_topk` other than 1, beam size 1) is greedy search that draws each label from
-the k likeliest (all with k = 0) at `sampling_temperature`, with a generator seeded by `seed`
-and the batch's tokens (batch_seed: the same batch draws the same; two batches draw apart):
-sampled back-translations teach more than beam ones (Edunov et al. 2018). A hypothesis's
-log-prob stays the model's, untempered. `banned` labels (the synthetic tag of a shared
-vocabulary, mt.data.tokenization.SYNTHETIC_TAG) are never chosen, like PAD and BOS.
+Sampling (`sampling_topk` other than 1, beam 1) draws each label from the k likeliest (all with
+k = 0) at `sampling_temperature`, seeded by `seed` and the batch's tokens (`batch_seed`): sampled
+back-translations teach more than beam ones (Edunov et al. 2018). Log-probs stay untempered.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The one cleaning of English and Spanish text, shared by `mt prepare` and `mt translate`.
-
-A model only sees text cleaned this way during training, so translation input must be cleaned
-the same way: both call `clean_text` (prepare through `clean_texts`, which also counts what each
-step changed for prepare's report). No torch or pandas here.
+"""The one cleaning of English and Spanish text, shared by `mt prepare` and `mt translate`: input
+must be cleaned as the training text was (`clean_texts` also counts what each step changed).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Where the sentences of a line are: one splitter for the text `mt translate` reads and the
-paragraphs `mt prepare` cuts into sentence pairs, so a model learns from the units it is given.
-
-pysbd was chosen on the tricky cases in tests/split_cases.py by experiments/bench_splitters.py. It
-lives in `data` because `data` may import no other stage; mt.decode.segment builds on it.
+paragraphs `mt prepare` cuts into sentence pairs, so a model learns from the units it is given
+(pysbd, chosen on tests/split_cases.py by experiments/bench_splitters.py).
 """
 
 from __future__ import annotations

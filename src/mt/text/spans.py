@@ -88,10 +88,9 @@ def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
 
 
 _DETECTOR = _detector(frozenset(_PATTERNS), False)
-# A pattern whose first run may hold what follows it ("a.b.c", "a-b-c") starts only where such a
-# run starts (a lookbehind, not \b), or is bounded ({1,60}): tried at every position of a
-# 100,000-character "v1.v1.v1…", each scan to the run's end made the detector quadratic
-# (320 s; tests/text/test_kept.py).
+# A pattern whose first run may hold what follows it ("a.b.c") starts only where such a run
+# starts (a lookbehind, not \b), or is bounded ({1,60}): else the detector is quadratic
+# (tests/text/test_kept.py).
 _MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$<]|www\.|\.\w")
 """A character every pattern of _DETECTOR needs (a digit, a slash, `@`, a backtick, a brace, `%`,
 `$`, `<`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one

@@ -1,11 +1,7 @@
-"""Word alignment between a unit's text and its translation, for placing tags and lost placeholders.
-
-The issue names two ways to carry markup: teach the model to copy tags (training with tag
-augmentation, not built yet) or project them afterwards with an alignment. This is the alignment:
-the model's own cross-attention (last decoder layer, heads averaged), teacher-forced on the
-translation it produced, from PyTorch for a run or CTranslate2 for an export; otherwise, or for a
-unit too long for the model, a monotone alignment by relative position, which is right for word
-orders as close as English and Spanish most of the time and never fails.
+"""Word alignment between a unit's text and its translation, for placing tags and lost placeholders:
+the model's own cross-attention (last decoder layer, heads averaged), teacher-forced on its
+translation; otherwise, or for a unit too long for the model, a monotone alignment by relative
+position, right for English and Spanish most of the time and never failing.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Translate a parsed document a piece at a time, and write it back piece by piece.
 
-A piece is a run of units holding about PIECE_CHARS characters of text: one Translator call
-(dense batches: the Translator sorts a call's sentences by length), the alignment that places tags
-and lost placeholders asked only for the units that have any, then the piece's file text written
-out. A unit longer than mt.decode.documents.split.MAX_UNIT_CHARS is translated as parts of whole
-sentences. So time is linear in the document, and memory beyond the parsed document (its text,
-units and skeleton) is bounded by a piece, whatever the page's length.
+A piece is a run of units of about PIECE_CHARS characters: one Translator call, the alignment
+asked only for the units with tags or lost placeholders, then the piece's text written out. So
+time is linear in the document, and memory beyond the parsed document is bounded by a piece.
 """
 
 from __future__ import annotations
@@ -121,20 +118,6 @@ def check_text(text: str, name: str) -> None:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise MtError(f"{name}:{line}: a NUL character; this is not a text document")
-
-
-def translate_units(
-    units: Sequence[Unit],
-    translator: LineTranslator,
-    aligner: Aligner | None = None,
-    *,
-    unit_chars: int = MAX_UNIT_CHARS,
-) -> list[str]:
-    """Each unit translated (in one call) and put back together with its markup."""
-    splits = [split_unit(unit, unit_chars) for unit in units]
-    lines = (part.text for split in splits for part in split.parts)
-    texts = [translation.text for translation in translator.translate(lines)]
-    return place_splits(splits, texts, aligner or aligner_for(translator))
 
 
 def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner) -> list[str]:

@@ -57,10 +57,8 @@ def parse(text: str, *, name: str) -> Skeleton:
     """Units and skeleton of an HTML document or fragment; never fails on broken HTML."""
     check_text(text, name)
     events = _Events()
-    # html.parser waits for the rest of a character reference after a bare "&#" and, at the
-    # end, gives everything after it as text, tags included ("a &# b <b>c</b>"); a browser
-    # reads "&#" as itself. The parser is fed that "&" as a space: the same offsets, and the
-    # skeleton and the units are cut from `text` itself.
+    # After a bare "&#" html.parser gives the rest as text, tags included; a browser reads "&#"
+    # as itself. So that "&" is fed as a space (the same offsets: the units are cut from `text`).
     events.feed(_BARE_CHARREF.sub(" ", text))
     events.close()
     return _Walker(text, events.found).walk()
@@ -92,20 +90,12 @@ class _Events(HTMLParser):
     def handle_entityref(self, name) -> None:
         self._add("entity")
 
-    def handle_charref(self, name) -> None:
-        self._add("entity")
+    handle_charref = handle_entityref
 
     def handle_comment(self, data) -> None:
         self._add("other")
 
-    def handle_decl(self, decl) -> None:
-        self._add("other")
-
-    def handle_pi(self, data) -> None:
-        self._add("other")
-
-    def unknown_decl(self, data) -> None:
-        self._add("other")
+    handle_decl = handle_pi = unknown_decl = handle_comment
 
 
 class _Walker:
