@@ -234,13 +234,9 @@ def load(
 ) -> Translator:
     """A Translator for `model` (a shipped model's name, a run or export directory; None: the
     shipped model), with the engine `mt translate` would choose. The options are defaults for
-    every call; `length_penalty` None is the model's own (its decode.json), else 0;
-    `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
-    words the model's training never had, and `cognates` gives such a noun its Spanish cognate
-    (None: as the model's decode.json says); `first_words` gives the model a sentence's first
-    word in lower case where it knows that spelling better, and `titles` gives each capitalised
-    word of a title the first word's treatment (None: as its decode.json says); `device` is
-    auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
+    every call, as `mt translate`'s (docs/api.md): `dictionary` a Wiktionary-format dictionary
+    for never-seen nouns; `length_penalty`, `cognates`, `first_words` and `titles` None: as the
+    model's decode.json says; `device` auto, cpu or cuda; `precision` auto, fp32 or bf16."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
     from mt.export.int8_copy import open_with_copy, searched_copy

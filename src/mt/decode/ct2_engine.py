@@ -114,11 +114,9 @@ class Ct2Engine:
         self, sources: Sequence[Sequence[int]], limits: list[int], config: DecodeConfig
     ) -> list[list[Hypothesis]]:
         """One best hypothesis each, in one call with the batch's largest limit. A result within
-        its sentence's own limit is what a search to that limit finds (up to there the searches
-        agree, and a final best beats whatever the limit would cut off); a longer greedy one is
-        cut to the limit (its prefix is the same), a longer beam one searched again. With a
-        length penalty the beam's finished hypotheses come back to be ranked by GNMT's, and
-        stand only where all of them ended before the limit."""
+        its sentence's own limit is what a search to that limit finds; a longer greedy one is cut
+        to the limit, a longer beam one searched again. With a length penalty the finished
+        hypotheses are ranked by GNMT's, and stand only where all ended before the limit."""
         tokens = [self._source_tokens(ids) for ids in sources]
         greedy = config.beam_size == 1
         penalised = not greedy and config.alpha > 0  # the beam's finished ones, for GNMT's rank
@@ -321,8 +319,7 @@ def export_device(name: str) -> str:
 
 class CannotLoad(MtError):
     """CTranslate2 refused a model's files: `where` names what to mend, an export's directory or
-    the CTranslate2 model searched in a run's place (a shipped model's int8 copy, which
-    mt.export.int8_copy makes again rather than let this reach the user)."""
+    a shipped model's int8 copy (which mt.export.int8_copy makes again)."""
 
     def __init__(self, where: Path, *, reason: str) -> None:
         super().__init__(f"{where}: CTranslate2 cannot load it ({reason})")
@@ -338,10 +335,9 @@ def open_exported(
     compute_type: str,
     ct2_model: Path | None = None,
 ) -> ExportedRun:
-    """Load an export (its files were checked against their checksums when it was resolved) on
-    `device` ("cpu", "cuda") with `threads` CPU threads (default: one a physical core, as torch
-    uses). `ct2_model`: a CTranslate2 model of the run `info` (a shipped model's int8 copy,
-    mt.export.int8_copy), searched with the run's tokenizers and tables."""
+    """Load an export on `device` ("cpu", "cuda") with `threads` CPU threads (default: one a
+    physical core), or `ct2_model`, a CTranslate2 model of the run `info` (a shipped model's int8
+    copy), searched with the run's tokenizers and tables."""
     if info.kind != "export" and ct2_model is None:
         raise MtError(f"{info.label}: not an `mt export` directory (a run: open it with load_run)")
     directory = info.directory

@@ -25,8 +25,13 @@ NAME_STAND_INS = ("Tom", "Mary", "John")
 """Stand-ins for a model without placeholder tokens: the names it copies most
 (benchmarks/trust/bench_glossary.py), for terms here and unseen names in mt.decode.placeholders."""
 
-# What may stand between a sentence's end (or the output's start) and its first word.
-_OUTPUT_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
+# What may stand between a sentence's end (or the text's start) and its first word: "- ¿Allow".
+_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
+
+
+def starts_sentence(text: str, position: int) -> bool:
+    """Whether the word at `position` of `text` is a sentence's first."""
+    return _SENTENCE_START.search(text, 0, position) is not None
 
 
 @dataclass(frozen=True)
@@ -181,8 +186,8 @@ def restore(
         for match in pattern.finditer(text):
             before = text[end : match.start()]
             parts.append(before if known is None else agree_before(before, *known))
-            starts = _OUTPUT_START.search(text, 0, match.start()) is not None
-            parts.append(spanish[:1].upper() + spanish[1:] if starts else spanish)
+            first = starts_sentence(text, match.start())
+            parts.append(spanish[:1].upper() + spanish[1:] if first else spanish)
             end = match.end()
         lost += not parts
         text = "".join(parts) + text[end:]

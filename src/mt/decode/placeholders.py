@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mt.data.tokenization import PLACEHOLDERS
-from mt.decode.glossary import NAME_STAND_INS
+from mt.decode.glossary import NAME_STAND_INS, starts_sentence
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import Span, find_spans
 
@@ -30,8 +30,6 @@ _NAME_OR_NUMBER = re.compile(
     + rf"|{CAPITALISED}"  # Kowalski, McDonald
     r"|(?<![\w.,:])\d+(?:[.,:]\d+)*(?!\w|[.,:]\d)"  # 4817, 12.75, 10:30, 1,000
 )
-# What may stand between a sentence's end (or the text's start) and its first word: "- ¿Allow".
-_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
 
 Slots = tuple[tuple[str, str], ...]  # (stand-in, original)
 
@@ -54,7 +52,7 @@ def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
     def swap(match: re.Match) -> str:
         word = match.group()
         if word not in slots and word not in kept:
-            initial = _SENTENCE_START.search(text, 0, match.start()) is not None
+            initial = starts_sentence(text, match.start())
             if word not in PLACEHOLDERS and not protectable(word, initial=initial):
                 kept.add(word)
             elif free:
@@ -86,8 +84,7 @@ def protect_spans(
         name = Span(match.start(), match.end(), "name", match.group())
         if _overlaps(name, spans + present):
             continue
-        initial = _SENTENCE_START.search(text, 0, match.start()) is not None
-        if protectable(match.group(), initial=initial):
+        if protectable(match.group(), initial=starts_sentence(text, match.start())):
             spans.append(name)
     # Other tokens already there (a document's spans, numbered by paragraph) are numbered with
     # the sentence's own spans in order, as in training; past sixteen spans in all, as themselves.

@@ -12,7 +12,7 @@ from typing import TypeVar
 from mt.errors import MtError
 from mt.storage.derived import derived
 from mt.storage.files import LEXICON, WORD_STATS
-from mt.text import dictionary, first_words, lexicon, normalize, tables, wordstats
+from mt.text import dictionary, first_words, lexicon, normalize, sentence_ends, tables, wordstats
 from mt.text.lexicon import Lexicon, lexicon_from_json, lexicon_to_json, read_lexicon
 from mt.text.normalize import Normalizer, normalizer_from_json, normalizer_to_json
 from mt.text.wordstats import WordStats, read_word_stats
@@ -58,7 +58,7 @@ def normalizer_for(model_dir: Path) -> Normalizer:
         return derived(
             path,
             kind="normalizer",
-            code=(normalize, wordstats, tables, dictionary),
+            code=(normalize, sentence_ends, wordstats, tables, dictionary),
             build=lambda: Normalizer.from_stats(read_word_stats(path)),
             encode=normalizer_to_json,
             decode=normalizer_from_json,
@@ -68,10 +68,8 @@ def normalizer_for(model_dir: Path) -> Normalizer:
 
 
 def seen_words_for(model_dir: Path) -> frozenset[str]:
-    """The words a directory's training English has, in lower case (words.tsv, whatever the
-    capitals): the rest are the never-seen words mt.decode.unseen gives a Spanish noun. Kept in
-    the user's cache once read (mt.storage.derived): parsing words.tsv takes longer than a
-    translation's whole start-up."""
+    """The words a directory's training English has, in lower case (the rest are never-seen:
+    mt.decode.unseen), kept in the user's cache (parsing words.tsv outlasts a start-up)."""
 
     def read(path: Path) -> frozenset[str]:
         return derived(

@@ -59,20 +59,15 @@ def _hypothesis(tokens: list[int], log_prob: float, alpha: float) -> Hypothesis:
 
 
 def max_lengths(model: Seq2Seq, src_mask: Tensor, max_len_a: float, max_len_b: int) -> list[int]:
-    """Most tokens each sentence may emit before EOS: floor(a * source length + b).
-
-    With `max_positions` P the cap is P - 1, because the decoder also reads BOS.
-    """
+    """Most tokens each sentence may emit before EOS: floor(a * source length + b), at most
+    `max_positions` - 1 (the decoder also reads BOS)."""
     positions = getattr(model, "max_positions", None)
     return [length_limit(n, max_len_a, max_len_b, positions) for n in src_mask.sum(1).tolist()]
 
 
 def _log_probs(logits: Tensor, force_eos: Tensor | None, banned: tuple[int, ...] = ()) -> Tensor:
-    """Float32 log-probs (N, V) with PAD, BOS and `banned` banned and EOS forced on the rows
-    force_eos marks.
-
-    Banned labels are not renormalised away (as in fairseq): scores stay true model log-probs.
-    """
+    """Float32 log-probs (N, V) with PAD, BOS and `banned` banned, not renormalised away (as in
+    fairseq: scores stay true model log-probs), and EOS forced on the rows force_eos marks."""
     lprobs = torch.log_softmax(logits.float(), dim=-1)
     lprobs[:, PAD] = NEG_INF
     lprobs[:, BOS] = NEG_INF
@@ -98,10 +93,7 @@ def greedy_search(
     banned: tuple[int, ...] = (),
 ) -> list[Hypothesis]:
     """The most likely next token at each step (or one drawn by `sampling`); one hypothesis per
-    sentence, in input order.
-
-    `length_penalty` only sets the reported score: it cannot change a greedy choice.
-    """
+    sentence, in input order. `length_penalty` only sets the reported score."""
     draw = sampling.drawer(src) if sampling is not None else None
     limits = max_lengths(model, src_mask, max_len_a, max_len_b)
     state = model.start_state(model.encode(src, src_mask), src_mask)
@@ -170,11 +162,8 @@ class Sampling:
 
 @dataclass
 class _Beams:
-    """Beam-search state of the sentences still open; it never calls the model.
-
-    Rows of the decoder state are laid out sentence-major: row i * beam + k is beam k of open
-    sentence i. Open hypotheses are kept best first.
-    """
+    """Beam-search state of the sentences still open; it never calls the model. Row i * beam + k
+    of the decoder state is beam k of open sentence i; open hypotheses are kept best first."""
 
     beam: int
     n_best: int
@@ -206,10 +195,8 @@ class _Beams:
         return (self.limit <= step).repeat_interleave(self.beam)
 
     def advance(self, lprobs: Tensor) -> tuple[Tensor, Tensor]:
-        """Extend the beams by one token given its log-probs (n * beam, V).
-
-        Returns the decoder rows that continue (to select from the state) and their last tokens.
-        """
+        """Extend the beams by one token given its log-probs (n * beam, V): the decoder rows that
+        continue (to select from the state) and their last tokens."""
         n, vocab = len(self.sents), lprobs.size(1)
         cand = (self.scores.unsqueeze(2) + lprobs.view(n, self.beam, vocab)).view(n, -1)
         top_scores, top_idx = cand.topk(2 * self.beam)  # (n, 2 * beam), best first
@@ -250,13 +237,10 @@ class _Beams:
         return [i for i in range(len(self.sents)) if not self._done(i, best[i])]
 
     def _done(self, i: int, best_open: float) -> bool:
-        """Done when no hypothesis is open (all ended at the length limit), or when `beam`
-        finished hypotheses all score at least as well as the best open one would if it ended now.
-
-        With alpha = 0 this is exact: an open log-prob only falls. With alpha > 0 a longer
-        hypothesis could still overtake (the penalty grows with length); like OpenNMT and Hugging
-        Face we accept that to stop as soon as the beam is full of better finished hypotheses.
-        """
+        """Done when no hypothesis is open, or when `beam` finished hypotheses all score at least
+        as well as the best open one would if it ended now: exact with alpha = 0 (an open
+        log-prob only falls); with alpha > 0 a longer one could still overtake, accepted as in
+        OpenNMT and Hugging Face."""
         if best_open == NEG_INF:
             return True
         kept = self.finished[self.sents[i]]

@@ -129,12 +129,10 @@ def open_translator(
     compute_type: str = "default",
     ct2_model: Path | None = None,
 ) -> Translator:
-    """The one way callers (CLI, server, API, benchmarks) open a model for translation, resolved
-    by them (mt.catalog.modelinfo.resolve): a run, or an `mt export` (searched with CTranslate2,
-    whose `compute_type` applies). `threads` sets the CPU threads of either
-    engine. An export is opened without importing torch, and so is a run searched by its
-    CTranslate2 copy `ct2_model` (a shipped model's: mt.export.int8_copy.open_with_copy opens it
-    so, and makes it again when CTranslate2 cannot load it)."""
+    """The one way callers open a model they resolved for translation: a run, or an `mt export`
+    (CTranslate2, whose `compute_type` applies); `threads` sets either engine's CPU threads. An
+    export, or a run searched by its CTranslate2 copy `ct2_model` (a shipped model's int8 copy,
+    mt.export.int8_copy), is opened without importing torch."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
     if info.kind == "export" or ct2_model is not None:

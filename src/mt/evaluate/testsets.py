@@ -144,11 +144,8 @@ def _finish(
 
 
 def _lines(path: Path) -> list[str | None]:
-    """The file's lines without their line ending (``\\n`` or ``\\r\\n``); None where not UTF-8.
-
-    Split on ``\\n`` only, as the ``sacrebleu`` command line reads files, so line numbers and
-    segments agree with it.
-    """
+    """The file's lines without their line ending (``\\n`` or ``\\r\\n``), split on ``\\n``
+    only as the ``sacrebleu`` command reads files; None where not UTF-8."""
     data = read_text_file(path, what="test file")
     raw_lines = data.split(b"\n")
     if raw_lines[-1] == b"":

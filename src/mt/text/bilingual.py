@@ -45,11 +45,9 @@ def read_noun_senses(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> dict[str, tuple[str, ...]]:
     """One-word English nouns in lower case -> the one-word translations of all their noun lines,
-    each once: what a translation can put in place of a noun it never learned, and what counts
-    as the noun translated already (mt.decode.unseen). In the order written, except that with
-    `frequency` the most frequent comes first (ties: the first written), since Wiktionary orders
-    senses by history, not use ("gauge": "galga" first, "medida" in the news; "runway": the
-    catwalk before the airstrip). A malformed line is refused as read_bilingual refuses it."""
+    each once (mt.decode.unseen), in the order written, or with `frequency` the most frequent
+    first, as Wiktionary orders senses by history, not use ("gauge": "galga" before "medida").
+    A malformed line is refused as read_bilingual refuses it."""
     return read_noun_table(path, frequency)[0]
 
 

@@ -89,12 +89,9 @@ def _unclean_table() -> np.ndarray:
 
 
 def clean_texts(texts: Sequence[str]) -> tuple[list[str], dict[str, set[int]]]:
-    """`clean_text` of each text, and for each step the positions of the texts it changed.
-
-    A scan with array operations finds the few texts that cleaning may change (a superset of the
-    ones it does change), so a clean corpus of millions of lines costs a few passes over its
-    characters instead of a regex call per line.
-    """
+    """`clean_text` of each text, and for each step the positions of the texts it changed. An
+    array scan finds the few texts cleaning may change, so a clean corpus costs a few passes
+    over its characters, not a regex call per line."""
     texts = list(texts)
     changes: dict[str, set[int]] = {name: set() for name, _ in STEPS}
     for index in _suspects(texts):

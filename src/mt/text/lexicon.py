@@ -80,14 +80,11 @@ NO_LEXICON = Lexicon(words=MappingProxyType({}), pairs=0)
 
 
 def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
-    """Count every capitalised word of the English side over (english, spanish) `pairs`. A
-    lower-case word seen in MIN_LOWER pairs or more gets a row too, under its capitalised form
-    ("allow" as "Allow"), so that a sentence-initial "Allow" is known though never seen so.
-
-    A pair equal to the one before it is counted once: `mt prepare` writes a small corpus's
-    pairs several times in a row (its sampling temperature), and a repeat is no new evidence.
-    Counted with its repeats, one quiz question about the sitcom "Happy Days", written 12 times,
-    made "Happy" a name, and "Happy birthday!" came back as "Happy cumpleaños."."""
+    """Count every capitalised word of the English side over (english, spanish) `pairs`; a
+    lower-case word of MIN_LOWER pairs or more gets a row under its capitalised form, so that a
+    sentence-initial "Allow" is known though never seen so. A pair equal to the one before is
+    counted once: `mt prepare` repeats a small corpus's pairs (one quiz question on "Happy
+    Days", written 12 times, made "Happy" a name)."""
     capitalised: Counter[str] = Counter()
     copied: Counter[str] = Counter()
     lower: Counter[str] = Counter()
@@ -137,8 +134,7 @@ def read_lexicon(path: Path) -> Lexicon:
 
 def lexicon_to_json(lexicon: Lexicon) -> dict[str, object]:
     """The lexicon as JSON (mt.storage.derived keeps it so): its words joined by newlines and their
-    counts (capitalised, copied, lower) one flat list, which a new process reads in half the
-    time of an object of 40,000 rows."""
+    counts one flat list, read in half the time of an object."""
     words = lexicon.words
     counts = [n for c in words.values() for n in (c.capitalised, c.copied, c.lower)]
     return {"pairs": lexicon.pairs, "words": "\n".join(words), "counts": counts}

@@ -41,11 +41,9 @@ dev parts (both sides) are the same as when pysbd read each line whole."""
 
 
 def _sentences(text: str, language: str) -> list[str]:
-    """pysbd's sentences of `text`, read PYSBD_WINDOW characters at a time, without the
-    character spans `Segmenter.segment` finds them at: it looks for each sentence from the
-    text's start again, quadratic in a line of many alike sentences ("a. a. a. …" of 99,000
-    characters took 142 s). `sentence_spans` walks the line itself, and a sentence that is not
-    the line's falls back to the whole line."""
+    """pysbd's sentences of `text`, read PYSBD_WINDOW characters at a time, without the spans
+    `Segmenter.segment` finds them at (quadratic: it looks for each from the start again);
+    `sentence_spans` walks the line itself."""
     sentences: list[str] = []
     start = 0
     while start < len(text):
@@ -103,10 +101,8 @@ def _plain_ends(line: str, first: int, language: str) -> list[re.Match[str]] | N
     """The gaps between the sentences of `line[first:]` when every full stop, question and
     exclamation mark in it (but a last one) plainly ends a sentence: after a lower-case word
     that is no abbreviation of pysbd's list, before a space and a capital, with no quote,
-    bracket, colon or semicolon anywhere (an apostrophe inside a word is no quote). pysbd cuts
-    such a line there too (no difference on any of UN News' 203,184 paragraphs, ELTeC's first
-    30,000, Tatoeba, the WMT news dev set, FLORES dev or LibreOffice help), many times slower:
-    splitting UN News took 60 s instead of 87. None for any other line, which pysbd decides."""
+    bracket, colon or semicolon anywhere. pysbd cuts such a line there too (on every paragraph
+    of the corpora tried), much slower. None for any other line, which pysbd decides."""
     if _NOT_PLAIN.search(line, first):
         return None
     gaps = list(_PLAIN_END.finditer(line, first))

@@ -132,9 +132,7 @@ _OPTION_OR_EXTENSION = re.compile(r"(?<![\w-])--?[\w-]+|\.\w+")
 
 def _copied_tldr(span: str) -> bool:
     """Whether a tldr `{{placeholder}}` is copied, not translated: alternatives of options or
-    subcommands ("{{[-s|--status]}}", "{{[r|run]}}"), numbers, globs ("{{*.jpg}}"); one with
-    words ("{{path/to/file}}", "{{version}}") is translated. On tldr's training pages the
-    Spanish copies 97% of those this picks."""
+    subcommands ("{{[-s|--status]}}"), numbers, globs ("{{*.jpg}}"); not words ("{{version}}")."""
     inner = span[2:-2]
     return inner.startswith("[") or not re.search(
         r"[A-Za-z]{2,}", _OPTION_OR_EXTENSION.sub("", inner)
@@ -143,9 +141,8 @@ def _copied_tldr(span: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> tuple[Span, ...]:
-    """The detector's spans of `text`, then what mt.text.kept carries through outside them
-    (emoji, identifiers, over-long tokens, other scripts, tags); cached, as translating one line
-    asks several times (the length check, the normalizer, the protection, the flags)."""
+    """The detector's spans of `text`, then what mt.text.kept carries through outside them;
+    cached, as translating one line asks several times."""
     matches = list(_DETECTOR.finditer(text)) if _MAY_HOLD_A_SPAN.search(text) else []
     spans = [
         Span(m.start(), m.end(), m.lastgroup or "", m.group())

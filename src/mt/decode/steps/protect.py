@@ -18,10 +18,9 @@ from mt.errors import MtError
 
 @dataclass(frozen=True)
 class ProtectSpans:
-    """With placeholder tokens (`span_tokens`), every protected span (URLs, code, numbers,
-    `keep` names) and every name `protectable` picks goes through a token; without them, names
-    and numbers go through the name stand-ins. `enabled` False (benchmarks): nothing is
-    protected."""
+    """With placeholder tokens (`span_tokens`), every protected span and every name
+    `protectable` picks goes through a token; without them, names and numbers go through the
+    name stand-ins. `enabled` False (benchmarks): nothing is protected."""
 
     enabled: bool
     span_tokens: bool

@@ -15,10 +15,9 @@ from mt.text.spans import find_spans, replace_spans
 @dataclass(frozen=True)
 class Segment:
     """Cuts a line into sentences (with `split`), each normalised by `normalise` when given,
-    then into pieces the model can take: `limit` source pieces at most. Where spans go through
-    placeholder tokens (`span_tokens`) a protected span counts as the one token it becomes, so
-    a long URL does not get its sentence cut (and itself cut in two) for the pieces it would
-    spell, and a piece holds no more spans than there are tokens."""
+    then into pieces of `limit` source pieces at most. With placeholder tokens (`span_tokens`) a
+    protected span counts as its one token (a long URL cuts no sentence), and a piece holds no
+    more spans than there are tokens."""
 
     source: WordPieceCodec
     limit: int
