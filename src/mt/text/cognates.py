@@ -47,13 +47,6 @@ ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 """English ending -> its Spanish endings, longest English ending first (the first that matches
 decides); each with 85% or more of its Wiktionary nouns translated so."""
 
-IDENTICAL = False
-"""Whether a word no ending answers is its own cognate where Spanish spells it the same but for
-accents ("lateral", "colonial", "bastion": "bastión"). Tried and left out (docs/general.md): on
-Wiktionary it gave one of the headword's own translations for 86% of the 848 headwords it applies
-to, past the endings' 85%, but most of them are adjectives, and a stand-in is placed as a noun
-("muestras de sangre de residual"): TICO-19 dev lost 0.15 BLEU while news and XQuAD gained."""
-
 MIN_STEM = 3
 """Letters left before the ending: "city" has a stem of two and is no cognate of anything."""
 
@@ -87,11 +80,9 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
         spanish: Mapping[str, int] | None = None,
         *,
         endings: tuple[tuple[str, tuple[str, ...]], ...] = ENDINGS,
-        identical: bool = IDENTICAL,
     ) -> None:
         self._given = spanish  # word -> frequency; None: pyspellchecker's list, read when asked
         self.endings = endings
-        self.identical = identical
         self._asked: dict[str, tuple[str, ...] | None] = {}  # every word asked, found or not
 
     def __getitem__(self, word: str) -> tuple[str, ...]:
@@ -120,8 +111,7 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
 
     def cognate(self, word: str) -> str | None:
         """The Spanish word (as the list spells it) whose stem and ending answer `word`'s, the
-        most frequent where several do; else, with `identical`, the Spanish word spelled as
-        `word` is but for accents; None where the list has neither."""
+        most frequent where several do; None where the list has none."""
         if not (word.isalpha() and word.islower()):
             return None
         for english, endings in self.endings:
@@ -135,7 +125,7 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
                 if found:
                     return max(sorted(found), key=self._frequencies.__getitem__)
                 break
-        return self._spelled.get(word) if self.identical else None
+        return None
 
     @functools.cached_property
     def _frequencies(self) -> Mapping[str, int]:
