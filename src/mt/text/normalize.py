@@ -33,12 +33,7 @@ from mt.text.sentence_ends import MIN_START, capitalise_starts, punctuated, usua
 from mt.text.spans import find_spans, replace_spans
 from mt.text.typos import EDIT_WEIGHTS, slips_of, two_slips, weighted_edits
 from mt.text.words import WORD
-from mt.text.wordstats import (
-    MIN_PAIR,
-    REAL_WORDS,
-    SENTENCE_START,
-    WordStats,
-)
+from mt.text.wordstats import MIN_PAIR, REAL_WORDS, SENTENCE_START, WordStats
 
 STEPS = ("apostrophes", "typos", "case", "punctuation")
 DEFAULT_STEPS = frozenset(STEPS)
