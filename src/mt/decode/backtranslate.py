@@ -168,8 +168,7 @@ def backtranslate(
 
 
 def _write_chunk(file: Any, pairs: Sequence[tuple[str, str]]) -> None:
-    """The (spanish, english) pairs appended as english<TAB>spanish, flushed and synced: once
-    this returns they survive any kill."""
+    """The pairs appended as english<TAB>spanish, flushed and synced: they survive any kill."""
     text = "".join(f"{_one_line(en)}\t{es}\n" for es, en in pairs)
     file.write(text.encode("utf-8"))
     file.flush()

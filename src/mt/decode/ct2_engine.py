@@ -304,8 +304,7 @@ class ExportedRun(OpenedModel):
 
 
 def export_device(name: str) -> str:
-    """`--device auto|cpu|cuda` for CTranslate2, decided by CTranslate2 (torch is not imported
-    to translate with an export)."""
+    """`--device auto|cpu|cuda` for CTranslate2, decided without importing torch."""
     ctranslate2 = require_ctranslate2("an `mt export` directory")
     cuda = ctranslate2.get_cuda_device_count() > 0
     if name == "auto":

@@ -161,8 +161,7 @@ def place(text: str, glossary: Glossary, stand_ins: Sequence[str]) -> tuple[str,
 
 
 def in_source_case(term: Term, found: str) -> str:
-    """The Spanish term in the case the source gives its English where the entry does not:
-    all capitals, or a capital first letter."""
+    """The Spanish term in the source's case where the entry's does not explain it."""
     spanish = term.spanish
     letters = [c for c in found if c.isalpha()]
     if len(letters) > 1 and all(c.isupper() for c in letters) and not term.english.isupper():

@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # an export translates without torch: only a run imports it
 
 
 class LoadedModel:
-    """A run (or an `mt export`) and its device; `engine`, when given, searches at every
-    precision (a scripted model in tests)."""
+    """A run (or export) and its device; `engine` (tests): the search at every precision."""
 
     def __init__(
         self,
@@ -57,8 +56,7 @@ class LoadedModel:
         self._engines: dict[str, SearchEngine] = {}
 
     def engine(self, precision: str) -> SearchEngine:
-        """PyTorch in `precision` (resolved, and probed for "auto", once), or CTranslate2 for an
-        export."""
+        """PyTorch in `precision` (resolved, "auto" probed once), or CTranslate2 for an export."""
         if self._given_engine is not None:
             return self._given_engine
         if isinstance(self.run, ExportedRun):

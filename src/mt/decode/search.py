@@ -144,8 +144,7 @@ class Sampling:
     seed: int
 
     def drawer(self, src: Tensor) -> Callable[[Tensor], Tensor]:
-        """log-probs (N, V) -> one drawn label per row (N,), from a generator made here for the
-        batch `src`."""
+        """log-probs (N, V) -> one drawn label per row (N,), from a generator seeded for `src`."""
         generator = torch.Generator(device=src.device)
         generator.manual_seed(batch_seed(self.seed, int(src.sum())))
 

@@ -74,8 +74,7 @@ class UnseenNouns:
         return Glossary([*given.terms.values(), *terms.values()], given.name)
 
     def spanish(self, word: str) -> tuple[str, ...] | None:
-        """The dictionary's translations of `word` (the one to place first), or the plurals of
-        its singular's."""
+        """`word`'s dictionary translations (the one placed first), or its singular's plurals."""
         if word in self.nouns:
             return tuple(self.nouns[word])
         stem = self._singular(word)
@@ -92,8 +91,7 @@ class UnseenNouns:
         return None if found is None else (found[0], True)
 
     def _singular(self, word: str) -> str | None:
-        """The dictionary noun `word` is the regular plural of, where the training English never
-        had that singular either."""
+        """The noun `word` is a regular plural of, where the training had neither."""
         for stem in english_singulars(word):
             if stem not in self.seen and stem in self.nouns:
                 return stem

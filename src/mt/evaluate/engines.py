@@ -33,8 +33,7 @@ from mt.runtime.cpus import physical_cores
 
 @dataclass(frozen=True)
 class TeacherForcing:
-    """Scores (source, reference) pairs given the reference's prefixes; `name` says with what,
-    for the report."""
+    """Scores (source, reference) pairs teacher-forced; `name` says with what, for the report."""
 
     score: Callable[[EncodedPairs, TrainConfig], TeacherForcedScores]
     name: str

@@ -62,8 +62,7 @@ def evaluate_run(
     *,
     multi_ref: bool = False,
 ) -> EvaluationReport:
-    """Score (English, Spanish) pairs, each a segment with one reference (prepared parts), the
-    input taken as it is (no normalising)."""
+    """Score (English, Spanish) pairs of a prepared part as segments of one reference, as given."""
     test_set = EvaluationSet.from_pairs("pairs", pairs)
     translator = translator_for(run, TranslateOptions(decode=config, normalize=False), device)
     return evaluate_set(

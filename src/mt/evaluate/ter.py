@@ -118,8 +118,7 @@ def _next_row(prev: list[int], word: str, ref: Sequence[str], lo: int, hi: int) 
 def _backward(
     hyp: Sequence[str], ref: Sequence[str], band: list[tuple[int, int]]
 ) -> list[list[int]]:
-    """Every row's distances to the end: from cell (i, j), the cheapest way through the same
-    cells to the last one."""
+    """Every row's distances to the end: from cell (i, j), the cheapest way to the last cell."""
     n_hyp, n_ref = len(hyp), len(ref)
     lo, hi = band[n_hyp]
     last = [INF] * (n_ref + 1)

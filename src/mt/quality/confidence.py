@@ -179,8 +179,7 @@ def write_calibration(run_dir: Path, calibration: Calibration) -> Path:
 
 
 def read_calibration(model_dir: Path) -> Calibration | Uncalibrated:
-    """The directory's calibration.json, or Uncalibrated where it has none; a broken file is one
-    line naming it and what is wrong."""
+    """The directory's calibration.json, else Uncalibrated; a broken file is a one-line MtError."""
     path = model_dir / CALIBRATION_JSON
     if not path.is_file():
         return Uncalibrated()

@@ -64,8 +64,7 @@ Spanish ("¿Eres doctor?") as another language."""
 
 @dataclass(frozen=True)
 class CopyEvidence:
-    """What the copy flag weighs for one output: letters, not words, so "a" or "de" weigh less
-    than "station"."""
+    """What the copy flag weighs for one output: letters, so "a" weighs less than "station"."""
 
     shared: float  # share of the output's letters in words of the source
     letters: int  # the output's letters, in the words there are to translate
@@ -74,8 +73,7 @@ class CopyEvidence:
 
 @dataclass(frozen=True)
 class CopyThresholds:
-    """Where the copy flag is raised (benchmarks/trust/bench_trust_choices.py chooses them on
-    development data)."""
+    """Where the copy flag is raised (chosen by benchmarks/trust/bench_trust_choices.py)."""
 
     overlap: float = COPY_OVERLAP
     half_overlap: float = HALF_COPY_OVERLAP

@@ -44,8 +44,7 @@ def without_surrogates(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """No zero-width characters, NFC, one plain space for any run of whitespace or control
-    characters, no outer spaces."""
+    """No zero-width characters, NFC, one space for any run of whitespace or controls, trimmed."""
     for _, step in STEPS:
         text = step(text)
     return text
@@ -78,8 +77,7 @@ _UNCLEAN_RANGES = (
 
 @functools.cache
 def _unclean_table() -> np.ndarray:
-    """UTF-16 code unit -> may clean_text change it (made on first use: translating a line
-    never needs it, nor numpy)."""
+    """UTF-16 code unit -> may clean_text change it (made on first use; translation never does)."""
     import numpy as np
 
     table = np.zeros(1 << 16, dtype=bool)

@@ -133,14 +133,12 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
 
     @functools.cached_property
     def _spelled(self) -> Mapping[str, str]:
-        """Unaccented spelling -> the list's word (the most frequent where accents tell two
-        apart)."""
+        """Unaccented spelling -> the list's word (the most frequent where accents tell apart)."""
         return _default_spellings() if self._given is None else _by_unaccented(self._given)
 
 
 def spanish_stems(stem: str) -> set[str]:
-    """The spellings an English stem may have in Spanish, itself included ("psych": "psiqu",
-    "psic", …; "stratospher": "estratosfer")."""
+    """The spellings an English stem may have in Spanish, itself included ("psych": "psiqu")."""
     found = {stem}
     for english, spanish in _SPELLINGS:
         found |= {s.replace(english, spanish) for s in found if english in s}

@@ -47,8 +47,7 @@ def english_words() -> EnglishWords:
 
 
 def english_word(word: str) -> bool:
-    """A real English word, though the training English may never use it ("heed", "dozing",
-    "surfer"): the typo step leaves it alone."""
+    """A real English word though the training may never use it ("heed"): no slip to put right."""
     return word.lower() in english_words().words
 
 

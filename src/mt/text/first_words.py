@@ -23,8 +23,7 @@ from mt.text.lexicon import Lexicon
 from mt.text.wordstats import WordStats
 
 RATIO = 1.0
-"""How many times as often as the capitalised spelling the training English must use the
-lower-case one."""
+"""How many times as often as the capitalised spelling the training must use the lower-case one."""
 NAME_SHARE = 0.1
 """A word the training pairs copy as a name in this share of its uses, in either case, or more
 stays as written: "Bill" (118 of 252 uses copied) and "Rose" (25 of 98) are names as often as
@@ -141,8 +140,7 @@ def title_case(sentence: str) -> bool:
 
 
 def capitalised_first(text: str) -> str:
-    """`text` with its first letter a capital, where only opening marks ("¡", "¿", a quote) come
-    before it: "15 personas" stays."""
+    """`text` with its first letter a capital where only opening marks precede it ("¡", "¿")."""
     match = _FIRST_LETTER.match(text)
     if match is None or not match.group(1).islower():
         return text

@@ -21,8 +21,7 @@ LONG_BLOB = 64
 """A run of non-space characters this long with no span inside (minified code, a pasted blob)
 goes through whole too: the model would spend a search on every window of it."""
 MIN_FOREIGN = 2
-"""Characters a run of another script needs: a lone Greek letter is a symbol of English text
-("α 1.4", "5 μm"), left to the model."""
+"""Characters a run of another script needs: a lone Greek letter ("α 1.4") is left to the model."""
 
 _SYMBOLS = (
     "\u2190-\u21ff"  # arrows

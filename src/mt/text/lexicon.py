@@ -61,8 +61,7 @@ class Lexicon:
         return self.words.get(word)
 
     def copied_share(self, word: str) -> float | None:
-        """The share of training pairs holding `word` whose Spanish copies it; None when too few
-        pairs hold it to tell."""
+        """The share of pairs holding `word` whose Spanish copies it; None with too few to tell."""
         counts = self.words.get(word)
         if counts is None or counts.capitalised < MIN_EVIDENCE:
             return None

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from mt.text.lexicon import NO_LEXICON, Lexicon
 
 COPIED = 0.5
-"""A capitalised word is a name when at least this share of the training pairs holding it copy
-it into the Spanish."""
+"""A capitalised word is a name when this share or more of the pairs holding it copy it."""
 
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 _MONTHS = "January February March April May June July August September October November December"
@@ -40,8 +39,7 @@ _LANGUAGES_AND_NATIONALITIES = """
 """
 _RELIGIONS = "Buddhist Catholic Hindu Islamic Muslim Protestant"  # not "Christian": a name too
 ORDINARY = frozenset(f"{_DAYS} {_MONTHS} {_LANGUAGES_AND_NATIONALITIES} {_RELIGIONS}".split())
-"""Capitalised English words that Spanish translates (and writes in lower case): the rule holds
-even for a run with no lexicon."""
+"""English words Spanish translates and writes in lower case: the rule holds without a lexicon."""
 
 
 @dataclass(frozen=True)

@@ -59,14 +59,12 @@ MIN_CASED = 2
 """Share of a word's later (not first) training uses that must be capitalised to capitalise it,
 and how many there must be ("morocco", used twice, gets its capital)."""
 MIN_LOWER_START = 3
-"""Training sentences a word must start in lower case to mark a line starting with it as a
-command ("git", "docker")."""
+"""Training sentences a word must start in lower case to make a line a command ("git")."""
 CAPITALISED_COMMON = 0.9
 """The same share for a word common in everyday English: the domains write menus and literals
 with a capital ("Insert", "Windows", "None"; "yes" 58%), names nearly always ("tom", "paris")."""
 ACRONYM_LOWER = 0.1
-"""An all-capitals spelling only for a word rarely written in lower case: "nasa" -> "NASA", but
-"us" (42% lower case) stays."""
+"""All capitals only for a word rarely in lower case: "nasa" -> "NASA", but "us" (42%) stays."""
 MAX_TWO_SLIPS = 12
 """Letters up to which an unknown word is also read as two slips: their number grows with the
 square of its length (about 0.16 s for 12 letters; docs/bad-inputs.md)."""
@@ -92,8 +90,7 @@ class Normalizer:
     """A real word -> its most used apostrophe spelling ("its" -> "it's", "ill" -> "i'll")."""
     pairs: Mapping[str, int] = field(default_factory=dict)  # WordStats.pairs: neighbours
     cased_in_names: Mapping[str, str] = field(default_factory=dict)
-    """Common words capitalised only beside a name the training puts them in ("united states",
-    "south america"; CAPITALISED_COMMON)."""
+    """Common words capitalised only beside a name they belong to ("united states")."""
 
     @classmethod
     def from_stats(cls, stats: WordStats, steps: frozenset[str] = DEFAULT_STEPS) -> Normalizer:
@@ -420,8 +417,7 @@ def _real_contractions(uses: Mapping[str, int]) -> dict[str, str]:
 
 
 def _between_spaces(match: re.Match[str]) -> bool:
-    """A word standing free, not glued to other signs ("seq[0]", "[f]ile", ".oxt"): only such
-    words can be slips."""
+    """A word standing free, not glued to other signs ("seq[0]", "[f]ile"): only such are slips."""
     text, start, end = match.string, match.start(), match.end()
     before = text[start - 1] if start else " "
     after = text[end] if end < len(text) else " "

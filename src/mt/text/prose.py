@@ -29,8 +29,7 @@ def outside_spans(text: str) -> str:
 
 
 def command_like(text: str) -> bool:
-    """Command-line options ("-x", "--long") or tldr's {{placeholders}}: a command, whatever
-    its words."""
+    """Command-line options ("-x", "--long") or tldr's {{placeholders}}: a command."""
     return _COMMAND.search(text) is not None
 
 

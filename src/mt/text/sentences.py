@@ -59,8 +59,7 @@ def _sentences(text: str, language: str) -> list[str]:
 
 
 def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `line`, without outer whitespace; `language` is pysbd's
-    code ("en", "es")."""
+    """(start, end) of each sentence of `line`, trimmed; `language` is pysbd's ("en", "es")."""
     first = len(line) - len(line.lstrip())
     last = len(line.rstrip())
     if first == len(line):

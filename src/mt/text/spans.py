@@ -79,8 +79,7 @@ included: a .po file's translation must keep all of them for `msgfmt --check`, h
 
 @functools.cache
 def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
-    """One expression of the `kinds` named (in _PATTERNS' order), MSGFMT_PRINTF first with
-    `msgfmt`; matches never overlap."""
+    """One expression of the `kinds` (in _PATTERNS' order; MSGFMT_PRINTF first with `msgfmt`)."""
     alternatives = [f"(?P<{kind}>{p})" for kind, p in _PATTERNS.items() if kind in kinds]
     if msgfmt:
         alternatives.insert(0, f"(?P<msgfmt>{MSGFMT_PRINTF})")
@@ -245,8 +244,7 @@ def placeheld(english: str, spanish: str, placeholders: Sequence[str]) -> tuple[
 
 
 def _occurrences(text: str, tokens: dict[str, str], names: set[str]) -> list[Span]:
-    """Every occurrence in `text` of a span `tokens` replaces: detected spans by their text,
-    `names` as whole words."""
+    """Every occurrence of a span `tokens` replaces: detected ones by text, `names` as words."""
     spans = [span for span in find_spans(text) if span.text in tokens]
     if names:
         pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")

@@ -41,8 +41,7 @@ from mt.text.words import WORD
 MIN_COUNT = 2
 """Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
 SHORT_SENTENCE = 3
-"""Words a sentence may have to be counted under its length too ("how #2" ends in "!", "how"
-in "?")."""
+"""Words a sentence may have to be counted under its length too ("how #2" ends in "!")."""
 MIN_PAIR = 3
 """Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept (1.3 MB of
 words.tsv for make model's English; 147,052 pairs at MIN_COUNT)."""
@@ -179,8 +178,7 @@ def _distinct(sentences: Iterable[str]) -> Iterator[str]:
 
 
 def write_word_stats(path: Path, stats: WordStats) -> None:
-    """words.tsv, written atomically: the sentence count, then the spellings, the starts and the
-    pairs, a blank line between two tables."""
+    """words.tsv, written atomically: the sentence count, then its tables, a blank line apart."""
     tables = [
         (_WORD_HEADER, {word: astuple(spelling) for word, spelling in stats.spellings.items()}),
         (_START_HEADER, {start: astuple(counts) for start, counts in stats.starts.items()}),

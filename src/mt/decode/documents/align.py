@@ -35,8 +35,7 @@ def words(text: str) -> list[tuple[int, int]]:
 
 class Aligner(Protocol):
     def align(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
-        """For each (source, translation), how much each translation word draws on each source
-        word, over words() of either side."""
+        """Per (source, translation): how much each target word draws on each source word."""
         ...
 
 
@@ -142,8 +141,7 @@ def _word_matrix(pieces: np.ndarray, source_spans, target_spans, source: str, ta
 
 
 def _word_of(spans: list[tuple[int, int]], words: list[tuple[int, int]]) -> list[int | None]:
-    """For each piece (character span, in order), the word its characters overlap most, in one
-    sweep over both (both run left to right)."""
+    """For each character span (in order), the word it overlaps most, in one sweep over both."""
     found: list[int | None] = []
     first = 0
     for start, end in spans:

@@ -121,8 +121,7 @@ def check_text(text: str, name: str) -> None:
 
 
 def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner) -> list[str]:
-    """Each unit's translation with its markup, from its parts' translations (`texts`, in
-    order)."""
+    """Each unit's translation with its markup, from its parts' translations in order."""
     parts = [part for split in splits for part in split.parts]
     placed = iter(place_units(parts, texts, aligner))
     return [split.join([next(placed) for _ in split.parts]) for split in splits]

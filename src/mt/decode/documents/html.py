@@ -65,8 +65,7 @@ def parse(text: str, *, name: str) -> Skeleton:
 
 
 class _Events(HTMLParser):
-    """The parser's events in order, each with its offset in the text; the raw text of an
-    event runs to the next one's offset."""
+    """The parser's events in order with their offsets: an event's text runs to the next one."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)

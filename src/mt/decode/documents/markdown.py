@@ -165,8 +165,7 @@ class _Reader:
             self.position = end
 
     def _image(self) -> None:
-        """`![alt](src "title")`: the alt text is translated with the sentence, as a tag's
-        words; the rest is the tag."""
+        """`![alt](src "title")`: the alt text translated with the sentence; the rest is the tag."""
         start = self.position
         self._expect("![")
         alt_end = _balanced(self.raw, start + 1, "[", "]") - 1

@@ -216,8 +216,7 @@ def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], origi
         out.append(originals.get(target[t].text, target[t].text))
 
     def open_tag(tag: Tag, span: range) -> None:
-        """The space before the tag's first word where the source had it: outside the tag,
-        inside it, or both."""
+        """Where the source had a space before the tag's first word: outside, inside, or both."""
         (inside, _), (outside, _) = tag.space_inside, tag.space_outside
         if not span or span.start in spaces_written:
             out.append(tag.open)

@@ -154,8 +154,7 @@ def _nplurals(po: polib.POFile) -> int:
 
 
 def _positional(text: str) -> bool:
-    """Holds a directive that takes its argument by position (not %(name)s, not %%), also
-    inside a ``literal``."""
+    """A directive taking its argument by position (not %(name)s nor %%), in a ``literal`` too."""
     return any(not m.group().startswith(("%(", "%%")) for m in re.finditer(MSGFMT_PRINTF, text))
 
 

@@ -32,8 +32,7 @@ MAX_CUES = 4
 
 
 def parse_srt(text: str, *, name: str) -> Skeleton:
-    """Units (one per cue) and skeleton of a SubRip file; a block without a good timecode is
-    an MtError naming its line."""
+    """Units (one a cue) and skeleton of a SubRip file; a bad timecode's line is named."""
     check_text(text, name)
     cues = _Cues()
     for block, first_line in _blocks(text):
@@ -47,8 +46,7 @@ def parse_srt(text: str, *, name: str) -> Skeleton:
 
 
 def parse_vtt(text: str, *, name: str) -> Skeleton:
-    """Units (one per cue) and skeleton of a WebVTT file; a missing WEBVTT line or a bad
-    timecode is an MtError naming its line."""
+    """Units and skeleton of a WebVTT file; no WEBVTT header or a bad timecode is refused."""
     check_text(text, name)
     if not re.match(r"(?:\ufeff)?WEBVTT(?:[ \t][^\r\n]*)?(?:\r?\n|\Z)", text):
         raise MtError(f"{name}:1: a WebVTT file starts with a WEBVTT line")

@@ -58,8 +58,7 @@ class Unit:
     required: frozenset[int] = frozenset()  # the breaks that must be kept (between cues)
     separators: tuple[str, ...] = ()
     ordered: tuple[str, ...] = ()
-    """Placeholder tokens that must come out in this order (unnamed printf directives: %s and
-    %d take their arguments by position)."""
+    """Tokens that must keep their order (unnamed printf directives: %s, %d)."""
     glued_left: frozenset[str] = frozenset()
     glued_right: frozenset[str] = frozenset()
     """Placeholder tokens the source wrote against the word on their left ("word&nbsp;") or right
@@ -85,8 +84,7 @@ class UnitBuilder:
     _stack: list[str] = field(default_factory=list)  # names of the open tags, innermost last
 
     def text(self, text: str) -> None:
-        """Natural-language text (entities already decoded); protected patterns inside are
-        found here."""
+        """Natural-language text (entities decoded); protected patterns inside are found here."""
         if (self.kinds or self.msgfmt) and text:
             position = 0
             for span in find_kinds(text, self.kinds, msgfmt=self.msgfmt):

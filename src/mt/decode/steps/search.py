@@ -22,8 +22,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Found:
-    """One piece's hypotheses (detokenized, best first), what the search saw of the best, and
-    what finding them took."""
+    """One piece's hypotheses (detokenized, best first), the best one's evidence, the counts."""
 
     hypotheses: Alternatives
     evidence: Evidence | None = None

@@ -16,8 +16,7 @@ class PlaceTerms:
     stand_ins: tuple[str, ...]
 
     def apply(self, piece: str, glossary: Glossary | None) -> tuple[str, Slots, int]:
-        """The piece with its terms replaced, the slots, and the terms left as they are because
-        no stand-in was free."""
+        """The piece with its terms replaced, the slots, and how many terms found no stand-in."""
         if glossary is None:
             return piece, (), 0
         return place(piece, glossary, self.stand_ins)
