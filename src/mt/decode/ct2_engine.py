@@ -239,8 +239,7 @@ class Ct2Engine:
         return hyps[: config.n_best]
 
     def _exact(self, hyps: list[_Found], source: list[str]) -> list[float]:
-        """Unrenormalised log-probs of the hypotheses with [EOS] appended (as mt forces it at
-        the length limit), from one teacher-forced pass."""
+        """Unrenormalised log-probs of `hyps` with [EOS] appended, in one teacher-forced pass."""
         if not hyps:
             return []
         targets = [[self.target_pieces[i] for i in hyp.tokens] for hyp in hyps]
@@ -366,6 +365,5 @@ def open_exported(
 
 
 def _ints(ids: Sequence[int]) -> list[int]:
-    """A row of ids as Python ints: the search's lists as they are, a training batch's array
-    row through tolist (one call, not one conversion per id)."""
+    """A row of ids as Python ints (an array row through one tolist call)."""
     return ids.tolist() if hasattr(ids, "tolist") else list(ids)

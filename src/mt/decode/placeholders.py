@@ -36,8 +36,7 @@ Slots = tuple[tuple[str, str], ...]  # (stand-in, original)
 
 class Protectable(Protocol):
     def __call__(self, word: str, *, initial: bool) -> bool:
-        """Whether `word`, a capitalised word or a number, gets a stand-in; `initial`: it begins
-        a sentence (where every word is capitalised, name or not)."""
+        """Whether `word` gets a stand-in; `initial`: it begins a sentence."""
         ...
 
 

@@ -29,8 +29,7 @@ def table_of_run(model_dir: Path, name: str, *, read: Callable[[Path], T]) -> T:
 
 
 def lexicon_for(model_dir: Path) -> Lexicon:
-    """The lexicon of a run or export directory: which capitalised words are names (kept in
-    the user's cache once read, mt.storage.derived)."""
+    """The lexicon of a run or export directory (kept in the user's cache once read)."""
 
     def read(path: Path) -> Lexicon:
         return derived(

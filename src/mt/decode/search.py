@@ -294,8 +294,7 @@ def search(
     config: DecodeConfig,
     banned: tuple[int, ...] = (),
 ) -> list[list[Hypothesis]]:
-    """Decode a batch with `config`: greedy search (or sampling) when beam_size is 1, else beam
-    search; `banned` labels are never chosen."""
+    """A batch decoded by greedy search (or sampling) with beam_size 1, else by beam search."""
     if config.beam_size == 1:
         sampling = None
         if config.sampling_topk != 1:

@@ -97,8 +97,7 @@ class Translator:
         return self.translate_batches(chunks)
 
     def translate_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[Translation]:
-        """Like translate(), but each batch is decoded as soon as it arrives: a live pipe's lines
-        (mt.cli.textio) are not held back waiting for more."""
+        """Like translate(), each batch decoded as it arrives (a live pipe waits for none)."""
         glossary = self.options.glossary
         for batch in batches:
             yield from self.translate_each(batch, [glossary] * len(batch))

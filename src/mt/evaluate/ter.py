@@ -29,8 +29,7 @@ _DIAGONAL, _DELETE, _INSERT = 0, 1, 2  # preferred in this order among equal cos
 
 
 class FastTER(TER):
-    """sacrebleu's TER metric (tokenizer, signature, corpus score) with the edits of each
-    segment counted by `translation_edit_rate` below."""
+    """sacrebleu's TER metric with each segment's edits counted by `translation_edit_rate`."""
 
     def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict) -> list[float]:
         words_hyp = hypothesis.split()

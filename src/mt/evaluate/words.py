@@ -41,8 +41,7 @@ OFTEN_COUNT = 10
 
 @dataclass(frozen=True)
 class WordTable:
-    """What the measure looks words up in: the dictionary as it matches, the common words it
-    leaves out, and the training English's counts."""
+    """What the measure looks words up in: the dictionary, the common words, the training counts."""
 
     translations: Mapping[str, frozenset[str]]  # English word -> single Spanish words, folded
     common: frozenset[str]

@@ -39,8 +39,7 @@ _APOSTROPHE_IN_WORD = re.compile(r"(?<=\w)['’](?=\w)")
 
 @dataclass(frozen=True)
 class CasualStyle:
-    """How casual: the chance that a sentence is lowercased, loses its final punctuation, loses
-    its apostrophes; and the per-word rate of typos."""
+    """How casual: the chances of lower case, no final mark, no apostrophes; the typos per word."""
 
     lower: float = 1.0
     punctuation: float = 1.0

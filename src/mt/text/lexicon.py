@@ -115,8 +115,7 @@ def lexicon_of_part(path: Path, *, advance: Callable[[int], None] = lambda pairs
 
 
 def write_lexicon(path: Path, lexicon: Lexicon) -> None:
-    """The lexicon as lexicon.tsv, written atomically: a comment line with the pair count, the
-    column names, then one word a line in sorted order."""
+    """lexicon.tsv, written atomically: the pair count, the columns, one word a line, sorted."""
     rows = {word: astuple(counts) for word, counts in lexicon.words.items()}
     write_tables(path, f"{_PAIRS}{lexicon.pairs}", [(_HEADER, rows)])
 

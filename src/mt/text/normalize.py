@@ -271,8 +271,7 @@ class Normalizer:
         return contracted if odds >= CONTEXT_ODDS else word
 
     def _slip_reading(self, word: str, around: tuple[str, str]) -> tuple[str, float] | None:
-        """What a typo the typo step puts right meant ("tgis", "could'nt") and its edit's weight
-        (1 for a misplaced apostrophe); None for any other word."""
+        """What a slip the typo step puts right meant, and its weight; None for other words."""
         if "typos" not in self.steps:
             return None
         if misplaced := self._misplaced(word):
@@ -293,8 +292,7 @@ class Normalizer:
         )
 
     def _misplaced(self, word: str) -> str | None:
-        """The most used contraction a misplaced apostrophe or a letter too many hides
-        ("could'nt", "dont't" -> "don't"); None for any other word."""
+        """The most used contraction an odd apostrophe or extra letter hides ("could'nt")."""
         if "'" not in word or word in self.known:
             return None
         letters = word.replace("'", "")
@@ -431,8 +429,7 @@ def careful(text: str) -> bool:
 
 
 def _careless(text: str) -> bool:
-    """Typed without a capital and without final punctuation: only there are unknown words taken
-    for slips (a careful line keeps "zmap" and "mbox")."""
+    """Typed without a capital or final punctuation: only there are unknown words slips ("zmap")."""
     stripped = text.rstrip().rstrip(_CLOSERS)
     return not any(c.isupper() for c in text) and not (stripped and stripped[-1] in ".!?:;")
 

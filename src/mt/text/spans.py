@@ -140,8 +140,7 @@ def _copied_tldr(span: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> tuple[Span, ...]:
-    """The detector's spans of `text`, then what mt.text.kept carries through outside them;
-    cached, as translating one line asks several times."""
+    """The detector's spans of `text`, then mt.text.kept's outside them (cached: asked often)."""
     matches = list(_DETECTOR.finditer(text)) if _MAY_HOLD_A_SPAN.search(text) else []
     spans = [
         Span(m.start(), m.end(), m.lastgroup or "", m.group())
@@ -169,8 +168,7 @@ def find_kinds(text: str, kinds: frozenset[str], *, msgfmt: bool = False) -> lis
 
 
 def read_keep(path: Path) -> tuple[str, ...]:
-    """The names of a --keep file: one a line, copied exactly wherever they occur whole; blank
-    lines and lines starting with "#" are skipped."""
+    """The names of a --keep file, one a line; blank lines and lines starting with "#" skipped."""
     try:
         data = path.read_bytes()
         lines = data.decode("utf-8").splitlines()

@@ -151,8 +151,7 @@ def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -
 
 
 def _lost_placeholder(unit: Unit, text: str) -> bool:
-    """Whether the translation lacks one of the unit's placeholder tokens (placing it back reads
-    the alignment; nothing else without tags does)."""
+    """Whether the translation lost one of the unit's placeholder tokens (placed by alignment)."""
     return bool(unit.kept) and not {token for token, _ in unit.kept} <= set(TOKEN.findall(text))
 
 

@@ -150,8 +150,7 @@ def assemble(
 
 
 def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -> Unit:
-    """The unit's plain text (each whitespace run one space, no outer spaces), its tags by
-    offsets, the placeholder tokens and the line breaks."""
+    """The unit's plain text (whitespace runs one space, trimmed), tags, tokens and line breaks."""
     text = ""
     tags: list[Tag] = []
     stack: list[int] = []
@@ -256,8 +255,7 @@ def _moved_tag(tag: Tag, moved: Callable[[int], int], text: str) -> Tag:
 
 
 def _tokens(text: str) -> Iterator[str]:
-    """Placeholder tokens in order, leaving out any the text already holds (found in one pass:
-    a unit with thousands of protected spans stays linear)."""
+    """Placeholder tokens in order, but those the text already holds (one pass: linear)."""
     present = set(TOKEN.findall(text))
     for number in itertools.count(1):
         if placeholder(number) not in present:

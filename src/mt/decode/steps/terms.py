@@ -22,8 +22,7 @@ class PlaceTerms:
         return place(piece, glossary, self.stand_ins)
 
     def reverse(self, text: str, slots: Slots, glossary: Glossary | None = None) -> str:
-        """The output with the terms back, their articles agreeing (with the genders a
-        dictionary gave the `glossary`'s terms, else by their endings)."""
+        """The output with the terms back, their articles agreeing with the terms' genders."""
         return restore(text, slots, None if glossary is None else glossary.genders)[0]
 
     @staticmethod
