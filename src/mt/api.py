@@ -106,8 +106,7 @@ class Translator:
 
     @property
     def engine(self) -> str:
-        """What searches: "ctranslate2 int8 copy" (a shipped model on a CPU), "ctranslate2
-        export", or "pytorch" and the precision it computes in, with why."""
+        """What searches: "ctranslate2 int8 copy" or "export", or "pytorch" and its precision."""
         from mt.decode.ct2_engine import ExportedRun
 
         if isinstance(self._pipeline.run, ExportedRun):

@@ -49,8 +49,7 @@ if TYPE_CHECKING:  # neither torch nor numpy is imported to translate with an ex
 _PAD, _, _BOS, _EOS = SPECIAL_TOKENS
 SCORE_BATCH = 64
 MAX_BATCH = 32
-"""Sentences a CTranslate2 worker searches at a time: small sub-batches keep every worker busy
-(32 and 16 measured the same; 64 and one whole batch slower)."""
+"""Sentences a CTranslate2 worker searches at a time: small sub-batches keep every worker busy."""
 
 INSTALL_HINT = "pip install 'ctranslate2>=4.5' (or `make setup`, which installs mt's dependencies)"
 
@@ -72,8 +71,7 @@ class TeacherForced:
 
 @dataclass(frozen=True)
 class _Found:
-    """A hypothesis as CTranslate2 returned it: label ids without [EOS], whether it ended with
-    [EOS] (else it stopped at the length limit), and its summed log-prob."""
+    """A hypothesis as CTranslate2 gave it: ids without [EOS], whether it ended so, its log-prob."""
 
     tokens: tuple[int, ...]
     ended: bool

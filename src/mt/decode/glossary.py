@@ -42,8 +42,7 @@ class Term:
     """Other Spanish that counts as the term translated already (a dictionary's other senses,
     mt.decode.unseen): a translation made without the glossary that has one is kept as it is."""
     gender: Gender | None = None
-    """The gender and number a dictionary gives the Spanish ("abrochadora {f}"), for the article
-    before it where its ending does not tell (mt.text.agreement)."""
+    """The gender a dictionary gives the Spanish ("abrochadora {f}"), for the article before it."""
 
 
 def _key(text: str) -> str:
@@ -91,8 +90,7 @@ def glossary_from_pairs(pairs: Sequence[tuple[str, str]], name: str) -> Glossary
 
 
 def read_glossary(path: Path, name: str | None = None) -> Glossary:
-    """A TSV file of english<TAB>spanish lines; blank lines and lines starting with # are
-    skipped. A bad line is one MtError naming the file, the line and the problem."""
+    """A TSV file of english<TAB>spanish lines (# comments); a bad line is one MtError naming it."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -247,8 +245,7 @@ _EDGES = re.compile(r"^(\W*)(.*?)(\W*)$", re.DOTALL)
 
 
 def inner(stretch: str) -> str:
-    """What the model translates of a stretch: from its first to its last letter or digit, so
-    that the spacing and punctuation around it (", then ") stay the source's."""
+    """What the model translates of a stretch: letters to letters, its spacing and marks kept."""
     return _EDGES.match(stretch).group(2)  # type: ignore[union-attr]
 
 

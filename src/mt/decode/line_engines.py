@@ -163,8 +163,7 @@ class _Feeder(threading.Thread):
 
 
 class ModelEngine:
-    """A Spanish→English run or export, through the Translator that `mt translate` uses (each
-    sentence one piece: they are split already; no casual-English normalising)."""
+    """A Spanish→English run or export, through the Translator (each sentence one piece)."""
 
     def __init__(
         self,

@@ -86,14 +86,12 @@ class LoadedModel:
         return read_calibration(self.run.info.calibration_directory)
 
     def normalise(self, sentence: str) -> str:
-        """`sentence` through the run's normaliser; one written with care comes out as it is
-        (Normalizer's own first test), before the word statistics are even read."""
+        """`sentence` through the run's normaliser; a careful one before the statistics are read."""
         return sentence if careful(sentence) else self.normalizer(sentence)
 
     @cached_property
     def seen_words(self) -> frozenset[str]:
-        """The words its training English has (words.tsv, whatever the capitals): the rest are
-        the never-seen words a dictionary may give (mt.decode.unseen)."""
+        """The words its training English has, in lower case (the rest: mt.decode.unseen)."""
         return seen_words_for(self.run.directory)
 
     @cached_property

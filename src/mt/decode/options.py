@@ -16,8 +16,7 @@ from mt.quality.confidence import Calibration, Uncalibrated
 
 @dataclass(frozen=True)
 class TranslateOptions:
-    """What `mt translate`, `mt evaluate`, `mt serve` and `mt calibrate` decide about a
-    translation (mt.cli.decode_options builds it from their options)."""
+    """What `mt translate`, `evaluate`, `serve` and `calibrate` decide about a translation."""
 
     decode: DecodeConfig = DECODE  # the search
     split: bool = True  # False (--no-split): a line is one piece unless the model can't take it

@@ -50,8 +50,7 @@ def word_stats_for(model_dir: Path) -> WordStats:
 
 
 def normalizer_for(model_dir: Path) -> Normalizer:
-    """The normaliser derived from a directory's word statistics (kept in the user's cache,
-    mt.storage.derived: deriving it takes longer than translating a sentence)."""
+    """The normaliser of a directory's word statistics (kept in the user's cache)."""
 
     def read(path: Path) -> Normalizer:
         return derived(
@@ -84,8 +83,7 @@ def seen_words_for(model_dir: Path) -> frozenset[str]:
 
 
 def first_word_candidates_for(model_dir: Path) -> frozenset[str]:
-    """The lower-case words a sentence may begin with in place of their capitalised spelling
-    (mt.text.first_words.candidates), kept in the user's cache as the seen words are."""
+    """The lower-case words a sentence may begin with (mt.text.first_words), kept in the cache."""
 
     def read(path: Path) -> frozenset[str]:
         return derived(

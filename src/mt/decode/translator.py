@@ -33,8 +33,7 @@ if TYPE_CHECKING:  # an export translates without torch (open_translator)
     from mt.model.rundir import LoadedRun
 
 CHUNK_LINES = 2000
-"""Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
-on what is held in memory however long the input is."""
+"""Lines read before decoding: sorted by length for dense batches, and the bound on memory."""
 
 
 class Translator:
@@ -90,8 +89,7 @@ class Translator:
         return getattr(self.engine, "precision_reason", "CTranslate2's compute type")
 
     def translate(self, lines: Iterable[str]) -> Iterator[Translation]:
-        """Each line cut into sentences (mt.decode.segment), translated, and joined back with its
-        spacing; lines are read CHUNK_LINES at a time so that batches are dense."""
+        """Each line cut into sentences, translated and joined back, CHUNK_LINES lines at a time."""
         iterator = iter(lines)
         chunks = iter(lambda: list(itertools.islice(iterator, CHUNK_LINES)), [])
         return self.translate_batches(chunks)
@@ -113,8 +111,7 @@ class Translator:
         return self.pipeline.apply(lines, glossaries)
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
-        """Source pieces, target pieces and the (target, source) cross-attention of the best
-        translation, averaged over the heads of the last decoder layer."""
+        """Source pieces, target pieces and the best translation's cross-attention (last layer)."""
         return self.pipeline.search.attention(sentence)
 
 
@@ -159,6 +156,5 @@ def open_translator(
 def translator_for(
     run: LoadedRun | ExportedRun, options: TranslateOptions, device: torch.device | str
 ) -> Translator:
-    """A Translator for a loaded run, cutting pieces at the length it was trained on: what
-    `mt translate`, `mt evaluate`, the server and the benchmarks all use."""
+    """A Translator for a loaded run: what every caller uses."""
     return Translator(LoadedModel(run, device), options)

@@ -97,8 +97,7 @@ def _pytorch(info: ModelInfo, weights: str, device: torch.device, workers: int) 
 
 
 def search_name(translator: Translator) -> str:
-    """Which engine searched, in what, for the report: PyTorch with its precision and why, or
-    CTranslate2 with its compute type and the model it loaded."""
+    """Which engine searched, in what, for the report: PyTorch's precision or CTranslate2's type."""
     run = translator.run
     if not isinstance(run, ExportedRun):
         return f"PyTorch, {translator.precision_reason}"

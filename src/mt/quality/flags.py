@@ -219,8 +219,7 @@ def flags_for(
     english_source: bool = True,
     check_language: bool = True,
 ) -> tuple[str, ...]:
-    """The flags of one translated line; `check_language` False asks no classifier (0.7 s to
-    load) for not_english, which only output that shows flags needs."""
+    """The flags of one line; `check_language` False loads no classifier (0.7 s) for not_english."""
     if not source.strip():
         return ()
     found = []

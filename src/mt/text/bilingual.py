@@ -103,8 +103,7 @@ _PLURALS = (("ies", "y"), ("es", ""), ("s", ""))  # English plural ending -> its
 
 
 def _entries(path: Path) -> Iterator[tuple[str, str, list[str]]]:
-    """(line, headword, translations) of each entry of the file, in order; a line without its
-    `::` or its headword is one MtError naming the file and the line."""
+    """(line, headword, translations) of each entry, in order; a malformed line is one MtError."""
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             entry = parse_line(line)
@@ -123,8 +122,7 @@ _NOUN = re.compile(r"^[^{:]+ \{n\}")
 
 
 def parse_line(line: str) -> tuple[str, list[str]] | None:
-    """(headword, translations) of one line; None for a header or blank line; an empty headword
-    for a line that is neither (no `::`, or nothing before it)."""
+    """(headword, translations) of a line; None for a header or blank; "" headword: malformed."""
     text = line.strip()
     if not text or text.startswith("#"):
         return None

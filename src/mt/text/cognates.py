@@ -110,8 +110,7 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
         return self._asked[word]
 
     def cognate(self, word: str) -> str | None:
-        """The Spanish word (as the list spells it) whose stem and ending answer `word`'s, the
-        most frequent where several do; None where the list has none."""
+        """The cognate as the list spells it (the most frequent of several), or None."""
         if not (word.isalpha() and word.islower()):
             return None
         for english, endings in self.endings:

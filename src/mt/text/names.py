@@ -44,8 +44,7 @@ ORDINARY = frozenset(f"{_DAYS} {_MONTHS} {_LANGUAGES_AND_NATIONALITIES} {_RELIGI
 
 @dataclass(frozen=True)
 class NameRule:
-    """The `Protectable` the Translator passes to protect(): a stand-in for a word that is not
-    `one_piece` of the source vocabulary and is likely a name or a number."""
+    """The `Protectable` for protect(): a likely name or number that is not `one_piece`."""
 
     one_piece: Callable[[str], bool]
     lexicon: Lexicon = NO_LEXICON

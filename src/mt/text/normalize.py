@@ -75,8 +75,7 @@ _CLOSERS = "\"'”’»)]"
 
 @dataclass(frozen=True)
 class Normalizer:
-    """Undo casual typing with tables from the training English; `steps` picks which steps run
-    (DEFAULT_STEPS unless told; the benchmark turns them on one at a time)."""
+    """Undo casual typing with tables from the training English; `steps` picks the steps run."""
 
     cased: Mapping[str, str]  # lower-case word -> its usual capitalised spelling
     contracted: Mapping[str, str]  # lower-case word without apostrophe -> with it
@@ -326,8 +325,7 @@ class Normalizer:
         return best, 0.0
 
     def _candidates(self, word: str) -> dict[str, tuple[float, float]]:
-        """The training words `word` may be a slip of -> (uses times weight, weight), kept for
-        the next time (each casual line asks twice), up to MEMO words."""
+        """The training words `word` may be a slip of -> (uses times weight, weight), memoised."""
         if word in self._memo:
             return self._memo[word]
         short = len(word) <= SHORT_WORD
@@ -362,8 +360,7 @@ class Normalizer:
         return max(map(len, words), default=0)
 
     def _neighbour_odds(self, candidates: list[str], around: tuple[str, str]) -> dict[str, float]:
-        """One plus the training's count of each candidate beside its neighbours: a bonus, never
-        a penalty, as pairs seen under MIN_PAIR times are not kept."""
+        """One plus the training's count of each candidate beside its neighbours (no penalty)."""
         before, after = around
         return {
             c: 1.0 + self.pairs.get(f"{before} {c}", 0) + self.pairs.get(f"{c} {after}", 0)

@@ -43,8 +43,7 @@ MIN_COUNT = 2
 SHORT_SENTENCE = 3
 """Words a sentence may have to be counted under its length too ("how #2" ends in "!")."""
 MIN_PAIR = 3
-"""Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept (1.3 MB of
-words.tsv for make model's English; 147,052 pairs at MIN_COUNT)."""
+"""Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept."""
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions\texclamations"

@@ -57,8 +57,7 @@ def by_position(sources: int, targets: int) -> Matrix:
 
 
 class AttentionAligner:
-    """Cross-attention of the translator's model (mt.decode.engine.AttentionEngine: PyTorch for a
-    run, CTranslate2 for an export), pieces summed into words."""
+    """The translator's model's cross-attention (mt.decode.engine), pieces summed into words."""
 
     def __init__(
         self, engine: AttentionEngine, source, target, max_positions: int, batch_size: int = 32
@@ -159,8 +158,7 @@ def _word_of(spans: list[tuple[int, int]], words: list[tuple[int, int]]) -> list
 
 
 def aligner_for(translator) -> Aligner:
-    """Attention where the translator's model gives it (a run's PyTorch model, an export's
-    CTranslate2 model), positions otherwise (a scripted translator in tests)."""
+    """Attention where the translator's model gives it, positions otherwise (scripted in tests)."""
     run = getattr(translator, "run", None)
     if isinstance(run, ExportedRun):
         engine = run.engine

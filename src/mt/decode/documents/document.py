@@ -98,8 +98,7 @@ class SkeletonBuilder:
         self.parts.append(text)
 
     def unit(self, builder: UnitBuilder) -> str:
-        """The builder's unit added; returns what stands for it in the skeleton (its MARK, with
-        the whitespace around it, or the source itself when it holds no words)."""
+        """The builder's unit added; returns its MARK for the skeleton (the text if no words)."""
         before, unit, after = builder.finish()
         if unit is None:
             return before

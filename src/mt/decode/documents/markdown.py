@@ -100,8 +100,7 @@ def _inline(raw: str, children: list[Token], separators: list[str], builder: Uni
 
 
 class _Reader:
-    """Where the inline tokens have got to in the raw text, and what they are fed to: the unit's
-    builder, or a scratch one inside an element copied whole (<kbd>...</kbd>)."""
+    """Where the inline tokens have got to in the raw text, and the builder they are fed to."""
 
     def __init__(self, raw: str, lines: Iterator[str], builder: UnitBuilder) -> None:
         self.raw, self.lines, self.unit = raw, lines, builder

@@ -38,8 +38,7 @@ class Split:
 
 
 def split_unit(unit: Unit, max_chars: int = MAX_UNIT_CHARS) -> Split:
-    """The unit itself when it is short enough, else its parts cut at sentence ends; tags,
-    spans and breaks are dealt to the parts in one sweep over the unit."""
+    """The unit, or its parts cut at sentence ends, tags, spans and breaks dealt in one sweep."""
     if len(unit.text) <= max_chars:
         return Split((unit,), ())
     cuts = cut_points(unit.text, max_chars)

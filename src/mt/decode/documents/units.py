@@ -74,8 +74,7 @@ class Unit:
 
 @dataclass
 class UnitBuilder:
-    """Collects one unit's content in source order; `finish()` gives the skeleton before it, the
-    unit (or None when it holds no words) and the skeleton after it."""
+    """Collects one unit's content in source order; `finish()` gives (skeleton, unit, skeleton)."""
 
     kinds: frozenset[str] = PLAIN_KINDS  # the protected spans found in its text
     msgfmt: bool = False  # and msgfmt's printf directives (a c-format or python-format entry)
@@ -130,8 +129,7 @@ class UnitBuilder:
 def assemble(
     chunks: list[tuple[str, str]], escape: Callable[[str], str] | None = None
 ) -> tuple[str, Unit | None, str]:
-    """(skeleton before, unit, skeleton after) from a builder's chunks: whitespace at the ends is
-    skeleton, and a unit without words is all skeleton (None)."""
+    """(skeleton before, unit, skeleton after) from chunks; a unit without words is all skeleton."""
     raw = "".join(value for _, value in chunks)
     chunks = list(chunks)
     before = after = ""

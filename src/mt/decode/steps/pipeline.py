@@ -49,8 +49,7 @@ class Pipeline:
 
     @classmethod
     def build(cls, model: LoadedModel, options: TranslateOptions) -> Pipeline:
-        """Each step from the options; what the model directory holds (lexicon, calibration,
-        word statistics) is read through `model`, once for all the pipelines built on it."""
+        """Each step from the options; the model directory's tables are read once (`model`)."""
         normalise = None
         if options.normalize and model.direction.english_source:  # casual English only
             normalise = options.normalizer if options.normalizer is not None else model.normalise

@@ -1,5 +1,4 @@
-"""The protect step: spans and names the model must copy swapped for what it copies, and put
-back in its output (mt.decode.placeholders holds both schemes)."""
+"""The protect step: spans and names swapped for what the model copies, and put back."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Normalise and segment: a line as the pieces the model translates, and the way back to one
-line (mt.decode.segment does the cutting; this step decides what fits)."""
+"""Normalise and segment: a line as the pieces the model translates, and the way back."""
 
 from __future__ import annotations
 
