@@ -46,9 +46,8 @@ class ModelEntry:
 
 @dataclass(frozen=True)
 class Scored:
-    """A translation with what `mt translate --json` says of it (docs/trust.md): `confidence` in
-    [0, 1], `flags` such as copy, repetition, cut, not_english; `alternatives` the n best
-    (text, score) when asked for with n_best."""
+    """A translation with what `mt translate --json` says of it (docs/trust.md): `confidence`,
+    `flags`, and with n_best the `alternatives` (text, score)."""
 
     text: str
     confidence: float | None
@@ -174,9 +173,8 @@ class Translator:
         overwrite: bool = False,
         glossary: GlossaryLike | None = None,
     ) -> str:
-        """A whole document (html, markdown, po, srt, vtt or text) translated into the same kind
-        of document: markup, code, timings and untranslatable parts kept (docs/documents.md);
-        `overwrite` retranslates a .po file's translated entries too."""
+        """A whole document (html, markdown, po, srt, vtt or text) translated with its markup kept
+        (docs/documents.md); `overwrite` retranslates a .po file's translated entries too."""
         from mt.decode.documents.document import translate_document
         from mt.decode.documents.formats import format_named, read_document
 
@@ -298,8 +296,7 @@ def translate(
     normalize: bool | None = None,
 ) -> str | list[str]:
     """Spanish for `text` (a string gives a string, a list a list) with `model`, the shipped one
-    by default. The model is loaded on the first call and kept for the next ones in this process
-    (`mt.load` for your own Translator)."""
+    by default, loaded on the first call and kept (`mt.load` for your own Translator)."""
     _lines(text)  # a wrong type is told before a model loads
     key = str(model or DEFAULT_MODEL)
     with _loading:

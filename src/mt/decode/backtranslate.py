@@ -132,9 +132,8 @@ def backtranslate(
     chunk: int = 512,
     report: Callable[[Progress], None] = lambda progress: None,
 ) -> BacktranslateResult:
-    """Translate the kept sentences of `paths` with `engine` into `out`, resuming what an earlier
-    run of the same command left there; `search` (the decode settings, {} for a command) goes
-    into the sidecar; `report` is called after each chunk."""
+    """Translate the kept sentences of `paths` with `engine` into `out`, resuming it; `search` (the
+    decode settings, {} for a command) goes into the sidecar; `report` hears of each chunk."""
     import time
 
     started = time.perf_counter()
@@ -196,9 +195,8 @@ def _sidecar(out: Path) -> Path:
 
 
 def _resume_point(out: Path, settings: dict[str, Any]) -> tuple[int, bool]:
-    """Sentences already in `out` (0 for a new file), after cutting a half-written last line,
-    and whether its sidecar says they are all of them; an `out` that another command wrote is
-    refused, never appended to."""
+    """Sentences already in `out` (a half-written last line cut) and whether its sidecar says they
+    are all; an `out` that another command wrote is refused, never appended to."""
     if not out.exists():
         return 0, False
     sidecar = _sidecar(out)

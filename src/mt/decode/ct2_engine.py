@@ -111,10 +111,9 @@ class Ct2Engine:
     def _search_batch(
         self, sources: Sequence[Sequence[int]], limits: list[int], config: DecodeConfig
     ) -> list[list[Hypothesis]]:
-        """One best hypothesis each, in one call with the batch's largest limit. A result within
-        its sentence's own limit is what a search to that limit finds; a longer greedy one is cut
-        to the limit, a longer beam one searched again. With a length penalty the finished
-        hypotheses are ranked by GNMT's, and stand only where all ended before the limit."""
+        """One best hypothesis each, in one call to the batch's largest limit: a result within its
+        own limit stands (with a length penalty, only where all finished ones did), a longer
+        greedy one is cut, a longer beam one searched again."""
         tokens = [self._source_tokens(ids) for ids in sources]
         greedy = config.beam_size == 1
         penalised = not greedy and config.alpha > 0  # the beam's finished ones, for GNMT's rank
@@ -331,9 +330,8 @@ def open_exported(
     compute_type: str,
     ct2_model: Path | None = None,
 ) -> ExportedRun:
-    """Load an export on `device` ("cpu", "cuda") with `threads` CPU threads (default: one a
-    physical core), or `ct2_model`, a CTranslate2 model of the run `info` (a shipped model's int8
-    copy), searched with the run's tokenizers and tables."""
+    """Load an export on `device` with `threads` CPU threads (default: one a physical core), or
+    `ct2_model`, a CTranslate2 copy of the run `info`, with the run's tokenizers and tables."""
     if info.kind != "export" and ct2_model is None:
         raise MtError(f"{info.label}: not an `mt export` directory (a run: open it with load_run)")
     directory = info.directory

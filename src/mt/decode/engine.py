@@ -51,10 +51,9 @@ class AttentionEngine(Protocol):
     def attention(
         self, sources: list[np.ndarray], targets: list[Sequence[int]]
     ) -> list[np.ndarray]:
-        """For each source (ids ending in EOS, unpadded) and its translation (label ids without
-        BOS or EOS), teacher-forced: the last decoder layer's cross-attention averaged over its
-        heads, float32 (len(target) + 1, len(source)); row k is the step that predicts target
-        label k, the last row the one that predicts EOS."""
+        """For each source (ids ending in EOS) and translation (ids without BOS or EOS), teacher-
+        forced: the last decoder layer's cross-attention averaged over its heads, float32
+        (len(target) + 1, len(source)); row k predicts target label k, the last row EOS."""
         ...
 
 
@@ -157,9 +156,8 @@ def open_run(
     threads: int | None = None,
     compute_type: str = "default",
 ) -> LoadedRun | ExportedRun:
-    """A LoadedRun, or an ExportedRun for an `mt export`; `info` is the model its caller
-    resolved (mt.catalog.modelinfo.resolve). `threads` sets torch's or
-    CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
+    """A LoadedRun, or an ExportedRun for an `mt export`; `threads` sets torch's or CTranslate2's
+    CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
     if info.kind == "export":

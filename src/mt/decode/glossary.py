@@ -139,9 +139,8 @@ def _has(text: str, stand_in: str) -> bool:
 
 
 def place(text: str, glossary: Glossary, stand_ins: Sequence[str]) -> tuple[str, Slots, int]:
-    """`text` with each glossary term replaced by a stand-in not already in it, the slots, and
-    the number of terms left as they are because no stand-in was free. One term seen twice
-    takes one stand-in."""
+    """`text` with each glossary term replaced by a free stand-in (one per term), the slots, and
+    the number of terms left as they are because no stand-in was free."""
     free = [s for s in stand_ins if not _has(text, s)]
     given: dict[str, str] = {}  # Spanish term as written here -> stand-in
     parts, end, unplaced = [], 0, 0
@@ -172,9 +171,8 @@ def in_source_case(term: Term, found: str) -> str:
 def restore(
     text: str, slots: Slots, genders: Mapping[str, Gender] | None = None
 ) -> tuple[str, int]:
-    """The output with each stand-in replaced by its Spanish term (capitalised where it begins a
-    sentence, the article before it made to agree where `genders` (Glossary.genders) or the
-    term's ending tells its gender: mt.text.agreement), and how many stand-ins were missing."""
+    """The output with each stand-in replaced by its Spanish term (a capital where it begins a
+    sentence, the article before it agreeing: mt.text.agreement), and how many were missing."""
     lost = 0
     for stand_in, spanish in slots:
         pattern = re.compile(rf"(?<!\w){re.escape(stand_in)}(?!\w)")
@@ -192,9 +190,8 @@ def restore(
 
 
 def with_terms(source: str, output: str, glossary: Glossary) -> str | None:
-    """A translation made without the glossary, if it already has the Spanish of every term its
-    source holds (any case, any spacing), each written as the glossary writes it; None when a
-    term is missing. A stand-in would take the term's context from the model ("Vaya a")."""
+    """A translation made without the glossary, if it has every term's Spanish (any case or
+    spacing), each written as the glossary writes it; None when a term is missing."""
     found = glossary.find(source)
     if not found:
         return None
@@ -255,9 +252,8 @@ def needs_translation(stretch: str) -> bool:
 
 
 def join_around(stretches: list[str], translated: list[str], spanish: list[str]) -> str:
-    """Each stretch with its inner part translated (where it has letters), the terms between
-    them, in source order. An inner part translated alone comes back as a sentence: a capital
-    it did not begin with and a final stop it did not end with are taken off."""
+    """Each stretch with its inner part translated, the terms between them, in source order; a
+    capital or final stop an inner part did not have is taken off its translation."""
     out = iter(translated)
     parts = []
     for index, stretch in enumerate(stretches):

@@ -41,9 +41,8 @@ class Protectable(Protocol):
 
 
 def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
-    """`text` with each capitalised word and number that is `protectable` replaced by a stand-in,
-    and the (stand-in, original) pairs. A word's first occurrence decides for all of them, so a
-    word seen twice is swapped both times, with the same stand-in, or not at all."""
+    """`text` with each `protectable` capitalised word and number replaced by a stand-in, and the
+    (stand-in, original) pairs; a word's first occurrence decides for all of them."""
     slots: dict[str, str] = {}  # original -> stand-in
     kept: set[str] = set()
     free = [s for s in NAME_STAND_INS if not re.search(rf"\b{s}\b", text)]
@@ -72,11 +71,9 @@ def restore(text: str, slots: Slots) -> str:
 def protect_spans(
     text: str, protectable: Protectable, names: Sequence[str] = (), fixed: Sequence[str] = ()
 ) -> tuple[str, Slots]:
-    """`text` with its protected spans, `names` (a --keep list) and the capitalised words that
-    are `protectable` replaced by placeholder tokens, the same token for the same text; the
-    (token, original) pairs. Past the sixteenth distinct span the rest stay as they are. Tokens
-    already in the text that `fixed` names (a glossary's) pass through and have no pair: their
-    own step puts them back first; the others are numbered again with the spans."""
+    """`text` with its protected spans, `names` (a --keep list) and `protectable` capitalised words
+    replaced by placeholder tokens (up to sixteen distinct), and the (token, original) pairs.
+    Tokens already there that are `fixed` (a glossary's) pass through; others are renumbered."""
     present = [Span(m.start(2), m.end(2), "token", m.group(2)) for m in _TOKEN.finditer(text)]
     spans = [span for span in find_spans(text, names) if not _overlaps(span, present)]
     for match in re.finditer(CAPITALISED, text):
@@ -124,10 +121,9 @@ _TOKEN = re.compile("( ?)(" + "|".join(map(re.escape, PLACEHOLDERS[::-1])) + ")"
 
 
 def restore_spans(translation: str, slots: Slots, source: str = "") -> Restored:
-    """The translation with each token put back to its span; a lost span goes at the end,
-    before the final marks; a token that stood for nothing is dropped (_without_strays). With
-    the `source` the tokens were put in, a span is lost as often as the translation has its
-    token fewer times ("🎉 🎉 🎉" that came back as one keeps all three)."""
+    """The translation with each token put back to its span, a lost span at the end (before the
+    final marks), a stray token dropped; a span is lost as often as its token went missing from
+    the `source`'s count ("🎉 🎉 🎉" that came back as one keeps all three)."""
     originals = dict(slots)
     lost = [
         original
@@ -146,9 +142,8 @@ def restore_spans(translation: str, slots: Slots, source: str = "") -> Restored:
 
 
 def _without_strays(translation: str, originals: dict[str, str]) -> str:
-    """The translation without the tokens that stood for nothing (a tiny or unsure model writes
-    one the source never had), spaced as if they had never been there: one space between
-    words, none at either end, after an opening mark or before a closing one."""
+    """The translation without the tokens that stood for nothing, spaced as if they had never
+    been there."""
     strays = [token for token in PLACEHOLDERS if token in translation and token not in originals]
     if not strays:
         return translation

@@ -125,10 +125,8 @@ def open_translator(
     compute_type: str = "default",
     ct2_model: Path | None = None,
 ) -> Translator:
-    """The one way callers open a model they resolved for translation: a run, or an `mt export`
-    (CTranslate2, whose `compute_type` applies); `threads` sets either engine's CPU threads. An
-    export, or a run searched by its CTranslate2 copy `ct2_model` (a shipped model's int8 copy,
-    mt.export.int8_copy), is opened without importing torch."""
+    """The one way callers open a model they resolved: a run, or an `mt export` (CTranslate2, whose
+    `compute_type` applies); an export, or a run's CTranslate2 copy `ct2_model`, needs no torch."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
     if info.kind == "export" or ct2_model is not None:

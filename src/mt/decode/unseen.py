@@ -105,9 +105,8 @@ def unseen_nouns(
     seen: frozenset[str],
     model: str,
 ) -> UnseenNouns | None:
-    """The never-seen nouns' source a translation asked for (None: neither); the dictionary's
-    translation first, the cognate where it has none. `seen` is the training English's words: a
-    model without its words.tsv cannot tell which words it never had, so it is refused."""
+    """The never-seen nouns' source asked for (None: neither), the dictionary before the cognates;
+    a model without words.tsv cannot tell which words it never had, so it is refused."""
     nouns: Mapping[str, Sequence[str]]
     if dictionary is None:
         if not cognates:
@@ -123,9 +122,8 @@ def unseen_nouns(
 
 
 def _glued(line: str, start: int, end: int) -> bool:
-    """A word that is part of a compound, a name in code or an address ("bloodhound-python",
-    "www.bioinformatics.nl", "/usr/share"): a dictionary noun put there breaks it. A word in a
-    tldr placeholder ("{{brokers}}") is not glued: those are translated."""
+    """A word inside a compound, a name in code or an address ("bloodhound-python", "/usr/share"),
+    which a noun put there would break; not one in a tldr placeholder ("{{brokers}}")."""
     before, after = line[max(start - 2, 0) : start], line[end : end + 2]
     return _GLUED_BEFORE.search(before) is not None or _GLUED_AFTER.match(after) is not None
 
@@ -135,9 +133,8 @@ _GLUED_AFTER = re.compile(r"[-/@\\_]|\.\w")
 
 
 class DictionaryNouns(dict[str, tuple[str, ...]]):
-    """A dictionary file's nouns (English -> Spanish senses), with the genders the file gives
-    their Spanish, for the article before a placed noun whose ending does not tell its gender
-    ("la abrochadora", not the "el" the model wrote for the stand-in)."""
+    """A dictionary file's nouns (English -> Spanish senses), with the genders it gives their
+    Spanish, for the article before a placed noun ("la abrochadora")."""
 
     def __init__(
         self, senses: Mapping[str, tuple[str, ...]], genders: Mapping[str, tuple[str, bool]]
@@ -147,9 +144,8 @@ class DictionaryNouns(dict[str, tuple[str, ...]]):
 
 
 def read_dictionary(path: Path) -> DictionaryNouns:
-    """The nouns of a dictionary file (mt.text.bilingual.read_noun_senses), the translation in
-    most common use first (mt.text.spanish_words), and their genders; one MtError where the
-    file is missing or malformed."""
+    """The nouns of a dictionary file, the translation in most common use first, and their
+    genders; one MtError where the file is missing or malformed."""
     if not path.is_file():
         raise MtError(f"dictionary {path}: no such file")
     try:

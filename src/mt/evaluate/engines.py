@@ -42,10 +42,8 @@ class TeacherForcing:
 def teacher_forcing(
     translator: Translator, *, checkpoint: str = "best", threads: int | None = None
 ) -> TeacherForcing:
-    """The PyTorch model the translator searches with, where it searches with one; for a run
-    searched with CTranslate2 (a shipped model's int8 copy), the run's `checkpoint` weights
-    loaded on the translator's device; CTranslate2's score_batch for an export. `threads`: the
-    CPU workers (default: one a physical core)."""
+    """The translator's own PyTorch model; for a run searched with CTranslate2, its `checkpoint`
+    weights loaded beside it; score_batch for an export. `threads`: the CPU workers."""
     run = translator.run
     workers = threads or physical_cores()
     if not isinstance(run, ExportedRun):

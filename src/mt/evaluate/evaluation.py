@@ -77,9 +77,8 @@ def evaluate_set(
     teacher: TeacherForcing,
     multi_ref: bool = False,
 ) -> EvaluationReport:
-    """Every segment scored as given, so the figures match `sacrebleu` on the same files; the
-    translations are exactly what `mt translate` gives with the same translator, and `teacher`
-    (mt.evaluate.engines.teacher_forcing) computes the teacher-forced figures in one pass."""
+    """Every segment scored as given (the figures match `sacrebleu`), translated as `mt translate`
+    would, and `teacher` computing the teacher-forced figures in one pass."""
     pairs = test_set.pairs()
     run, config = translator.run, translator.config
     train_config = run.info.train

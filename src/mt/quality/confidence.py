@@ -151,9 +151,8 @@ def fit_calibration(
 def fit_logistic(
     x: np.ndarray, y: np.ndarray, *, monotone: int, l2: float = 1e-3, steps: int = 3000
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on the columns of
-    x, standardised, by projected gradient descent that keeps weight `monotone` >= 0 (also
-    what experiments/bench_confidence_features.py fits other feature sets with)."""
+    """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on x, standardised, by
+    projected gradient descent that keeps weight `monotone` >= 0."""
     import numpy as np
 
     x = np.asarray(x, dtype=np.float64)

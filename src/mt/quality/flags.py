@@ -105,9 +105,8 @@ def names_of(source: str) -> set[str]:
 
 
 def to_translate(text: str, names: set[str]) -> list[str]:
-    """The words of `text` (a source, its output or a reference) that translating the source is
-    about: outside URLs, code, paths and numbers (mt.text.spans), and not the source's `names`
-    (`names_of`)."""
+    """The words of `text` that translating the source is about: outside protected spans
+    (mt.text.spans), and not the source's `names` (`names_of`)."""
     return [word.casefold() for word in ANY_WORD.findall(outside_spans(text)) if word not in names]
 
 
@@ -182,8 +181,7 @@ def not_english(source: str) -> bool:
 
 def surely_english(source: str) -> bool:
     """Two or more distinct ENGLISH_MARKERS making up SURELY_ENGLISH of the words: English,
-    without asking py3langid, which agrees on every such dev line (docs/performance.md,
-    "Start-up of a translation")."""
+    without asking py3langid, which agrees on every such dev line (docs/performance.md)."""
     found = [word.lower().replace("’", "'") for word in WORD.findall(outside_spans(source))]
     return _marked(found, ENGLISH_MARKERS, SURELY_ENGLISH)
 

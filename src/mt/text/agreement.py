@@ -52,9 +52,8 @@ def noun_gender(noun: str) -> Gender | None:
 
 
 def agree_before(text: str, gender: str, plural: bool | None) -> str:
-    """`text` (what precedes the noun in the output) with its last word, an article or a
-    demonstrative, in the noun's gender and number (`plural` None: the number it has); the text
-    as it is where that word is neither."""
+    """`text` (before the noun) with its last word, an article or a demonstrative, in the noun's
+    gender and number (`plural` None: its own); as it is where that word is neither."""
     match = _LAST_WORDS.search(text)
     if match is None:
         return text

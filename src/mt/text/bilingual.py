@@ -54,10 +54,8 @@ def read_noun_senses(
 def read_noun_table(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, bool]]]:
-    """read_noun_senses, and in the same reading the one-word Spanish translations of noun lines
-    -> (the gender the file gives them, "m" or "f"; whether it marks them plural, {m-p} or
-    {f-p}): "abrochadora {f}" is ("f", False). A word given two genders ("el/la cometa") is left
-    out of the genders, and so is one given none."""
+    """read_noun_senses, and the one-word Spanish of noun lines -> (the gender the file gives it,
+    whether it is plural): "abrochadora {f}" is ("f", False); two genders or none: left out."""
     senses: dict[str, dict[str, None]] = {}  # a dict keeps the order written, each once
     genders: dict[str, set[tuple[str, bool]]] = {}
     for line, headword, _ in _entries(path):
@@ -91,9 +89,8 @@ def _most_frequent_first(
 
 
 def english_singulars(word: str) -> Iterator[str]:
-    """The singulars `word` would have as a regular English plural ("cities": "city",
-    "buses": "bus", "dishwashers": "dishwasher"), likeliest first: what a dictionary's headword
-    is looked up by when the word itself is not one."""
+    """The singulars `word` would have as a regular English plural ("cities": "city"), likeliest
+    first: what a dictionary's headword is looked up by."""
     for ending, singular_ending in _PLURALS:
         if word.endswith(ending):
             yield word[: -len(ending)] + singular_ending

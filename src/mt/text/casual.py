@@ -83,8 +83,7 @@ def without_final_punctuation(text: str) -> str:
 
 
 def with_typos(text: str, rng: random.Random, rate: float) -> str:
-    """Some words of `text` with one keyboard slip each: a neighbouring key, a letter dropped or
-    doubled, two letters swapped. Only words of three letters or more, at most one slip per
+    """Some words of three letters or more of `text` with one keyboard slip each, at most one per
     WORDS_PER_TYPO words."""
     words = list(LETTERS.finditer(text))
     allowed = max(len(words) // WORDS_PER_TYPO, 1) if len(words) > 1 else 0

@@ -37,9 +37,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def without_surrogates(text: str) -> str:
-    """Lone surrogates made U+FFFD. Text decoded from files never holds them, but a command
-    line's undecodable bytes arrive as surrogates (Python's surrogateescape), and the tokenizers
-    refuse a string holding one."""
+    """Lone surrogates made U+FFFD: a command line's undecodable bytes arrive as surrogates, which
+    the tokenizers refuse."""
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 

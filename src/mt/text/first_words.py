@@ -66,8 +66,7 @@ _FIRST_LETTER = re.compile(r"[\s¡¿\"'«“‘(\[]*([^\W\d_])", re.UNICODE)
 
 def candidates(stats: WordStats, *, ratio: float = RATIO) -> frozenset[str]:
     """The lower-case words the training English uses more than `ratio` times as often as their
-    capitalised spelling: those a sentence may begin with in lower case (the pieces and the
-    lexicon decide the rest, per word, when one is met)."""
+    capitalised spelling: those a sentence may begin with in lower case."""
     spellings = stats.spellings
     chosen = set()
     for word, counts in spellings.items():
@@ -129,10 +128,8 @@ class FirstWords:
 
 
 def title_case(sentence: str) -> bool:
-    """Two or more words besides the small ones (TITLE_SMALL), every one of them capitalised:
-    "Banks Want to Solve Crisis", not "Banks want to solve the crisis"; a function's signature,
-    whose parameters are capitalised too ("TBILLPRICE(Settlement; Maturity; Discount)"), is no
-    title."""
+    """Two or more words besides the small ones (TITLE_SMALL), all capitalised: "Banks Want to Solve
+    Crisis"; a function's signature ("TBILLPRICE(Settlement; Maturity)") is no title."""
     if _SIGNATURE.search(sentence):
         return False
     words = [w for w in _TITLE_TERM.findall(sentence) if w.lower() not in TITLE_SMALL]

@@ -41,9 +41,8 @@ lexicon keeps lower-case words seen less often out of the file."""
 
 @dataclass(frozen=True)
 class WordCounts:
-    """Training pairs whose English holds the capitalised word (`capitalised`), those of them
-    whose Spanish holds it verbatim too (`copied`), and pairs whose English holds its lower-case
-    form (`lower`)."""
+    """Training pairs whose English holds the capitalised word, those whose Spanish copies it too,
+    and pairs whose English holds its lower-case form."""
 
     capitalised: int
     copied: int

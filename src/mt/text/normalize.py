@@ -372,8 +372,7 @@ def _usual_capitals(
     later: Mapping[str, Mapping[str, int]], common: Callable[[str], int]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """A lower-case word -> the capitalised spelling most of its later uses have (a common word's:
-    nearly all, CAPITALISED_COMMON); and the common words capitalised in most but not nearly
-    all, only beside a name (Normalizer.cased_in_names)."""
+    nearly all); and the common words with it in most but not nearly all (cased_in_names)."""
     cased, in_names = {}, {}
     for lower, spellings in later.items():
         best = max(spellings, key=lambda w: (spellings[w], w))
@@ -432,9 +431,8 @@ def _careless(text: str) -> bool:
 
 
 def normalizer_to_json(normalizer: Normalizer) -> dict[str, object]:
-    """The normaliser's tables as JSON (mt.storage.derived keeps them: start-up skips from_stats):
-    sets as sorted lists, each table as its keys joined by newlines beside a list of its values,
-    which reads back in about half the time of a JSON object."""
+    """The normaliser's tables as JSON (mt.storage.derived keeps them): sets as sorted lists, each
+    table as its keys joined by newlines beside a list of its values (twice as fast to read)."""
     return {
         item.name: _encoded(value)
         for item in fields(normalizer)

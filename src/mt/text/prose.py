@@ -39,8 +39,7 @@ _OPENERS = " \t\"'“‘«([¡¿"
 
 def is_prose(text: str) -> bool:
     """Whether `text` reads as English sentences: outside its protected spans, no command-line
-    options or tldr placeholders, and a function word or a capital first letter (a heading or a
-    label: "List installed extension images:", "Options")."""
+    options or tldr placeholders, and a function word or a capital first letter ("Options")."""
     rest = outside_spans(text)
     if command_like(rest):
         return False

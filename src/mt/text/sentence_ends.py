@@ -57,9 +57,8 @@ def _mark_of(keys: list[str], marks: Mapping[str, str]) -> str:
 
 
 def capitalise_starts(text: str, *, aside: int) -> str:
-    """The first letter of the line and of each sentence after it ("i'll keep it a secret.
-    don't worry" -> "... Don't worry"), unless a character from `aside` on (a protected span's
-    stand-in) comes first."""
+    """The first letter of the line and of each sentence after it a capital, unless a character
+    from `aside` on (a protected span's stand-in) comes first."""
     starts = [0, *sentence_starts(text)]
     ends = [*starts[1:], len(text)]
     return "".join(_capitalise_first(text[a:b], aside) for a, b in zip(starts, ends, strict=True))

@@ -41,9 +41,8 @@ dev parts (both sides) are the same as when pysbd read each line whole."""
 
 
 def _sentences(text: str, language: str) -> list[str]:
-    """pysbd's sentences of `text`, read PYSBD_WINDOW characters at a time, without the spans
-    `Segmenter.segment` finds them at (quadratic: it looks for each from the start again);
-    `sentence_spans` walks the line itself."""
+    """pysbd's sentences of `text`, PYSBD_WINDOW characters at a time, without the spans its
+    `segment` finds them at (quadratic); `sentence_spans` walks the line itself."""
     sentences: list[str] = []
     start = 0
     while start < len(text):

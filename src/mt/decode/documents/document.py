@@ -69,9 +69,8 @@ class Skeleton:
         return "".join(self.stream(translations))
 
     def stream(self, translations: Iterable[str]) -> Iterator[str]:
-        """The skeleton up to each unit's mark, then the unit's translation; a unit inside
-        another's protected markup (an alt attribute inside a sentence) comes before it in unit
-        order and is filled into the other's translation."""
+        """The skeleton up to each unit's mark, then its translation; a unit inside another's markup
+        (an alt attribute) comes first and is filled into the other's translation."""
         source = iter(translations)
         waiting: dict[int, str] = {}  # translations taken but not written yet
         taken = 0
@@ -127,10 +126,8 @@ def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner
 
 
 def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -> list[str]:
-    """Each unit's translation (`texts`) with its markup put back. The aligner (a second pass
-    of the model) is asked only about units with tags or with a placeholder the translation lost,
-    ALIGN_UNITS at a time (their matrices, a unit's words squared, are held for those only);
-    spans the translation kept and line breaks are put back without it."""
+    """Each unit's translation (`texts`) with its markup put back; the aligner is asked only about
+    units with tags or a lost placeholder, ALIGN_UNITS at a time (their matrices are large)."""
     placed = [
         unit.escape(text) if unit.escape is not None else text
         for unit, text in zip(units, texts, strict=True)
@@ -162,9 +159,8 @@ def translated_units(
     piece_chars: int = PIECE_CHARS,
     unit_chars: int = MAX_UNIT_CHARS,
 ) -> Iterator[str]:
-    """Each unit's translation with its markup, in order: the units' parts (a long unit's cut at
-    sentence ends) gathered into pieces of about `piece_chars` characters, one Translator call
-    a piece, and each unit given out once its last part is placed."""
+    """Each unit's translation with its markup, in order: the units' parts gathered into pieces
+    of about `piece_chars` characters, one Translator call a piece."""
     waiting: deque[Split] = deque()  # units not given out yet, in order
     placed: list[str] = []  # placed parts of the waiting units, in order
     parts: list[Unit] = []  # parts not sent to the translator yet

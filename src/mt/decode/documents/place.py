@@ -94,9 +94,8 @@ def _insert(target: list[Word], index: int, word: Word) -> None:
 
 
 def _insertion_point(text: str, source_words: list, s: int, target: list[Word]) -> int:
-    """Where a lost placeholder goes: first or last where the source had it first or last
-    (before closing punctuation); else after the target word drawing most on the source word
-    before it."""
+    """Where a lost placeholder goes: first or last where the source had it so, else after the
+    target word drawing most on the source word before it."""
     if s == 0 or not target:
         return 0
     if all(not text[a:b][:1].isalnum() for a, b in source_words[s + 1 :]):
@@ -153,9 +152,8 @@ def _is_word(span: tuple[int, int], text: str) -> bool:
 
 
 def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: list[range]):
-    """The children of `parent` put inside its range on words no sibling holds: the part of
-    the wanted span still free, else the free word nearest to it (an empty `**` or `<b></b>`
-    only when every word is taken)."""
+    """The children of `parent` put inside its range on words no sibling holds: the free part of
+    the wanted span, else the free word nearest to it (an empty tag only when all are taken)."""
     children = [i for i, tag in enumerate(tags) if tag.parent == parent]
     children.sort(key=lambda i: (not wanted[i], wanted[i].start, i))
     free = set(bounds)
@@ -178,10 +176,9 @@ def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: l
 
 
 def _break_lines(unit: Unit, target: list[Word]) -> str:
-    """The source's line breaks put at the spaces nearest the same share of the length, each
-    after the one before; a gap is left for every required break still to come. Returns the
-    required separators that found no gap (too few words): they go at the end, so that no
-    subtitle cue is lost."""
+    """The source's line breaks put at the spaces nearest the same share of the length, a gap left
+    for every required break to come; returns the required separators that found no gap (they
+    go at the end, so that no subtitle cue is lost)."""
     if not unit.breaks:
         return ""
     lengths = []

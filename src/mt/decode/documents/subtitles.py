@@ -92,9 +92,8 @@ def _check_timing(lines: list[str], timing: int, pattern: re.Pattern, name: str,
 
 
 class _Cues:
-    """Cue text into units. A cue whose text stops mid-sentence (it ends in a word or a comma)
-    is continued by the next one, up to MAX_CUES: the sentence is translated once and its
-    translation spread over the cues by length, their numbers and timings kept between."""
+    """Cue text into units: a cue that stops mid-sentence is continued by the next (up to MAX_CUES)
+    and the translation spread back over them by length."""
 
     def __init__(self) -> None:
         self.skeleton = SkeletonBuilder()

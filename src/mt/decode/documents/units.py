@@ -108,9 +108,8 @@ class UnitBuilder:
         self._chunks.append(("open", raw))
 
     def close(self, raw: str, name: str = "") -> bool:
-        """The close of the innermost open tag named `name` (any tag if ""): tags opened inside
-        it and not closed are closed here as the source left them, without markup. False when
-        nothing is open by that name: the caller keeps the stray close as a protected span."""
+        """The close of the innermost open tag named `name` (any if ""), closing those opened inside
+        it; False when none is open by that name (the caller protects the stray close)."""
         if not self._stack or (name and name not in self._stack):
             return False
         while True:

@@ -17,9 +17,8 @@ from mt.errors import MtError
 
 @dataclass(frozen=True)
 class ProtectSpans:
-    """With placeholder tokens (`span_tokens`), every protected span and every name
-    `protectable` picks goes through a token; without them, names and numbers go through the
-    name stand-ins. `enabled` False (benchmarks): nothing is protected."""
+    """With placeholder tokens (`span_tokens`) every protected span and chosen name goes through a
+    token, else names and numbers through name stand-ins; `enabled` False: none (benchmarks)."""
 
     enabled: bool
     span_tokens: bool

@@ -78,8 +78,7 @@ class Search:
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
         """Source pieces, target pieces and the (target, source) cross-attention of the best
-        translation, averaged over the heads of the last decoder layer: from the PyTorch model
-        of a run, or from CTranslate2 for an export."""
+        translation, averaged over the heads of the last decoder layer."""
         import torch
 
         from mt.decode.engine import attention_engine

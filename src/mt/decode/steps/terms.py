@@ -30,8 +30,7 @@ class PlaceTerms:
         line: str, translation: Translation, glossary: Glossary, found: int
     ) -> Translation | None:
         """The translation of `line` made without the glossary, if it already has every term's
-        Spanish (written as the glossary writes it; `found` terms counted); None when a term is
-        missing and stand-ins must force them."""
+        Spanish (`found` terms counted); None when stand-ins must force them."""
         written = with_terms(line, translation.text, glossary)
         if written is None:
             return None
