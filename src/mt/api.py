@@ -90,9 +90,8 @@ def models(under: Path | str | None = None) -> list[ModelEntry]:
 
 
 class Translator:
-    """A model opened once, for many calls and threads: `translate` takes a string or a list,
-    `scored` adds confidence and flags, `translate_document` keeps a file's markup. Options given
-    to a call apply to that call only; the model is never reloaded."""
+    """A model opened once, for many calls and threads; options given to a call apply to that call
+    only, and the model is never reloaded."""
 
     def __init__(self, pipeline: Pipeline) -> None:
         self._pipeline = pipeline
@@ -230,10 +229,8 @@ def load(
     precision: str = DECODE.precision,
 ) -> Translator:
     """A Translator for `model` (a shipped model's name, a run or export directory; None: the
-    shipped model), with the engine `mt translate` would choose. The options are defaults for
-    every call, as `mt translate`'s (docs/api.md): `dictionary` a Wiktionary-format dictionary
-    for never-seen nouns; `length_penalty`, `cognates`, `first_words` and `titles` None: as the
-    model's decode.json says; `device` auto, cpu or cuda; `precision` auto, fp32 or bf16."""
+    shipped model) on the engine `mt translate` would choose; the options are every call's
+    defaults, as `mt translate`'s (docs/api.md); None: as the model's decode.json says."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
     from mt.export.int8_copy import open_with_copy, searched_copy

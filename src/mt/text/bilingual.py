@@ -44,10 +44,8 @@ def read_nouns(path: Path, frequency: Callable[[str], int] | None = None) -> dic
 def read_noun_senses(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> dict[str, tuple[str, ...]]:
-    """One-word English nouns in lower case -> the one-word translations of all their noun lines,
-    each once (mt.decode.unseen), in the order written, or with `frequency` the most frequent
-    first, as Wiktionary orders senses by history, not use ("gauge": "galga" before "medida").
-    A malformed line is refused as read_bilingual refuses it."""
+    """One-word English nouns in lower case -> their one-word noun translations, each once, as
+    written, or with `frequency` the most frequent first (Wiktionary orders senses by history)."""
     return read_noun_table(path, frequency)[0]
 
 

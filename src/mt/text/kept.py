@@ -72,11 +72,9 @@ _WORD_RUN = re.compile(rf"\w{{{LONGEST_LEARNED + 1},}}")
 def kept_pieces(
     text: str, taken: list[tuple[int, int]], numbers: list[tuple[int, int]]
 ) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans
-    (mt.text.spans' own, which come first); kind is one of KINDS. An identifier may hold
-    `numbers` ("3.0.1-rc2"), which then give way to it; nothing else may. Pieces that touch
-    are one (foreign if either is). A foreign run of fewer than MIN_FOREIGN characters is left
-    to the model."""
+    """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans; an
+    identifier may hold `numbers` ("3.0.1-rc2"); touching pieces are one; a foreign run of fewer
+    than MIN_FOREIGN characters is left to the model."""
     found: list[tuple[int, int, str]] = []
     for match in () if text.isascii() else _KEPT.finditer(text):
         kind = match.lastgroup or ""

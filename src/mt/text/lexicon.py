@@ -78,11 +78,9 @@ NO_LEXICON = Lexicon(words=MappingProxyType({}), pairs=0)
 
 
 def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
-    """Count every capitalised word of the English side over (english, spanish) `pairs`; a
-    lower-case word of MIN_LOWER pairs or more gets a row under its capitalised form, so that a
-    sentence-initial "Allow" is known though never seen so. A pair equal to the one before is
-    counted once: `mt prepare` repeats a small corpus's pairs (one quiz question on "Happy
-    Days", written 12 times, made "Happy" a name)."""
+    """Count every capitalised word of the English side of `pairs` (a lower-case word of MIN_LOWER
+    pairs or more under its capitalised form); a pair equal to the one before counts once (a
+    repeated quiz question on "Happy Days" made "Happy" a name)."""
     capitalised: Counter[str] = Counter()
     copied: Counter[str] = Counter()
     lower: Counter[str] = Counter()

@@ -302,11 +302,9 @@ class Normalizer:
         return max(sorted(found), key=lambda c: self.known.get(c, 0), default=None)
 
     def _correction(self, word: str, around: tuple[str, str]) -> tuple[str, float]:
-        """What `word` most likely meant and its edit's weight (0 for the dictionary's guess):
-        the training word (a contraction typed without its apostrophe as its contraction), used
-        TYPO_TARGET times or more (a short one SHORT_TYPO_TARGET), whose uses times the edit's
-        weight times one plus its count beside the neighbours is highest; else a longer word's
-        common dictionary word a keyboard slip away; else `word`. "ofo" is "of", "tmo" "tom"."""
+        """What `word` most likely meant and its edit's weight (0 for the dictionary's guess): the
+        training word used TYPO_TARGET times or more (a short one SHORT_TYPO_TARGET) highest in
+        uses x weight x (1 + count beside the neighbours); else a common word a slip away."""
         if len(word) > self._longest + 2:
             return word, 0.0  # two edits reach no word it knows
         short = len(word) <= SHORT_WORD

@@ -96,11 +96,9 @@ def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
 
 
 def _plain_ends(line: str, first: int, language: str) -> list[re.Match[str]] | None:
-    """The gaps between the sentences of `line[first:]` when every full stop, question and
-    exclamation mark in it (but a last one) plainly ends a sentence: after a lower-case word
-    that is no abbreviation of pysbd's list, before a space and a capital, with no quote,
-    bracket, colon or semicolon anywhere. pysbd cuts such a line there too (on every paragraph
-    of the corpora tried), much slower. None for any other line, which pysbd decides."""
+    """The gaps between the sentences of `line[first:]` when every mark in it (but a last one)
+    plainly ends a sentence: after a lower-case word that is no abbreviation, before a space
+    and a capital, with no quote, bracket, colon or semicolon (as pysbd cuts, faster); else None."""
     if _NOT_PLAIN.search(line, first):
         return None
     gaps = list(_PLAIN_END.finditer(line, first))

@@ -13,10 +13,8 @@ from mt.text.spans import find_spans, replace_spans
 
 @dataclass(frozen=True)
 class Segment:
-    """Cuts a line into sentences (with `split`), each normalised by `normalise` when given,
-    then into pieces of `limit` source pieces at most. With placeholder tokens (`span_tokens`) a
-    protected span counts as its one token (a long URL cuts no sentence), and a piece holds no
-    more spans than there are tokens."""
+    """Cuts a line into sentences (with `split`), each normalised by `normalise` if given, then into
+    pieces of `limit` source pieces at most; with `span_tokens` a protected span counts as one."""
 
     source: WordPieceCodec
     limit: int
