@@ -236,10 +236,8 @@ class _Beams:
         return [i for i in range(len(self.sents)) if not self._done(i, best[i])]
 
     def _done(self, i: int, best_open: float) -> bool:
-        """Done when no hypothesis is open, or when `beam` finished hypotheses all score at least
-        as well as the best open one would if it ended now: exact with alpha = 0 (an open
-        log-prob only falls); with alpha > 0 a longer one could still overtake, accepted as in
-        OpenNMT and Hugging Face."""
+        """Done when no hypothesis is open, or when `beam` finished ones all score at least as well
+        as the best open one would now: exact with alpha = 0, else OpenNMT's heuristic."""
         if best_open == NEG_INF:
             return True
         kept = self.finished[self.sents[i]]

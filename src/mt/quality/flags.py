@@ -99,7 +99,7 @@ def words(text: str) -> list[str]:
 
 def names_of(source: str) -> set[str]:
     """The source's names, copied by right: capitalised words after the first, or a lone one
-    ("Tom", or a label such as "Options": the two cannot be told apart)."""
+    ("Tom", or a label: the two cannot be told apart)."""
     found = ANY_WORD.findall(outside_spans(source))
     return {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
 
@@ -188,7 +188,7 @@ def surely_english(source: str) -> bool:
 
 def surely_spanish(text: str) -> bool:
     """Two or more distinct SPANISH_MARKERS making up SURELY_SPANISH of the words: Spanish,
-    without asking py3langid (`mt backtranslate`'s language check, docs/performance.md)."""
+    without asking py3langid (`mt backtranslate`'s language check)."""
     return _marked([word.lower() for word in WORD.findall(text)], SPANISH_MARKERS, SURELY_SPANISH)
 
 

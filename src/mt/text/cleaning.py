@@ -86,9 +86,8 @@ def _unclean_table() -> np.ndarray:
 
 
 def clean_texts(texts: Sequence[str]) -> tuple[list[str], dict[str, set[int]]]:
-    """`clean_text` of each text, and for each step the positions of the texts it changed. An
-    array scan finds the few texts cleaning may change, so a clean corpus costs a few passes
-    over its characters, not a regex call per line."""
+    """`clean_text` of each text, and per step the positions of the texts it changed (an array
+    scan finds the few it may change: no regex call per line)."""
     texts = list(texts)
     changes: dict[str, set[int]] = {name: set() for name, _ in STEPS}
     for index in _suspects(texts):

@@ -65,8 +65,8 @@ _FIRST_LETTER = re.compile(r"[\s¡¿\"'«“‘(\[]*([^\W\d_])", re.UNICODE)
 
 
 def candidates(stats: WordStats, *, ratio: float = RATIO) -> frozenset[str]:
-    """The lower-case words the training English uses more than `ratio` times as often as their
-    capitalised spelling: those a sentence may begin with in lower case."""
+    """The lower-case words used more than `ratio` times as often as their capitalised spelling:
+    those a sentence may begin with in lower case."""
     spellings = stats.spellings
     chosen = set()
     for word, counts in spellings.items():

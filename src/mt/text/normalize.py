@@ -168,9 +168,8 @@ class Normalizer:
         return text
 
     def _casual_english(self, sentence: str) -> bool:
-        """Prose (mt.text.prose), or words the training English all uses (or slips of them) with
-        no function word ("tom failed", "thats easy"); not a command ("git status") nor a lone
-        word no training sentence starts with ("alacritty")."""
+        """Prose, or words the training English all uses (or slips of them) without a function word
+        ("thats easy"); no command ("git status") nor a lone word no sentence starts with."""
         if is_prose(sentence):
             return True
         rest = outside_spans(sentence)
@@ -254,9 +253,8 @@ class Normalizer:
         )
 
     def _in_context(self, word: str, before: str, after: str) -> str:
-        """A real word ("its") or its contraction, whichever is CONTEXT_ODDS times likelier
-        between these neighbours ("i think its late" -> "it's"): naive Bayes on the two pairs,
-        half a count added to each; a neighbour never seen beside either says nothing."""
+        """A real word ("its") or its contraction, whichever is CONTEXT_ODDS times likelier beside
+        these neighbours: naive Bayes on the two pairs, half a count added to each."""
         contracted = self.real_contracted[word]
         uses = self.known.get(contracted, 0) + 0.5, self.known.get(word, 0) + 0.5
         odds = uses[0] / uses[1]

@@ -47,9 +47,8 @@ class Tag:
 
 @dataclass(frozen=True)
 class Unit:
-    """What a translator translates: `text` is one line of plain words in which each protected span
-    is its placeholder token; `breaks` are the offsets in `text` where the source broke the line
-    (a space in `text`), with the exact `separators` the source had there ("\\n", "\\n> ")."""
+    """What a translator translates: `text`, one line of words with each protected span its token;
+    `breaks`, where the source broke the line, with its `separators` there ("\\n", "\\n> ")."""
 
     text: str
     tags: tuple[Tag, ...] = ()
