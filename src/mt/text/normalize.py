@@ -1,21 +1,19 @@
 """Casual input made to look like the training English before it is translated.
 
-"im sure tom knows where it is" reaches a model trained on "I'm sure Tom knows where it is." as
-input it has rarely seen. What is lost is put back from the training English alone (counted by
-mt.text.wordstats at `mt prepare`), in four steps, each cheap and each a no-op on careful text:
+"im sure tom knows where it is" is input a model trained on "I'm sure Tom knows where it is."
+rarely saw. What is lost is put back from the training English alone (mt.text.wordstats), in
+four cheap steps, each a no-op on careful text:
 
-- apostrophes: "dont", "im", "toms"; a real word ("its", "ill", "were") by its neighbours or as
-  a sentence's first word;
+- apostrophes: "dont", "im", "toms"; a real word ("its", "ill") by its neighbours or first place;
 - typos: an unknown lower-case word one or two edits from a word the training uses often
-  (mt.text.typos; "teh" -> "the"), else one keyboard slip from a common dictionary word;
-- case: a word the training English mostly capitalises ("tom" -> "Tom", "i" -> "I"), a common
-  one only beside its name ("united states"), and each sentence's first letter;
-- punctuation: "?", "!" or "." by how the training sentences that start like it end.
+  (mt.text.typos; "teh" -> "the"), else a keyboard slip from a common dictionary word;
+- case: a word the training mostly capitalises ("tom", "i"), a common one only beside its name
+  ("united states"), and each sentence's first letter;
+- punctuation: "?", "!" or "." by how the training sentences that start alike end.
 
-A line with a capital and final punctuation (`careful`) comes out byte for byte as it went in;
-elsewhere words with a capital or an apostrophe, protected spans (URLs, code) and lines that are
-not prose (mt.text.prose: "git cola --prompt") are never touched. docs/text.md has the details
-and the measurements.
+A line with a capital and final punctuation (`careful`) comes out byte for byte; elsewhere words
+with a capital or an apostrophe, protected spans and lines that are not prose (mt.text.prose) are
+never touched. docs/text.md has the measurements.
 """
 
 from __future__ import annotations

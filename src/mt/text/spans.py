@@ -1,19 +1,15 @@
 """Protected spans: the parts of a sentence a translation must copy exactly, and the training
 pairs that teach a model to copy them.
 
-A URL, a file path, a piece of code, a format placeholder or a number is not translated; a model
-that meets it as a string of rare sub-word pieces mangles it ("www.cisco.com" came out "se
-mudó"). So before translation each span becomes a placeholder token (PLACEHOLDERS: ｟1｠, ｟2｠ ...)
-and is put back after it (mt.decode.placeholders). A model copies the tokens because it was trained
-on pairs whose shared spans were replaced the same way on both sides: `placeheld` does that for
-one pair; mt.data.feed.augment draws which pairs get it each epoch, as a pure function of (seed,
-epoch) like the source noise (mt.data.feed.noise), so a resumed run sees the same pairs.
+A URL, a path, code, a format placeholder or a number met as rare sub-word pieces comes out
+mangled ("www.cisco.com" came out "se mudó"). So before translation each span becomes a token
+(PLACEHOLDERS: ｟1｠, ｟2｠ ...), put back after it (mt.decode.placeholders); a model learns to copy
+them from pairs whose shared spans were replaced alike on both sides (`placeheld`;
+mt.data.feed.augment draws which pairs, as a pure function of seed and epoch).
 
-`find_spans` is the one detector, one regular expression whose alternatives are tried most
-specific first (a URL before the path inside it, an e-mail before the number in it); matches never
-overlap. tldr's `{{placeholders}}` are protected when its Spanish copies them (alternatives of
-options or subcommands, numbers, globs), not when they hold words, which it translates
-("{{ruta/al/archivo}}").
+`find_spans` is the one detector: one regular expression whose alternatives are tried most
+specific first (a URL before the path inside it); matches never overlap. tldr's `{{placeholders}}`
+are protected where its Spanish copies them, not where they hold words ("{{ruta/al/archivo}}").
 """
 
 from __future__ import annotations
