@@ -2,10 +2,8 @@
 
 mt.text.cognates' endings, judged on a dictionary, not on any dev or test set: for every one-word
 Wiktionary noun an ending applies to, is the cognate it gives among that noun's own
-translations? An ending is kept at KEEP or more. The same bar was the first test of
-mt.text.cognates.IDENTICAL (the dev part then left it out): for every one-word headword of any
-part of speech (the step cannot tell one from another) that no kept ending answers, is the
-Spanish word spelled the same among its translations?
+translations? An ending is kept at KEEP or more. (The same spelling as a cognate, tried with
+the same bar and then left out on the dev part, is in docs/history and git.)
 
     python -m experiments.cognate_endings ../shared/data/lexicon/en-es.wiktionary.txt
 """
@@ -21,10 +19,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from mt.decode.unseen import MIN_LETTERS
-from mt.evaluate.words import common_english, fold
-from mt.text.bilingual import read_bilingual, read_noun_senses
-from mt.text.cognates import ENDINGS, IDENTICAL, CognateNouns
+from mt.evaluate.words import fold
+from mt.text.bilingual import read_noun_senses
+from mt.text.cognates import ENDINGS, CognateNouns
 
 KEEP = 0.85
 
@@ -51,20 +48,16 @@ def main(argv: list[str] | None = None) -> int:
     for index, (english, spanish) in enumerate(CANDIDATES):
         # an ending is judged on the nouns no longer ending before it takes
         longer = [e for e, _ in CANDIDATES[:index] if e.endswith(english)]
-        alone = CognateNouns(endings=((english, spanish),), identical=False)
+        alone = CognateNouns(endings=((english, spanish),))
         judged = ((n, s) for n, s in nouns.items() if not any(n.endswith(e) for e in longer))
         figures[english] = {"spanish": spanish, **judge(judged, alone.cognate)}
-
-    figures["identical"] = identical_figures(read_bilingual(args.dictionary))
 
     table = Table(title=f"cognate endings on {args.dictionary.name}'s nouns (kept: ≥ {KEEP:.0%})")
     for column in ("ending", "words", "cognate right", "kept", "wrong, for example"):
         table.add_column(column)
     for english, row in figures.items():
         table.add_row(
-            "the same spelling"
-            if english == "identical"
-            else f"-{english} → -{'/-'.join(row['spanish'])}",
+            f"-{english} → -{'/-'.join(row['spanish'])}",
             str(row["words"]),
             f"{row['share']:.0%}",
             "yes" if row["kept"] else "no",
@@ -73,27 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     Console(width=160).print(table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(figures, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    kept = {english for english, row in figures.items() if row["kept"] and english != "identical"}
+    kept = {english for english, row in figures.items() if row["kept"]}
     shipped = {english for english, _ in ENDINGS}
     if kept != shipped:
         print(f"mt.text.cognates.ENDINGS differ: kept {sorted(kept)}, shipped {sorted(shipped)}")
         return 1
-    if figures["identical"]["kept"] and not IDENTICAL:
-        print("the same spelling clears the bar here, but dev BLEU left it out (IDENTICAL)")
     return 0
-
-
-def identical_figures(headwords: dict[str, frozenset[str]]) -> dict:
-    """The same-spelling rule on the headwords no kept ending answers."""
-    by_ending = CognateNouns(identical=False)
-    same = CognateNouns(endings=(), identical=True)
-    common = common_english()
-    judged = (
-        (word, sorted(translations))
-        for word, translations in sorted(headwords.items())
-        if len(word) >= MIN_LETTERS and word not in common and by_ending.cognate(word) is None
-    )
-    return {"spanish": ["the same"], **judge(judged, same.cognate)}
 
 
 def judge(

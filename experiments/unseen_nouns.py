@@ -12,15 +12,12 @@ again with mt.decode.unseen's glossary of the nouns its training English never h
         --out bench/unseen
     python -m experiments.unseen_nouns --sources cognates both --tatoeba runs/tatoeba-split \\
         --out bench/cognates
-    python -m experiments.unseen_nouns --sources cognates --identical \\
-        --tatoeba runs/tatoeba-split --out bench/cognates-identical
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections import ChainMap
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,7 +31,6 @@ from mt.decode.unseen import UnseenNouns, read_dictionary
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
 from mt.storage.files import WORD_STATS
-from mt.text.cognates import CognateNouns
 from mt.text.wordstats import read_word_stats
 
 LEXICON = Path("../shared/data/lexicon/en-es.wiktionary.txt")
@@ -56,12 +52,6 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="training uses from which a word counts as known (1: only never-seen words get a "
         "noun; 3: words seen once or twice too)",
-    )
-    parser.add_argument(
-        "--identical",
-        action="store_true",
-        help="a word no ending answers is its own cognate where Spanish spells it so (tried, "
-        "not built: mt.text.cognates.IDENTICAL)",
     )
     parser.add_argument("--out", type=Path, default=Path("bench/unseen"))
     args = parser.parse_args(argv)
@@ -85,12 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         assert helper.unseen is not None
-        nouns = helper.unseen.nouns
-        if args.identical and source != "dictionary":
-            same = CognateNouns(identical=True)
-            nouns = same if source == "cognates" else ChainMap(dict(dictionary), same)
-        if args.seen_from > 1 or args.identical:  # rarely seen words get nouns too, or others
-            helper.unseen = UnseenNouns(nouns, known, name=helper.unseen.name)
+        if args.seen_from > 1:  # rarely seen words get nouns too
+            helper.unseen = UnseenNouns(helper.unseen.nouns, known, name=helper.unseen.name)
         helpers[source] = helper
     table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, samples, outputs = {}, [], {}

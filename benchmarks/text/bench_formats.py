@@ -47,7 +47,7 @@ from mt.config import DecodeConfig
 from mt.decode.documents import html as html_format
 from mt.decode.documents import markdown, po
 from mt.decode.documents.align import aligner_for
-from mt.decode.documents.document import translate_units
+from mt.decode.documents.document import translated_units
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.evaluate.scores import corpus_scores
@@ -131,6 +131,12 @@ def kept_once(units, texts: list[str]) -> tuple[int, int]:
 
 def bleu(hypotheses: list[str], references: list[str]) -> float:
     return corpus_scores(hypotheses, [[r] for r in references]).bleu
+
+
+def translate_units(units, translator) -> list[str]:
+    """Every unit in one Translator call (no piece is smaller than all of them), with its markup."""
+    aligner = aligner_for(translator)
+    return list(translated_units(units, translator, aligner, piece_chars=sys.maxsize))
 
 
 def timed(function):

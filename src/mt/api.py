@@ -46,9 +46,8 @@ class ModelEntry:
 
 @dataclass(frozen=True)
 class Scored:
-    """A translation with what `mt translate --json` says of it (docs/trust.md): `confidence` in
-    [0, 1], `flags` such as copy, repetition, cut, not_english; `alternatives` the n best
-    (text, score) when asked for with n_best."""
+    """A translation with what `mt translate --json` says of it (docs/trust.md): `confidence`,
+    `flags`, and with n_best the `alternatives` (text, score)."""
 
     text: str
     confidence: float | None
@@ -91,9 +90,8 @@ def models(under: Path | str | None = None) -> list[ModelEntry]:
 
 
 class Translator:
-    """A model opened once, for many calls and threads: `translate` takes a string or a list,
-    `scored` adds confidence and flags, `translate_document` keeps a file's markup. Options given
-    to a call apply to that call only; the model is never reloaded."""
+    """A model opened once, for many calls and threads; options given to a call apply to that call
+    only, and the model is never reloaded."""
 
     def __init__(self, pipeline: Pipeline) -> None:
         self._pipeline = pipeline
@@ -106,8 +104,7 @@ class Translator:
 
     @property
     def engine(self) -> str:
-        """What searches: "ctranslate2 int8 copy" (a shipped model on a CPU), "ctranslate2
-        export", or "pytorch" and the precision it computes in, with why."""
+        """What searches: "ctranslate2 int8 copy" or "export", or "pytorch" and its precision."""
         from mt.decode.ct2_engine import ExportedRun
 
         if isinstance(self._pipeline.run, ExportedRun):
@@ -175,9 +172,8 @@ class Translator:
         overwrite: bool = False,
         glossary: GlossaryLike | None = None,
     ) -> str:
-        """A whole document (html, markdown, po, srt, vtt or text) translated into the same kind
-        of document: markup, code, timings and untranslatable parts kept (docs/documents.md);
-        `overwrite` retranslates a .po file's translated entries too."""
+        """A whole document (html, markdown, po, srt, vtt or text) translated with its markup kept
+        (docs/documents.md); `overwrite` retranslates a .po file's translated entries too."""
         from mt.decode.documents.document import translate_document
         from mt.decode.documents.formats import format_named, read_document
 
@@ -233,14 +229,8 @@ def load(
     precision: str = DECODE.precision,
 ) -> Translator:
     """A Translator for `model` (a shipped model's name, a run or export directory; None: the
-    shipped model), with the engine `mt translate` would choose. The options are defaults for
-    every call; `length_penalty` None is the model's own (its decode.json), else 0;
-    `dictionary` is a bilingual dictionary in Wiktionary's format whose nouns stand in for the
-    words the model's training never had, and `cognates` gives such a noun its Spanish cognate
-    (None: as the model's decode.json says); `first_words` gives the model a sentence's first
-    word in lower case where it knows that spelling better, and `titles` gives each capitalised
-    word of a title the first word's treatment (None: as its decode.json says); `device` is
-    auto, cpu or cuda; `precision` auto, fp32 or bf16 (PyTorch)."""
+    shipped model) on the engine `mt translate` would choose; the options are every call's
+    defaults, as `mt translate`'s (docs/api.md); None: as the model's decode.json says."""
     from mt.decode.options import TranslateOptions
     from mt.decode.unseen import read_dictionary
     from mt.export.int8_copy import open_with_copy, searched_copy
@@ -303,8 +293,7 @@ def translate(
     normalize: bool | None = None,
 ) -> str | list[str]:
     """Spanish for `text` (a string gives a string, a list a list) with `model`, the shipped one
-    by default. The model is loaded on the first call and kept for the next ones in this process
-    (`mt.load` for your own Translator)."""
+    by default, loaded on the first call and kept (`mt.load` for your own Translator)."""
     _lines(text)  # a wrong type is told before a model loads
     key = str(model or DEFAULT_MODEL)
     with _loading:

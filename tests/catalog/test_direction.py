@@ -1,11 +1,9 @@
 """Both directions: a Spanish→English prepared directory and run made from the same inputs
-(prepare, train, translate, evaluate, export, serve), tagged back-translation in prepare, and the
-reverse run as a judge (dual conditional cross-entropy)."""
+(prepare, train, translate, evaluate, export, serve) and tagged back-translation in prepare."""
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -17,14 +15,11 @@ from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig, TrainConfig
 from mt.data.feed.noise import noisy_sources
 from mt.data.prepared_dir import load_prepared
-from mt.data.tokenization import SYNTHETIC_TAG, encode_sources
-from mt.decode.dual import ReverseScorer
-from mt.decode.engine import TorchEngine
+from mt.data.tokenization import SYNTHETIC_TAG
 from mt.decode.line_engines import ModelEngine
 from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.errors import MtError
-from mt.quality.confidence import dual_adequacy, dual_conditional_cross_entropy
 from mt.text.lexicon import read_lexicon
 from serve_support import model_app, wait_healthy
 
@@ -186,57 +181,6 @@ def test_synthetic_share_is_checked() -> None:
 
     with pytest.raises(MtError, match="--synthetic-share must be in"):
         PrepareConfig(synthetic_share=0)
-
-
-def test_dual_cross_entropy_by_hand() -> None:
-    assert dual_conditional_cross_entropy(-1.0, -1.0) == pytest.approx(1.0)
-    assert dual_conditional_cross_entropy(-0.5, -2.5) == pytest.approx(2.0 + 1.5)
-    # both surer is better; disagreeing is worse than agreeing at the same mean
-    assert dual_conditional_cross_entropy(-0.2, -0.2) < dual_conditional_cross_entropy(-1.0, -1.0)
-    assert dual_conditional_cross_entropy(-0.1, -1.9) > dual_conditional_cross_entropy(-1.0, -1.0)
-    assert dual_adequacy(-1.0, -1.0) == pytest.approx(math.exp(-1.0))
-
-
-def test_the_reverse_scorer_is_the_searchs_own_log_prob(reverse_run: Path) -> None:
-    """Teacher-forced log P(english | spanish) of the reverse run's own greedy output equals what
-    the search summed for it, per label."""
-    scorer = ReverseScorer(resolve(reverse_run))
-    spanish = [es for _, es in invented_pairs()[:12]]
-    run = scorer.run
-    sources = encode_sources(run.source.encode_batch(spanish), scorer.max_len)
-    found = TorchEngine(run.model, scorer.device).search(sources, DecodeConfig(beam_size=1))
-    checked = 0
-    for es, hyps in zip(spanish, found, strict=True):
-        english = run.target.decode(hyps[0].tokens)
-        if run.target.encode(english) != list(hyps[0].tokens):
-            continue  # the text does not encode back to the same labels
-        expected = hyps[0].log_prob / (len(hyps[0].tokens) + 1)
-        assert scorer.mean_log_probs([english], [es])[0] == pytest.approx(expected, abs=1e-4)
-        checked += 1
-    assert checked >= 6
-
-
-def test_the_reverse_scorer_prefers_the_true_source(reverse_run: Path) -> None:
-    scorer = ReverseScorer(resolve(reverse_run))
-    pairs = invented_pairs()[:40]
-    true = scorer.mean_log_probs([en for en, _ in pairs], [es for _, es in pairs])
-    shuffled = [" ".join(reversed(en.split())) for en, _ in pairs]
-    wrong = scorer.mean_log_probs(shuffled, [es for _, es in pairs])
-    assert sum(t > w for t, w in zip(true, wrong, strict=True)) >= 36
-
-
-def test_the_reverse_scorer_reads_an_export_and_refuses_a_forward_run(
-    reverse_run: Path, trained_run: Path, tmp_path: Path
-) -> None:
-    with pytest.raises(MtError, match="the dual score needs a Spanish→English"):
-        ReverseScorer(resolve(trained_run))
-    export = tmp_path / "export"
-    run_cli("export", reverse_run, "--out", export, "--quantization", "float32")
-    pairs = invented_pairs()[:10]
-    english, spanish = [en for en, _ in pairs], [es for _, es in pairs]
-    from_run = ReverseScorer(resolve(reverse_run)).mean_log_probs(english, spanish)
-    from_export = ReverseScorer(resolve(export)).mean_log_probs(english, spanish)
-    assert from_export == pytest.approx(from_run, abs=1e-3)
 
 
 def test_backtranslate_with_a_reverse_run_and_its_sampled_export(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mt.text import cognates as cognates_module
-from mt.text.cognates import ENDINGS, IDENTICAL, MIN_FREQUENCY, CognateNouns, spanish_stems
+from mt.text.cognates import ENDINGS, MIN_FREQUENCY, CognateNouns, spanish_stems
 
 SPANISH = {
     "velocidad": 5000,
@@ -74,14 +74,7 @@ def test_what_it_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert found["velocity"] == ("velocidad",)
 
 
-def test_the_same_spelling_as_a_cognate_is_an_experiment_s_and_off_by_default() -> None:
-    """Tried on the dev part and left out (IDENTICAL): what decodes is the endings alone."""
-    found = CognateNouns(SPANISH, identical=True)
-    assert found.cognate("lateral") == "lateral"  # no ending of the list
-    assert found.cognate("bastion") == "bastión"  # -tion gives no "bascíon": the accents' word
-    assert found.cognate("dorsal") is None  # the floor frequency only
-    assert found.cognate("velocity") == "velocidad"  # an ending that answers comes first
-    assert IDENTICAL is False
+def test_a_word_no_ending_answers_has_no_cognate_though_spanish_spells_it_so() -> None:
     assert cognates().cognate("lateral") is None and cognates().cognate("bastion") is None
 
 
@@ -103,5 +96,4 @@ def test_the_shipped_list_gives_common_cognates() -> None:
     assert found.cognate("velocity") == "velocidad"
     assert found.cognate("psychiatry") == "psiquiatría"
     assert found.cognate("ability") is None
-    same = CognateNouns(identical=True)
-    assert same.cognate("medieval") == "medieval" and same.cognate("reunion") == "reunión"
+    assert found.cognate("medieval") is None

@@ -1,22 +1,15 @@
 """`mt backtranslate`: monolingual Spanish -> `english<TAB>spanish` pairs for `mt prepare
 --synthetic`, streamed, in constant memory, resumable at any moment.
 
-The sentences: every paragraph of every input (mt.data.readers.monolingual) split into
-sentences (mt.text.sentences, Spanish rules), cleaned as prepare cleans (mt.text.cleaning),
-kept when it has `min_words` to `max_words` words, py3langid calls it Spanish
-(mt.quality.flags.language_of; a line that is surely Spanish by its common words is not asked),
-and it was not seen before (an 8-byte hash a sentence, the only memory that grows). The same
-inputs and filters always give the same sentences in the same order: that is what resuming
-relies on.
+The sentences: every paragraph split into sentences (mt.text.sentences), cleaned as prepare
+cleans, kept when it has `min_words` to `max_words` words, reads as Spanish
+(mt.quality.flags) and was not seen before (an 8-byte hash each, the only memory that grows).
+The same inputs and filters always give the same sentences in the same order.
 
-Resuming (fairseq-interactive's buffered output, Marian's batches): the pairs are written in
-input order, a chunk at a time, flushed and fsynced; the file's complete lines are the sentences
-done. Killed at any moment (SIGKILL too), the same command truncates a half-written last line,
-skips as many sentences as there are lines, and goes on, so the finished file holds every
-sentence exactly once. A sidecar (OUT + SIDECAR_SUFFIX) records the inputs, the engine, the
-search and the filters: another command never appends to the file. Sentences are read while the
-engine translates (mt.decode.line_engines), so reading costs no time where the engine is the
-slower.
+Resuming: the pairs are written in input order, a chunk at a time, flushed and fsynced. Killed
+at any moment, the same command truncates a half-written last line, skips as many sentences as
+there are lines and goes on. A sidecar (OUT + SIDECAR_SUFFIX) records the inputs, engine,
+search and filters, so another command never appends to the file.
 """
 
 from __future__ import annotations
@@ -84,10 +77,8 @@ def sentence_stream(
     paths: Sequence[Path], filters: SentenceFilters, progress: Progress
 ) -> Iterator[str]:
     """The kept sentences of `paths`, in order; counts lines read and sentences dropped."""
-    # pysbd (mt.text.sentences) compiles a regular expression per abbreviation, and its Spanish
-    # list is longer than the 512 patterns `re` caches: every paragraph compiled them all again.
-    # With room for them, splitting UN News paragraphs takes half the time (docs/performance.md).
-    # Raised only while back-translating, not by importing this module.
+    # pysbd compiles a pattern per abbreviation, more for Spanish than the 512 `re` caches: with
+    # room for them splitting takes half the time (docs/performance.md). Only while it runs.
     re._MAXCACHE = max(re._MAXCACHE, 4096)  # type: ignore[attr-defined]
     seen: set[int] = set()
     dropped = progress.dropped = {"short": 0, "long": 0, "not_spanish": 0, "duplicate": 0}
@@ -123,8 +114,7 @@ def _unfit(sentence: str, filters: SentenceFilters, seen: set[int]) -> str | Non
 
 
 def count_lines(paths: Sequence[Path]) -> int:
-    """Lines of the inputs, blank ones included, for the progress bar's total (a fast pass over
-    the bytes: about a second for the 45 MB of UN News)."""
+    """Lines of the inputs, blank ones included, for the progress bar's total (a fast byte pass)."""
     total = 0
     for path in paths:
         with open_binary(path, what="monolingual file") as stream:
@@ -142,9 +132,8 @@ def backtranslate(
     chunk: int = 512,
     report: Callable[[Progress], None] = lambda progress: None,
 ) -> BacktranslateResult:
-    """Translate the kept sentences of `paths` with `engine` into `out`, resuming what an earlier
-    run of the same command left there; `search` (the decode settings, {} for a command) goes
-    into the sidecar; `report` is called after each chunk."""
+    """Translate the kept sentences of `paths` with `engine` into `out`, resuming it; `search` (the
+    decode settings, {} for a command) goes into the sidecar; `report` hears of each chunk."""
     import time
 
     started = time.perf_counter()
@@ -177,8 +166,7 @@ def backtranslate(
 
 
 def _write_chunk(file: Any, pairs: Sequence[tuple[str, str]]) -> None:
-    """The (spanish, english) pairs appended as english<TAB>spanish, flushed and synced: once
-    this returns they survive any kill."""
+    """The pairs appended as english<TAB>spanish, flushed and synced: they survive any kill."""
     text = "".join(f"{_one_line(en)}\t{es}\n" for es, en in pairs)
     file.write(text.encode("utf-8"))
     file.flush()
@@ -207,9 +195,8 @@ def _sidecar(out: Path) -> Path:
 
 
 def _resume_point(out: Path, settings: dict[str, Any]) -> tuple[int, bool]:
-    """Sentences already in `out` (0 for a new file), after cutting a half-written last line,
-    and whether its sidecar says they are all of them; an `out` that another command wrote is
-    refused, never appended to."""
+    """Sentences already in `out` (a half-written last line cut) and whether its sidecar says they
+    are all; an `out` that another command wrote is refused, never appended to."""
     if not out.exists():
         return 0, False
     sidecar = _sidecar(out)

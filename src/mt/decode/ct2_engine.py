@@ -2,44 +2,27 @@
 
 How mt's search maps onto CTranslate2's (read mt.decode.search first):
 
-- Tokens: CTranslate2 exchanges label strings; the source goes in with its [EOS]
-  (mt.data.feed.batching adds it) and the decoder starts from [BOS]. mt bans [PAD] and [BOS]
-  without renormalising the other labels' log-probs; CTranslate2's suppression renormalises (a
-  shift of about 3e-4 per sentence on the tiny test models). So the search runs without
-  suppression, which gives mt's choices and log-probs whenever a banned label never wins, as it
-  never does for a trained model; a sentence whose result holds one is searched again with them
-  suppressed and its hypotheses rescored with `score_batch`, which gives the unrenormalised
-  log-probs. Greedy choices are then still mt's (a row's shift does not reorder it); beam search
-  may rank differently, because the shift differs between beams.
-- Length: mt lets a sentence emit at most floor(a * S + b) labels (capped by the positions),
-  then forces [EOS]. CTranslate2's limit is one number per batch and ends a hypothesis at the
-  limit without [EOS]. So a batch is searched with its largest limit, and a sentence whose result
-  is longer than its own limit is redone: greedy output is cut to the limit, beam search runs
-  again to the sentence's limit keeping every finished hypothesis, so the best is chosen among
-  the same set as mt's; a hypothesis cut at the limit gets its [EOS] log-prob from `score_batch`.
-  With alpha > 0 the batch's finished hypotheses are kept for a sentence when every one ended
-  before its own limit (the search stopped there, as one to that limit would); n-best lists
-  split the batch by limit instead.
-- Score: mt's log-prob counts [EOS]; its score divides by the GNMT penalty ((5 + n) / 6) ** alpha,
-  n counting [EOS]. CTranslate2 divides by n ** alpha, so scores are recomputed here from
-  log-probs. With alpha = 0 (mt's default) beam search stops when the best hypothesis is final
-  (CTranslate2's early exit), which returns the same best hypothesis as mt's stopping rule. An
-  n-best list needs more: mt stops once `beam` finished hypotheses beat every open one, and
-  nothing found after that could enter its list (log-probs only fall), so searching on to the
-  limit and keeping every finished hypothesis gives mt's list; `--n-best` above 1 costs that.
-  With alpha > 0 CTranslate2 stops after `beam` finished hypotheses, re-ranked here with GNMT;
-  mt's rule is a heuristic there too, and the two can differ where a longer one would overtake.
-- Attention: the export keeps the last decoder layer's cross-attention averaged over all heads
-  (mt.export.converter sets alignment_layer and alignment_heads so), the map PyTorch's
-  `cross_attention_map` gives. `attention` asks `translate_batch` for it with the translation
-  as the target prefix, so every step is forced and its row is the teacher-forced one.
-- Sampling (`sampling_topk` other than 1): CTranslate2 draws from generators its worker threads
-  seed when the model is loaded (ctranslate2.set_random_seed before the Translator is made), not
-  per call: `config.seed` does not apply here; a caller that wants its seed sets it before it
-  opens the export (mt.decode.line_engines.ModelEngine does).
-- Teacher forcing: `score_batch` gives the log-prob of each reference label, [EOS] included, so
-  the cross-entropy is the same quantity as mt's; accuracy (is the reference label the argmax?)
-  is not available from it and is reported as such.
+- Banned labels: mt bans [PAD] and [BOS] without renormalising; CTranslate2's suppression
+  renormalises. So the search runs without suppression (a trained model never chooses them),
+  and a sentence whose result holds one is searched again with them suppressed and rescored
+  with `score_batch`, which gives unrenormalised log-probs.
+- Length: mt emits at most floor(a * S + b) labels per sentence, then forces [EOS]; CTranslate2
+  has one limit per batch and stops without [EOS]. So a batch is searched to its largest limit
+  and a sentence past its own is redone (greedy output cut, beam search run again to that
+  limit keeping every finished hypothesis); a cut hypothesis gets its [EOS] log-prob from
+  `score_batch`. With alpha > 0 the batch's finished hypotheses stand for a sentence only when
+  all ended before its limit; n-best lists split the batch by limit.
+- Score: mt divides the log-prob (with [EOS]) by GNMT's ((5 + n) / 6) ** alpha, CTranslate2 by
+  n ** alpha, so scores are recomputed from log-probs. With alpha = 0 CTranslate2's early exit
+  gives mt's best hypothesis; an n-best list is mt's only if the search goes on to the limit
+  keeping every finished hypothesis (what `--n-best` above 1 costs). With alpha > 0 both
+  stopping rules are heuristics and can differ.
+- Attention: the export keeps the last decoder layer's cross-attention averaged over its heads
+  (mt.export.converter), asked for with the translation as the target prefix (teacher-forced).
+- Sampling: CTranslate2's workers seed their generators when the model is loaded
+  (ctranslate2.set_random_seed), so `config.seed` does not apply per call.
+- Teacher forcing: `score_batch` gives the reference labels' log-probs ([EOS] included), so the
+  cross-entropy is mt's; accuracy is not available from it.
 """
 
 from __future__ import annotations
@@ -66,8 +49,7 @@ if TYPE_CHECKING:  # neither torch nor numpy is imported to translate with an ex
 _PAD, _, _BOS, _EOS = SPECIAL_TOKENS
 SCORE_BATCH = 64
 MAX_BATCH = 32
-"""Sentences a CTranslate2 worker searches at a time: small sub-batches keep every worker busy
-(32 and 16 measured the same; 64 and one whole batch slower)."""
+"""Sentences a CTranslate2 worker searches at a time: small sub-batches keep every worker busy."""
 
 INSTALL_HINT = "pip install 'ctranslate2>=4.5' (or `make setup`, which installs mt's dependencies)"
 
@@ -89,8 +71,7 @@ class TeacherForced:
 
 @dataclass(frozen=True)
 class _Found:
-    """A hypothesis as CTranslate2 returned it: label ids without [EOS], whether it ended with
-    [EOS] (else it stopped at the length limit), and its summed log-prob."""
+    """A hypothesis as CTranslate2 gave it: ids without [EOS], whether it ended so, its log-prob."""
 
     tokens: tuple[int, ...]
     ended: bool
@@ -130,12 +111,9 @@ class Ct2Engine:
     def _search_batch(
         self, sources: Sequence[Sequence[int]], limits: list[int], config: DecodeConfig
     ) -> list[list[Hypothesis]]:
-        """One best hypothesis each, in one call with the batch's largest limit. A result within
-        its sentence's own limit is what a search to that limit finds (up to there the searches
-        agree, and a final best beats whatever the limit would cut off); a longer greedy one is
-        cut to the limit (its prefix is the same), a longer beam one searched again. With a
-        length penalty the beam's finished hypotheses come back to be ranked by GNMT's, and
-        stand only where all of them ended before the limit."""
+        """One best hypothesis each, in one call to the batch's largest limit: a result within its
+        own limit stands (with a length penalty, only where all finished ones did), a longer
+        greedy one is cut, a longer beam one searched again."""
         tokens = [self._source_tokens(ids) for ids in sources]
         greedy = config.beam_size == 1
         penalised = not greedy and config.alpha > 0  # the beam's finished ones, for GNMT's rank
@@ -258,8 +236,7 @@ class Ct2Engine:
         return hyps[: config.n_best]
 
     def _exact(self, hyps: list[_Found], source: list[str]) -> list[float]:
-        """Unrenormalised log-probs of the hypotheses with [EOS] appended (as mt forces it at
-        the length limit), from one teacher-forced pass."""
+        """Unrenormalised log-probs of `hyps` with [EOS] appended, in one teacher-forced pass."""
         if not hyps:
             return []
         targets = [[self.target_pieces[i] for i in hyp.tokens] for hyp in hyps]
@@ -323,8 +300,7 @@ class ExportedRun(OpenedModel):
 
 
 def export_device(name: str) -> str:
-    """`--device auto|cpu|cuda` for CTranslate2, decided by CTranslate2 (torch is not imported
-    to translate with an export)."""
+    """`--device auto|cpu|cuda` for CTranslate2, decided without importing torch."""
     ctranslate2 = require_ctranslate2("an `mt export` directory")
     cuda = ctranslate2.get_cuda_device_count() > 0
     if name == "auto":
@@ -338,8 +314,7 @@ def export_device(name: str) -> str:
 
 class CannotLoad(MtError):
     """CTranslate2 refused a model's files: `where` names what to mend, an export's directory or
-    the CTranslate2 model searched in a run's place (a shipped model's int8 copy, which
-    mt.export.int8_copy makes again rather than let this reach the user)."""
+    a shipped model's int8 copy (which mt.export.int8_copy makes again)."""
 
     def __init__(self, where: Path, *, reason: str) -> None:
         super().__init__(f"{where}: CTranslate2 cannot load it ({reason})")
@@ -355,10 +330,8 @@ def open_exported(
     compute_type: str,
     ct2_model: Path | None = None,
 ) -> ExportedRun:
-    """Load an export (its files were checked against their checksums when it was resolved) on
-    `device` ("cpu", "cuda") with `threads` CPU threads (default: one a physical core, as torch
-    uses). `ct2_model`: a CTranslate2 model of the run `info` (a shipped model's int8 copy,
-    mt.export.int8_copy), searched with the run's tokenizers and tables."""
+    """Load an export on `device` with `threads` CPU threads (default: one a physical core), or
+    `ct2_model`, a CTranslate2 copy of the run `info`, with the run's tokenizers and tables."""
     if info.kind != "export" and ct2_model is None:
         raise MtError(f"{info.label}: not an `mt export` directory (a run: open it with load_run)")
     directory = info.directory
@@ -367,11 +340,8 @@ def open_exported(
     source = WordPieceCodec.load(info.source_tokenizer)
     target = WordPieceCodec.load(info.target_tokenizer)
     workers = threads or physical_cores()
-    # On a CPU one worker a core, each with one thread, searching its own sub-batches of
-    # MAX_BATCH sentences: for models of this size 1.8x the sentences/s of one worker with every
-    # thread (benchmarks/speed/bench_export.py, docs/performance.md), and lower latency for one
-    # sentence too, since a small model's matrices are too small to share between threads. Not
-    # CTranslate2's own default of 4 threads, which oversubscribes a 2-core machine.
+    # On a CPU one single-threaded worker a core, each on its own sub-batches: a small model's
+    # matrices are too small to share between threads (1.8x the sentences/s: docs/performance.md).
     cpu = device == "cpu"
     try:
         translator = ctranslate2.Translator(
@@ -391,6 +361,5 @@ def open_exported(
 
 
 def _ints(ids: Sequence[int]) -> list[int]:
-    """A row of ids as Python ints: the search's lists as they are, a training batch's array
-    row through tolist (one call, not one conversion per id)."""
+    """A row of ids as Python ints (an array row through one tolist call)."""
     return ids.tolist() if hasattr(ids, "tolist") else list(ids)

@@ -1,11 +1,7 @@
-"""What a Translator searches with: PyTorch over a trained run, or CTranslate2 over an export.
-
-`mt translate`, `mt evaluate` and `mt serve` open a model through `open_run` and never ask which
-kind it is (mt.catalog.modelinfo resolves the reference once): a run directory, the shipped model
-among them, is searched by mt.decode.search over its PyTorch model (mt.model.rundir), an `mt export`
-by CTranslate2 (mt.decode.ct2_engine). Both engines meet the Translator at one seam, `SearchEngine`,
-and documents (mt.decode.documents.align) at a second, `AttentionEngine`: the cross-attention that
-places tags, which either engine gives for a translation already made.
+"""What a Translator searches with: PyTorch over a trained run (mt.decode.search), or CTranslate2
+over an export (mt.decode.ct2_engine), opened through `open_run` by callers that never ask which.
+Both meet the Translator at one seam, `SearchEngine`, and documents (mt.decode.documents.align) at
+a second, `AttentionEngine`: the cross-attention that places tags.
 """
 
 from __future__ import annotations
@@ -55,10 +51,9 @@ class AttentionEngine(Protocol):
     def attention(
         self, sources: list[np.ndarray], targets: list[Sequence[int]]
     ) -> list[np.ndarray]:
-        """For each source (ids ending in EOS, unpadded) and its translation (label ids without
-        BOS or EOS), teacher-forced: the last decoder layer's cross-attention averaged over its
-        heads, float32 (len(target) + 1, len(source)); row k is the step that predicts target
-        label k, the last row the one that predicts EOS."""
+        """For each source (ids ending in EOS) and translation (ids without BOS or EOS), teacher-
+        forced: the last decoder layer's cross-attention averaged over its heads, float32
+        (len(target) + 1, len(source)); row k predicts target label k, the last row EOS."""
         ...
 
 
@@ -161,9 +156,8 @@ def open_run(
     threads: int | None = None,
     compute_type: str = "default",
 ) -> LoadedRun | ExportedRun:
-    """A LoadedRun, or an ExportedRun for an `mt export`; `info` is the model its caller
-    resolved (mt.catalog.modelinfo.resolve). `threads` sets torch's or
-    CTranslate2's CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
+    """A LoadedRun, or an ExportedRun for an `mt export`; `threads` sets torch's or CTranslate2's
+    CPU threads, `compute_type` is CTranslate2's (ignored for a run)."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
     if info.kind == "export":

@@ -1,19 +1,13 @@
 """Glossaries: English terms that must come out as the user's Spanish terms.
 
-A term is enforced with a stand-in, for the PyTorch and the CTranslate2 engines alike: before
-translation each term found in the source is replaced by a token the model copies, and the
-stand-in in the output is replaced by the Spanish term. Lexically constrained beam search (fairseq,
-Sockeye) would need the constraint inside the search; CTranslate2 has no such option, and a
-stand-in leaves the search untouched, so both engines give the same result. The stand-ins are the
-placeholder tokens (mt.data.tokenization.PLACEHOLDERS) when the model's vocabularies hold them,
-which a model trained on protected spans copies; otherwise names every Tatoeba-trained model copies
-("Tom"), the ones mt.decode.placeholders uses for unseen names, so today's models work too.
+Each term found in the source is replaced by a stand-in the model copies (a placeholder token,
+mt.data.tokenization.PLACEHOLDERS, or else a name such as "Tom"), and the stand-in in the output
+by the Spanish term: unlike constrained beam search, which CTranslate2 lacks, this leaves the
+search untouched, so both engines give the same result.
 
-Matching: longest term first, case-insensitive, on word boundaries, any run of white space in the
-text matching the space of a term. The Spanish term takes the source's case where the glossary's
-English does not explain it: "OK" → "ACEPTAR" for "OK" written "OK" in an all-lower-case entry,
-"Cell styles" → "Estilos de celda" for the entry "cell styles"; a Spanish term that begins the
-output sentence is capitalised too.
+Matching: longest term first, case-insensitive, on word boundaries, any white space matching a
+term's space. The Spanish takes the source's case where the entry's does not explain it ("OK" ->
+"ACEPTAR" for the entry "ok"), and a capital where it begins the output sentence.
 """
 
 from __future__ import annotations
@@ -28,12 +22,16 @@ from mt.errors import MtError
 from mt.text.agreement import Gender, agree_before, noun_gender
 
 NAME_STAND_INS = ("Tom", "Mary", "John")
-"""Stand-ins for a model without placeholder tokens: the names the bench model copies most
-(benchmarks/trust/bench_glossary.py), for glossary terms here and for unseen names and numbers in
-mt.decode.placeholders.protect; a sentence with more terms keeps the rest as they are."""
+"""Stand-ins for a model without placeholder tokens: the names it copies most
+(benchmarks/trust/bench_glossary.py), for terms here and unseen names in mt.decode.placeholders."""
 
-# What may stand between a sentence's end (or the output's start) and its first word.
-_OUTPUT_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
+# What may stand between a sentence's end (or the text's start) and its first word: "- ¿Allow".
+_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
+
+
+def starts_sentence(text: str, position: int) -> bool:
+    """Whether the word at `position` of `text` is a sentence's first."""
+    return _SENTENCE_START.search(text, 0, position) is not None
 
 
 @dataclass(frozen=True)
@@ -44,8 +42,7 @@ class Term:
     """Other Spanish that counts as the term translated already (a dictionary's other senses,
     mt.decode.unseen): a translation made without the glossary that has one is kept as it is."""
     gender: Gender | None = None
-    """The gender and number a dictionary gives the Spanish ("abrochadora {f}"), for the article
-    before it where its ending does not tell (mt.text.agreement)."""
+    """The gender a dictionary gives the Spanish ("abrochadora {f}"), for the article before it."""
 
 
 def _key(text: str) -> str:
@@ -93,8 +90,7 @@ def glossary_from_pairs(pairs: Sequence[tuple[str, str]], name: str) -> Glossary
 
 
 def read_glossary(path: Path, name: str | None = None) -> Glossary:
-    """A TSV file of english<TAB>spanish lines; blank lines and lines starting with # are
-    skipped. A bad line is one MtError naming the file, the line and the problem."""
+    """A TSV file of english<TAB>spanish lines (# comments); a bad line is one MtError naming it."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -143,9 +139,8 @@ def _has(text: str, stand_in: str) -> bool:
 
 
 def place(text: str, glossary: Glossary, stand_ins: Sequence[str]) -> tuple[str, Slots, int]:
-    """`text` with each glossary term replaced by a stand-in not already in it, the slots, and
-    the number of terms left as they are because no stand-in was free. One term seen twice
-    takes one stand-in."""
+    """`text` with each glossary term replaced by a free stand-in (one per term), the slots, and
+    the number of terms left as they are because no stand-in was free."""
     free = [s for s in stand_ins if not _has(text, s)]
     given: dict[str, str] = {}  # Spanish term as written here -> stand-in
     parts, end, unplaced = [], 0, 0
@@ -163,8 +158,7 @@ def place(text: str, glossary: Glossary, stand_ins: Sequence[str]) -> tuple[str,
 
 
 def in_source_case(term: Term, found: str) -> str:
-    """The Spanish term in the case the source gives its English where the entry does not:
-    all capitals, or a capital first letter."""
+    """The Spanish term in the source's case where the entry's does not explain it."""
     spanish = term.spanish
     letters = [c for c in found if c.isalpha()]
     if len(letters) > 1 and all(c.isupper() for c in letters) and not term.english.isupper():
@@ -177,9 +171,8 @@ def in_source_case(term: Term, found: str) -> str:
 def restore(
     text: str, slots: Slots, genders: Mapping[str, Gender] | None = None
 ) -> tuple[str, int]:
-    """The output with each stand-in replaced by its Spanish term (capitalised where it begins a
-    sentence, the article before it made to agree where `genders` (Glossary.genders) or the
-    term's ending tells its gender: mt.text.agreement), and how many stand-ins were missing."""
+    """The output with each stand-in replaced by its Spanish term (a capital where it begins a
+    sentence, the article before it agreeing: mt.text.agreement), and how many were missing."""
     lost = 0
     for stand_in, spanish in slots:
         pattern = re.compile(rf"(?<!\w){re.escape(stand_in)}(?!\w)")
@@ -188,8 +181,8 @@ def restore(
         for match in pattern.finditer(text):
             before = text[end : match.start()]
             parts.append(before if known is None else agree_before(before, *known))
-            starts = _OUTPUT_START.search(text, 0, match.start()) is not None
-            parts.append(spanish[:1].upper() + spanish[1:] if starts else spanish)
+            first = starts_sentence(text, match.start())
+            parts.append(spanish[:1].upper() + spanish[1:] if first else spanish)
             end = match.end()
         lost += not parts
         text = "".join(parts) + text[end:]
@@ -197,10 +190,8 @@ def restore(
 
 
 def with_terms(source: str, output: str, glossary: Glossary) -> str | None:
-    """A translation made without the glossary, if it already has the Spanish of every term its
-    source holds (any case, any spacing: "Ver ▸ Estilos" for "Ver\u00a0▸ Estilos"), with each
-    of them written as the glossary writes it; None when a term is missing. Such a line needs no
-    stand-in, which would take the term's context from the model ("Vaya a" before a menu)."""
+    """A translation made without the glossary, if it has every term's Spanish (any case or
+    spacing), each written as the glossary writes it; None when a term is missing."""
     found = glossary.find(source)
     if not found:
         return None
@@ -251,8 +242,7 @@ _EDGES = re.compile(r"^(\W*)(.*?)(\W*)$", re.DOTALL)
 
 
 def inner(stretch: str) -> str:
-    """What the model translates of a stretch: from its first to its last letter or digit, so
-    that the spacing and punctuation around it (", then ") stay the source's."""
+    """What the model translates of a stretch: letters to letters, its spacing and marks kept."""
     return _EDGES.match(stretch).group(2)  # type: ignore[union-attr]
 
 
@@ -262,9 +252,8 @@ def needs_translation(stretch: str) -> bool:
 
 
 def join_around(stretches: list[str], translated: list[str], spanish: list[str]) -> str:
-    """Each stretch with its inner part translated (where it has letters), the terms between
-    them, in source order. An inner part translated alone comes back as a sentence: a capital
-    it did not begin with and a final stop it did not end with are taken off."""
+    """Each stretch with its inner part translated, the terms between them, in source order; a
+    capital or final stop an inner part did not have is taken off its translation."""
     out = iter(translated)
     parts = []
     for index, stretch in enumerate(stretches):

@@ -1,19 +1,13 @@
 """What turns Spanish sentences into English for `mt backtranslate`: a reverse run or its export,
-or any line-by-line translator run as a command (`--engine "apertium -u spa-eng"`).
+or any line-by-line translator run as a command (`--engine "apertium -u spa-eng"`); each gives
+back (spanish, english) pairs in input order, a chunk at a time.
 
-Both take the stream of sentences and give back (spanish, english) pairs in input order, a chunk
-at a time, so the driver can write and sync each chunk.
-
-A command is started once. A thread feeds it the sentences while the answers are read: the
-answer to the n-th line read is the n-th line written, so the pipe stays full and the command
-never waits for us (nor we for a process start per chunk, which costs Apertium about a second).
-A command may answer in bursts (output buffered by its C library), but must answer as it reads:
-one that keeps every answer until its input ends gets at most MAX_IN_FLIGHT lines at a time,
-which it never answers. A command that is missing, fails, or answers with another number of lines
-is one clear MtError (exit status 2 for one that cannot start, 1 for one that fails running); the
-chunks it answered before stay written.
-
-A model translates chunk by chunk in a worker thread while the next chunk is read.
+A command is started once, and a thread feeds it the sentences while its answers are read, so
+the pipe stays full (a process per chunk costs Apertium about a second). It must answer as it
+reads (in bursts is fine): one that keeps every answer until its input ends gets MAX_IN_FLIGHT
+lines at a time. A command that is missing, fails, or answers with another number of lines is one
+MtError (exit status 2 if it cannot start, 1 if it fails); the chunks answered before stay
+written. A model translates in a worker thread while the next chunk is read.
 """
 
 from __future__ import annotations
@@ -169,8 +163,7 @@ class _Feeder(threading.Thread):
 
 
 class ModelEngine:
-    """A Spanish→English run or export, through the Translator that `mt translate` uses (each
-    sentence one piece: they are split already; no casual-English normalising)."""
+    """A Spanish→English run or export, through the Translator (each sentence one piece)."""
 
     def __init__(
         self,

@@ -1,9 +1,6 @@
-"""A model opened once for translation, shared by every Translator made from it.
-
-What is read from the model directory is read here, once: the search engine for each precision
-asked for, the lexicon that decides which words are names, calibration.json, and the normaliser's
-word statistics. `Translator.with_options` builds new steps around the same LoadedModel, so a
-variant costs no reload.
+"""A model opened once for translation, shared by every Translator made from it: the search engine
+for each precision asked for, the lexicon, calibration.json and the normaliser's word statistics
+are read here, once, so a variant (`Translator.with_options`) costs no reload.
 """
 
 from __future__ import annotations
@@ -33,8 +30,7 @@ if TYPE_CHECKING:  # an export translates without torch: only a run imports it
 
 
 class LoadedModel:
-    """A run (or an `mt export`) and its device; `engine`, when given, searches at every
-    precision (a scripted model in tests)."""
+    """A run (or export) and its device; `engine` (tests): the search at every precision."""
 
     def __init__(
         self,
@@ -60,8 +56,7 @@ class LoadedModel:
         self._engines: dict[str, SearchEngine] = {}
 
     def engine(self, precision: str) -> SearchEngine:
-        """PyTorch in `precision` (resolved, and probed for "auto", once), or CTranslate2 for an
-        export."""
+        """PyTorch in `precision` (resolved, "auto" probed once), or CTranslate2 for an export."""
         if self._given_engine is not None:
             return self._given_engine
         if isinstance(self.run, ExportedRun):
@@ -91,14 +86,12 @@ class LoadedModel:
         return read_calibration(self.run.info.calibration_directory)
 
     def normalise(self, sentence: str) -> str:
-        """`sentence` through the run's normaliser; one written with care comes out as it is
-        (Normalizer's own first test), before the word statistics are even read."""
+        """`sentence` through the run's normaliser; a careful one before the statistics are read."""
         return sentence if careful(sentence) else self.normalizer(sentence)
 
     @cached_property
     def seen_words(self) -> frozenset[str]:
-        """The words its training English has (words.tsv, whatever the capitals): the rest are
-        the never-seen words a dictionary may give (mt.decode.unseen)."""
+        """The words its training English has, in lower case (the rest: mt.decode.unseen)."""
         return seen_words_for(self.run.directory)
 
     @cached_property

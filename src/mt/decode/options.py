@@ -1,8 +1,6 @@
-"""How to translate, decided once: the frozen options a Translator's steps are built from.
-
-Nothing configures a Translator after it is built. A variant (another beam, placeholders off, a
-glossary) is another Translator made from `dataclasses.replace(options, ...)` with
-`Translator.with_options`, which shares the model already opened.
+"""How to translate, decided once: the frozen options a Translator's steps are built from. A
+variant is another Translator from `dataclasses.replace(options, ...)` (`Translator.with_options`),
+which shares the model already opened.
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ from mt.quality.confidence import Calibration, Uncalibrated
 
 @dataclass(frozen=True)
 class TranslateOptions:
-    """What `mt translate`, `mt evaluate`, `mt serve` and `mt calibrate` decide about a
-    translation (mt.cli.decode_options builds it from their options)."""
+    """What `mt translate`, `evaluate`, `serve` and `calibrate` decide about a translation."""
 
     decode: DecodeConfig = DECODE  # the search
     split: bool = True  # False (--no-split): a line is one piece unless the model can't take it

@@ -1,29 +1,16 @@
-"""Names and numbers the model never learned, carried through translation unchanged.
+"""Names, numbers and protected spans the model cannot carry, swapped for stand-ins it copies.
 
-A name or number that is not one piece of the source vocabulary reaches the model as a string of
-sub-word pieces it has rarely or never seen, and comes out mangled or translated ("4817" became
-"tres" with the bench model, which copies no digits at all). Before translation each such word is
-swapped for a name the model saw thousands of times and copies ("Tom", "Mary", "John"), and the
-stand-in in the translation is swapped back. Numbers take name stand-ins too, because the bench
-model copies those and not digit stand-ins such as "30" (benchmarks/text/bench_text.py measures it).
-Stand-ins already in the sentence are not used; when all are taken, a word is left as it is.
-A placeholder token already in the text (a document's protected span, mt.decode.documents.units)
-is a name to such a model: it takes a stand-in whatever the `Protectable` says.
+A name or number that is not one source piece comes out mangled or translated ("4817" became
+"tres"). Before translation each is swapped for a name the model copies ("Tom", "Mary", "John";
+numbers too, as the model copies no digits), and swapped back after; when all are taken, a word
+stays as it is. Which words are names is the `Protectable`'s to say (mt.text.names).
 
-Which words are names is not decided here: `protect` asks the `Protectable` it is given about
-every capitalised word and number (mt.text.names is the one the Translator gives), so that the
-swapping can be tested apart from the judgement.
-
-A model whose tokenizers have the placeholder tokens (trained with `--placeholders`) needs no
-stand-ins: `protect_spans` replaces every protected span (mt.text.spans: URLs, code, paths,
-format placeholders, numbers, --keep names) and every name the `Protectable` picks by a token,
-｟1｠ to ｟16｠ in order of appearance, and `restore_spans` puts them back. A span whose token the
-translation lost is put back at the end of the sentence (before its final mark): a URL out of
-place reads better than a URL gone, and `Restored.lost` counts them. Tokens already in the text
-are of two kinds: a document's (mt.decode.documents.units, numbered by paragraph) are numbered
-again with the sentence's own spans, so that the model sees ｟1｠ first as in training, and come
-back as themselves, a lost one at the end like any span (measured better than placing it by
-alignment); a glossary's (`fixed`) pass through as themselves, and its own step puts them back.
+A model with placeholder tokens (trained with `--placeholders`) needs no names: `protect_spans`
+replaces every protected span (mt.text.spans, --keep names) and every name by ｟1｠ to ｟16｠ in
+order, and `restore_spans` puts them back; a lost one goes at the end of the sentence (a URL out
+of place reads better than a URL gone), counted in `Restored.lost`. A document's tokens
+(mt.decode.documents.units) are numbered again with the sentence's own and come back as
+themselves; a glossary's (`fixed`) pass through for its own step to put back.
 """
 
 from __future__ import annotations
@@ -34,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mt.data.tokenization import PLACEHOLDERS
-from mt.decode.glossary import NAME_STAND_INS
+from mt.decode.glossary import NAME_STAND_INS, starts_sentence
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import Span, find_spans
 
@@ -43,23 +30,19 @@ _NAME_OR_NUMBER = re.compile(
     + rf"|{CAPITALISED}"  # Kowalski, McDonald
     r"|(?<![\w.,:])\d+(?:[.,:]\d+)*(?!\w|[.,:]\d)"  # 4817, 12.75, 10:30, 1,000
 )
-# What may stand between a sentence's end (or the text's start) and its first word: "- ¿Allow".
-_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s)[\s\"'“‘«¿¡(\[–—-]*$")
 
 Slots = tuple[tuple[str, str], ...]  # (stand-in, original)
 
 
 class Protectable(Protocol):
     def __call__(self, word: str, *, initial: bool) -> bool:
-        """Whether `word`, a capitalised word or a number, gets a stand-in; `initial`: it begins
-        a sentence (where every word is capitalised, name or not)."""
+        """Whether `word` gets a stand-in; `initial`: it begins a sentence."""
         ...
 
 
 def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
-    """`text` with each capitalised word and number that is `protectable` replaced by a stand-in,
-    and the (stand-in, original) pairs. A word's first occurrence decides for all of them, so a
-    word seen twice is swapped both times, with the same stand-in, or not at all."""
+    """`text` with each `protectable` capitalised word and number replaced by a stand-in, and the
+    (stand-in, original) pairs; a word's first occurrence decides for all of them."""
     slots: dict[str, str] = {}  # original -> stand-in
     kept: set[str] = set()
     free = [s for s in NAME_STAND_INS if not re.search(rf"\b{s}\b", text)]
@@ -67,7 +50,7 @@ def protect(text: str, protectable: Protectable) -> tuple[str, Slots]:
     def swap(match: re.Match) -> str:
         word = match.group()
         if word not in slots and word not in kept:
-            initial = _SENTENCE_START.search(text, 0, match.start()) is not None
+            initial = starts_sentence(text, match.start())
             if word not in PLACEHOLDERS and not protectable(word, initial=initial):
                 kept.add(word)
             elif free:
@@ -88,19 +71,16 @@ def restore(text: str, slots: Slots) -> str:
 def protect_spans(
     text: str, protectable: Protectable, names: Sequence[str] = (), fixed: Sequence[str] = ()
 ) -> tuple[str, Slots]:
-    """`text` with its protected spans, `names` (a --keep list) and the capitalised words that
-    are `protectable` replaced by placeholder tokens, the same token for the same text; the
-    (token, original) pairs. Past the sixteenth distinct span the rest stay as they are. Tokens
-    already in the text that `fixed` names (a glossary's) pass through and have no pair: their
-    own step puts them back first; the others are numbered again with the spans."""
+    """`text` with its protected spans, `names` (a --keep list) and `protectable` capitalised words
+    replaced by placeholder tokens (up to sixteen distinct), and the (token, original) pairs.
+    Tokens already there that are `fixed` (a glossary's) pass through; others are renumbered."""
     present = [Span(m.start(2), m.end(2), "token", m.group(2)) for m in _TOKEN.finditer(text)]
     spans = [span for span in find_spans(text, names) if not _overlaps(span, present)]
     for match in re.finditer(CAPITALISED, text):
         name = Span(match.start(), match.end(), "name", match.group())
         if _overlaps(name, spans + present):
             continue
-        initial = _SENTENCE_START.search(text, 0, match.start()) is not None
-        if protectable(match.group(), initial=initial):
+        if protectable(match.group(), initial=starts_sentence(text, match.start())):
             spans.append(name)
     # Other tokens already there (a document's spans, numbered by paragraph) are numbered with
     # the sentence's own spans in order, as in training; past sixteen spans in all, as themselves.
@@ -141,10 +121,9 @@ _TOKEN = re.compile("( ?)(" + "|".join(map(re.escape, PLACEHOLDERS[::-1])) + ")"
 
 
 def restore_spans(translation: str, slots: Slots, source: str = "") -> Restored:
-    """The translation with each token put back to its span; a lost span goes at the end,
-    before the final marks; a token that stood for nothing is dropped (_without_strays). With
-    the `source` the tokens were put in, a span is lost as often as the translation has its
-    token fewer times ("🎉 🎉 🎉" that came back as one keeps all three)."""
+    """The translation with each token put back to its span, a lost span at the end (before the
+    final marks), a stray token dropped; a span is lost as often as its token went missing from
+    the `source`'s count ("🎉 🎉 🎉" that came back as one keeps all three)."""
     originals = dict(slots)
     lost = [
         original
@@ -163,9 +142,8 @@ def restore_spans(translation: str, slots: Slots, source: str = "") -> Restored:
 
 
 def _without_strays(translation: str, originals: dict[str, str]) -> str:
-    """The translation without the tokens that stood for nothing (a tiny or unsure model writes
-    one the source never had), spaced as if they had never been there: one space between
-    words, none at either end, after an opening mark or before a closing one."""
+    """The translation without the tokens that stood for nothing, spaced as if they had never
+    been there."""
     strays = [token for token in PLACEHOLDERS if token in translation and token not in originals]
     if not strays:
         return translation

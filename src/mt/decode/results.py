@@ -1,9 +1,6 @@
-"""What a translation call gives back: each line's Translation, and the counters that used to be
-kept on the translator, now carried by the results they describe.
-
-A Translation holds its own `counts` (the tokens decoded for it, the spans it lost, what its
-glossary terms went through), so a caller that streams translations adds up what it has read
-(`total`), and two calls never share a counter.
+"""What a translation call gives back: each line's Translation, carrying its own `counts` (tokens
+decoded, spans lost, what its glossary terms went through), so a caller that streams adds up what
+it has read (`total`), and two calls never share a counter.
 """
 
 from __future__ import annotations

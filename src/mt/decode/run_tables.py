@@ -12,7 +12,7 @@ from typing import TypeVar
 from mt.errors import MtError
 from mt.storage.derived import derived
 from mt.storage.files import LEXICON, WORD_STATS
-from mt.text import dictionary, first_words, lexicon, normalize, tables, wordstats
+from mt.text import dictionary, first_words, lexicon, normalize, sentence_ends, tables, wordstats
 from mt.text.lexicon import Lexicon, lexicon_from_json, lexicon_to_json, read_lexicon
 from mt.text.normalize import Normalizer, normalizer_from_json, normalizer_to_json
 from mt.text.wordstats import WordStats, read_word_stats
@@ -29,8 +29,7 @@ def table_of_run(model_dir: Path, name: str, *, read: Callable[[Path], T]) -> T:
 
 
 def lexicon_for(model_dir: Path) -> Lexicon:
-    """The lexicon of a run or export directory: which capitalised words are names (kept in
-    the user's cache once read, mt.storage.derived)."""
+    """The lexicon of a run or export directory (kept in the user's cache once read)."""
 
     def read(path: Path) -> Lexicon:
         return derived(
@@ -51,14 +50,13 @@ def word_stats_for(model_dir: Path) -> WordStats:
 
 
 def normalizer_for(model_dir: Path) -> Normalizer:
-    """The normaliser derived from a directory's word statistics (kept in the user's cache,
-    mt.storage.derived: deriving it takes longer than translating a sentence)."""
+    """The normaliser of a directory's word statistics (kept in the user's cache)."""
 
     def read(path: Path) -> Normalizer:
         return derived(
             path,
             kind="normalizer",
-            code=(normalize, wordstats, tables, dictionary),
+            code=(normalize, sentence_ends, wordstats, tables, dictionary),
             build=lambda: Normalizer.from_stats(read_word_stats(path)),
             encode=normalizer_to_json,
             decode=normalizer_from_json,
@@ -68,10 +66,8 @@ def normalizer_for(model_dir: Path) -> Normalizer:
 
 
 def seen_words_for(model_dir: Path) -> frozenset[str]:
-    """The words a directory's training English has, in lower case (words.tsv, whatever the
-    capitals): the rest are the never-seen words mt.decode.unseen gives a Spanish noun. Kept in
-    the user's cache once read (mt.storage.derived): parsing words.tsv takes longer than a
-    translation's whole start-up."""
+    """The words a directory's training English has, in lower case (the rest are never-seen:
+    mt.decode.unseen), kept in the user's cache (parsing words.tsv outlasts a start-up)."""
 
     def read(path: Path) -> frozenset[str]:
         return derived(
@@ -87,8 +83,7 @@ def seen_words_for(model_dir: Path) -> frozenset[str]:
 
 
 def first_word_candidates_for(model_dir: Path) -> frozenset[str]:
-    """The lower-case words a sentence may begin with in place of their capitalised spelling
-    (mt.text.first_words.candidates), kept in the user's cache as the seen words are."""
+    """The lower-case words a sentence may begin with (mt.text.first_words), kept in the cache."""
 
     def read(path: Path) -> frozenset[str]:
         return derived(

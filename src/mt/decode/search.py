@@ -1,21 +1,15 @@
 """Greedy and beam search over the encode / start_state / step seam of a translation model.
 
-Search semantics follow fairseq: padding and BOS are never chosen, beam search looks at 2 x beam
-candidates per step so that hypotheses ending in EOS do not starve the beam, and EOS is forced at
-the length limit. As in OpenNMT, the search state (`_Beams`) is kept apart from model calls.
+As in fairseq: padding, BOS and `banned` labels (a shared vocabulary's synthetic tag) are never
+chosen, beam search looks at 2 x beam candidates per step so that finished hypotheses do not
+starve the beam, and EOS is forced at the length limit, floor(a * S + b) (fewer where the model's
+`max_positions` needs). As in OpenNMT, the search state (`_Beams`) is kept apart from model calls.
+A hypothesis's log-prob sums float32 token log-probs, EOS included; its score divides that by the
+GNMT length penalty. Finished sentences leave the batch. Put the model in eval mode first.
 
-A sentence with S real source tokens emits at most floor(a * S + b) tokens before its EOS, fewer
-when the model has `max_positions` (BOS plus the emitted tokens must fit its positions). A
-hypothesis's log-prob sums float32 token log-probs, EOS included; its score divides that by the GNMT
-length penalty and ranks hypotheses. Sentences leave the batch as soon as they are done, so short
-sentences stop costing compute. Put the model in eval mode first: the search does not.
-
-Sampling (`sampling_topk` other than 1, beam size 1) is greedy search that draws each label from
-the k likeliest (all with k = 0) at `sampling_temperature`, with a generator seeded by `seed`
-and the batch's tokens (batch_seed: the same batch draws the same; two batches draw apart):
-sampled back-translations teach more than beam ones (Edunov et al. 2018). A hypothesis's
-log-prob stays the model's, untempered. `banned` labels (the synthetic tag of a shared
-vocabulary, mt.data.tokenization.SYNTHETIC_TAG) are never chosen, like PAD and BOS.
+Sampling (`sampling_topk` other than 1, beam 1) draws each label from the k likeliest (all with
+k = 0) at `sampling_temperature`, seeded by `seed` and the batch's tokens (`batch_seed`): sampled
+back-translations teach more than beam ones (Edunov et al. 2018). Log-probs stay untempered.
 """
 
 from __future__ import annotations
@@ -65,20 +59,15 @@ def _hypothesis(tokens: list[int], log_prob: float, alpha: float) -> Hypothesis:
 
 
 def max_lengths(model: Seq2Seq, src_mask: Tensor, max_len_a: float, max_len_b: int) -> list[int]:
-    """Most tokens each sentence may emit before EOS: floor(a * source length + b).
-
-    With `max_positions` P the cap is P - 1, because the decoder also reads BOS.
-    """
+    """Most tokens each sentence may emit before EOS: floor(a * source length + b), at most
+    `max_positions` - 1 (the decoder also reads BOS)."""
     positions = getattr(model, "max_positions", None)
     return [length_limit(n, max_len_a, max_len_b, positions) for n in src_mask.sum(1).tolist()]
 
 
 def _log_probs(logits: Tensor, force_eos: Tensor | None, banned: tuple[int, ...] = ()) -> Tensor:
-    """Float32 log-probs (N, V) with PAD, BOS and `banned` banned and EOS forced on the rows
-    force_eos marks.
-
-    Banned labels are not renormalised away (as in fairseq): scores stay true model log-probs.
-    """
+    """Float32 log-probs (N, V) with PAD, BOS and `banned` banned, not renormalised away (as in
+    fairseq: scores stay true model log-probs), and EOS forced on the rows force_eos marks."""
     lprobs = torch.log_softmax(logits.float(), dim=-1)
     lprobs[:, PAD] = NEG_INF
     lprobs[:, BOS] = NEG_INF
@@ -104,10 +93,7 @@ def greedy_search(
     banned: tuple[int, ...] = (),
 ) -> list[Hypothesis]:
     """The most likely next token at each step (or one drawn by `sampling`); one hypothesis per
-    sentence, in input order.
-
-    `length_penalty` only sets the reported score: it cannot change a greedy choice.
-    """
+    sentence, in input order. `length_penalty` only sets the reported score."""
     draw = sampling.drawer(src) if sampling is not None else None
     limits = max_lengths(model, src_mask, max_len_a, max_len_b)
     state = model.start_state(model.encode(src, src_mask), src_mask)
@@ -158,8 +144,7 @@ class Sampling:
     seed: int
 
     def drawer(self, src: Tensor) -> Callable[[Tensor], Tensor]:
-        """log-probs (N, V) -> one drawn label per row (N,), from a generator made here for the
-        batch `src`."""
+        """log-probs (N, V) -> one drawn label per row (N,), from a generator seeded for `src`."""
         generator = torch.Generator(device=src.device)
         generator.manual_seed(batch_seed(self.seed, int(src.sum())))
 
@@ -176,11 +161,8 @@ class Sampling:
 
 @dataclass
 class _Beams:
-    """Beam-search state of the sentences still open; it never calls the model.
-
-    Rows of the decoder state are laid out sentence-major: row i * beam + k is beam k of open
-    sentence i. Open hypotheses are kept best first.
-    """
+    """Beam-search state of the sentences still open; it never calls the model. Row i * beam + k
+    of the decoder state is beam k of open sentence i; open hypotheses are kept best first."""
 
     beam: int
     n_best: int
@@ -212,10 +194,8 @@ class _Beams:
         return (self.limit <= step).repeat_interleave(self.beam)
 
     def advance(self, lprobs: Tensor) -> tuple[Tensor, Tensor]:
-        """Extend the beams by one token given its log-probs (n * beam, V).
-
-        Returns the decoder rows that continue (to select from the state) and their last tokens.
-        """
+        """Extend the beams by one token given its log-probs (n * beam, V): the decoder rows that
+        continue (to select from the state) and their last tokens."""
         n, vocab = len(self.sents), lprobs.size(1)
         cand = (self.scores.unsqueeze(2) + lprobs.view(n, self.beam, vocab)).view(n, -1)
         top_scores, top_idx = cand.topk(2 * self.beam)  # (n, 2 * beam), best first
@@ -256,13 +236,8 @@ class _Beams:
         return [i for i in range(len(self.sents)) if not self._done(i, best[i])]
 
     def _done(self, i: int, best_open: float) -> bool:
-        """Done when no hypothesis is open (all ended at the length limit), or when `beam`
-        finished hypotheses all score at least as well as the best open one would if it ended now.
-
-        With alpha = 0 this is exact: an open log-prob only falls. With alpha > 0 a longer
-        hypothesis could still overtake (the penalty grows with length); like OpenNMT and Hugging
-        Face we accept that to stop as soon as the beam is full of better finished hypotheses.
-        """
+        """Done when no hypothesis is open, or when `beam` finished ones all score at least as well
+        as the best open one would now: exact with alpha = 0, else OpenNMT's heuristic."""
         if best_open == NEG_INF:
             return True
         kept = self.finished[self.sents[i]]
@@ -317,8 +292,7 @@ def search(
     config: DecodeConfig,
     banned: tuple[int, ...] = (),
 ) -> list[list[Hypothesis]]:
-    """Decode a batch with `config`: greedy search (or sampling) when beam_size is 1, else beam
-    search; `banned` labels are never chosen."""
+    """A batch decoded by greedy search (or sampling) with beam_size 1, else by beam search."""
     if config.beam_size == 1:
         sampling = None
         if config.sampling_topk != 1:

@@ -1,12 +1,10 @@
 """Cut a line of text into the pieces a model translates, keeping every character between them.
 
-The model learned from one short sentence per line; a line holding a paragraph, or a sentence
-longer than the training limit, is cut first: into sentences (mt.text.sentences, the splitter
-`mt prepare` also cuts documentation paragraphs with), then any piece still too long at clause
-boundaries (";", ":", ",", a conjunction) and, failing those, at word or character windows, never
-inside a protected span (a URL, a path, code: mt.text.spans) while another break is left. Every
-non-space character of the line lands in exactly one piece, so nothing is ever dropped, and the
-whitespace around and between pieces is kept to put the translations back in its place.
+A line longer than one sentence, or a sentence over the training limit, is cut into sentences
+(mt.text.sentences), then at clause boundaries (";", ":", ",", a conjunction) and at last at word
+or character windows, never inside a protected span while another break is left. Every
+non-space character lands in exactly one piece, and the whitespace between pieces is kept to put
+the translations back in its place.
 """
 
 from __future__ import annotations
@@ -77,10 +75,9 @@ def segment(
     normalize: Callable[[str], str] | None = None,
     language: str = "en",
 ) -> Segmented:
-    """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps.
-    `normalize` (casual input made careful, mt.text.normalize) rewrites each sentence before it
-    is cut: a sentence's second half is no sentence, and must not get a capital or a full stop.
-    `language` is the source's (mt.catalog.direction), for the sentence splitter's abbreviations."""
+    """`line` cut into sentences (if `split`) and pieces that `fits` accepts, with the gaps;
+    `normalize` rewrites each sentence before it is cut (half a sentence is no sentence);
+    `language` is the source's, for the splitter's abbreviations."""
     if split:
         spans = sentence_spans(line, language=language)
     else:
@@ -106,10 +103,8 @@ Alternatives = tuple[tuple[str, float], ...]
 
 
 def join_alternatives(segmented: Segmented, parts: Sequence[Alternatives]) -> Alternatives:
-    """A line's (text, score) alternatives from its pieces': the k-th joins the k-th alternative
-    of every piece (a piece with fewer gives its last), and its score is the sum of theirs, which
-    with no length penalty is the log-probability of the whole. A piece with none (nothing left
-    after cleaning) translates to ""."""
+    """A line's (text, score) alternatives: the k-th joins every piece's k-th (or last), its score
+    the sum of theirs; a piece with none (nothing left after cleaning) translates to ""."""
     if len(parts) == 1 and segmented.gaps == ("", ""):
         return tuple(parts[0])
     count = max((len(alternatives) for alternatives in parts), default=0)

@@ -33,8 +33,7 @@ if TYPE_CHECKING:  # an export translates without torch (open_translator)
     from mt.model.rundir import LoadedRun
 
 CHUNK_LINES = 2000
-"""Lines read before decoding: sorted by length inside a chunk for dense batches, and the bound
-on what is held in memory however long the input is."""
+"""Lines read before decoding: sorted by length for dense batches, and the bound on memory."""
 
 
 class Translator:
@@ -90,15 +89,13 @@ class Translator:
         return getattr(self.engine, "precision_reason", "CTranslate2's compute type")
 
     def translate(self, lines: Iterable[str]) -> Iterator[Translation]:
-        """Each line cut into sentences (mt.decode.segment), translated, and joined back with its
-        spacing; lines are read CHUNK_LINES at a time so that batches are dense."""
+        """Each line cut into sentences, translated and joined back, CHUNK_LINES lines at a time."""
         iterator = iter(lines)
         chunks = iter(lambda: list(itertools.islice(iterator, CHUNK_LINES)), [])
         return self.translate_batches(chunks)
 
     def translate_batches(self, batches: Iterable[Sequence[str]]) -> Iterator[Translation]:
-        """Like translate(), but each batch is decoded as soon as it arrives: a live pipe's lines
-        (mt.cli.textio) are not held back waiting for more."""
+        """Like translate(), each batch decoded as it arrives (a live pipe waits for none)."""
         glossary = self.options.glossary
         for batch in batches:
             yield from self.translate_each(batch, [glossary] * len(batch))
@@ -114,8 +111,7 @@ class Translator:
         return self.pipeline.apply(lines, glossaries)
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
-        """Source pieces, target pieces and the (target, source) cross-attention of the best
-        translation, averaged over the heads of the last decoder layer."""
+        """Source pieces, target pieces and the best translation's cross-attention (last layer)."""
         return self.pipeline.search.attention(sentence)
 
 
@@ -129,12 +125,8 @@ def open_translator(
     compute_type: str = "default",
     ct2_model: Path | None = None,
 ) -> Translator:
-    """The one way callers (CLI, server, API, benchmarks) open a model for translation, resolved
-    by them (mt.catalog.modelinfo.resolve): a run, or an `mt export` (searched with CTranslate2,
-    whose `compute_type` applies). `threads` sets the CPU threads of either
-    engine. An export is opened without importing torch, and so is a run searched by its
-    CTranslate2 copy `ct2_model` (a shipped model's: mt.export.int8_copy.open_with_copy opens it
-    so, and makes it again when CTranslate2 cannot load it)."""
+    """The one way callers open a model they resolved: a run, or an `mt export` (CTranslate2, whose
+    `compute_type` applies); an export, or a run's CTranslate2 copy `ct2_model`, needs no torch."""
     if threads is not None and threads < 1:
         raise MtError(f"--threads must be positive, got {threads}")
     if info.kind == "export" or ct2_model is not None:
@@ -162,6 +154,5 @@ def open_translator(
 def translator_for(
     run: LoadedRun | ExportedRun, options: TranslateOptions, device: torch.device | str
 ) -> Translator:
-    """A Translator for a loaded run, cutting pieces at the length it was trained on: what
-    `mt translate`, `mt evaluate`, the server and the benchmarks all use."""
+    """A Translator for a loaded run: what every caller uses."""
     return Translator(LoadedModel(run, device), options)

@@ -1,19 +1,15 @@
 """A dictionary's nouns for the words a model never learned (issue 66): "She bought a new
 dishwasher" was "un nuevo playado", as no training pair has a dishwasher.
 
-A word of a line is given its dictionary noun when its training English never had it (words.tsv
-counts, whatever the capitals), it is a lower-case word of MIN_LETTERS or more (a capitalised
-one is a name or a sentence's first word, left to the model), and the dictionary has it as a
-noun, or has the singular of its regular plural ("dishwashers": "lavaplatos"; Spanish plurals
-are made by rule). The terms go through the glossary's placement (mt.decode.glossary): each line
-is translated first without them, and only one that lacks a term's Spanish is searched again
-with its stand-in, so a word the model does translate keeps the model's own choice. The article
-before a placed noun is made to agree with the gender its dictionary entry gives ("abrochadora
-{f}") or its ending tells (mt.text.agreement); other inflection is left to the model.
+A word gets its dictionary noun when its training English never had it (words.tsv), it is a
+lower-case word of MIN_LETTERS or more (a capitalised one is left to the model), and the
+dictionary has it, or the singular of its regular plural, as a noun. The terms go through the
+glossary's placement (mt.decode.glossary): only a line whose translation lacks a term's Spanish
+is searched again with its stand-in, and the article before a placed noun agrees with its
+gender (mt.text.agreement).
 
-The nouns come from a dictionary the user gives (--dictionary), from the Spanish cognates of
-English endings (mt.text.cognates; a model's decode.json may ask for them), or from both, the
-dictionary first.
+The nouns come from --dictionary, from the Spanish cognates of English endings
+(mt.text.cognates; a model's decode.json may ask for them), or both, the dictionary first.
 """
 
 from __future__ import annotations
@@ -78,8 +74,7 @@ class UnseenNouns:
         return Glossary([*given.terms.values(), *terms.values()], given.name)
 
     def spanish(self, word: str) -> tuple[str, ...] | None:
-        """The dictionary's translations of `word` (the one to place first), or the plurals of
-        its singular's."""
+        """`word`'s dictionary translations (the one placed first), or its singular's plurals."""
         if word in self.nouns:
             return tuple(self.nouns[word])
         stem = self._singular(word)
@@ -96,8 +91,7 @@ class UnseenNouns:
         return None if found is None else (found[0], True)
 
     def _singular(self, word: str) -> str | None:
-        """The dictionary noun `word` is the regular plural of, where the training English never
-        had that singular either."""
+        """The noun `word` is a regular plural of, where the training had neither."""
         for stem in english_singulars(word):
             if stem not in self.seen and stem in self.nouns:
                 return stem
@@ -111,9 +105,8 @@ def unseen_nouns(
     seen: frozenset[str],
     model: str,
 ) -> UnseenNouns | None:
-    """The never-seen nouns' source a translation asked for (None: neither); the dictionary's
-    translation first, the cognate where it has none. `seen` is the training English's words: a
-    model without its words.tsv cannot tell which words it never had, so it is refused."""
+    """The never-seen nouns' source asked for (None: neither), the dictionary before the cognates;
+    a model without words.tsv cannot tell which words it never had, so it is refused."""
     nouns: Mapping[str, Sequence[str]]
     if dictionary is None:
         if not cognates:
@@ -129,9 +122,8 @@ def unseen_nouns(
 
 
 def _glued(line: str, start: int, end: int) -> bool:
-    """A word that is part of a compound, a name in code or an address ("bloodhound-python",
-    "www.bioinformatics.nl", "/usr/share"): a dictionary noun put there breaks it. A word in a
-    tldr placeholder ("{{brokers}}") is not glued: those are translated."""
+    """A word inside a compound, a name in code or an address ("bloodhound-python", "/usr/share"),
+    which a noun put there would break; not one in a tldr placeholder ("{{brokers}}")."""
     before, after = line[max(start - 2, 0) : start], line[end : end + 2]
     return _GLUED_BEFORE.search(before) is not None or _GLUED_AFTER.match(after) is not None
 
@@ -141,9 +133,8 @@ _GLUED_AFTER = re.compile(r"[-/@\\_]|\.\w")
 
 
 class DictionaryNouns(dict[str, tuple[str, ...]]):
-    """A dictionary file's nouns (English -> Spanish senses), with the genders the file gives
-    their Spanish, for the article before a placed noun whose ending does not tell its gender
-    ("la abrochadora", not the "el" the model wrote for the stand-in)."""
+    """A dictionary file's nouns (English -> Spanish senses), with the genders it gives their
+    Spanish, for the article before a placed noun ("la abrochadora")."""
 
     def __init__(
         self, senses: Mapping[str, tuple[str, ...]], genders: Mapping[str, tuple[str, bool]]
@@ -153,9 +144,8 @@ class DictionaryNouns(dict[str, tuple[str, ...]]):
 
 
 def read_dictionary(path: Path) -> DictionaryNouns:
-    """The nouns of a dictionary file (mt.text.bilingual.read_noun_senses), the translation in
-    most common use first (mt.text.spanish_words), and their genders; one MtError where the
-    file is missing or malformed."""
+    """The nouns of a dictionary file, the translation in most common use first, and their
+    genders; one MtError where the file is missing or malformed."""
     if not path.is_file():
         raise MtError(f"dictionary {path}: no such file")
     try:

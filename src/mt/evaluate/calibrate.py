@@ -1,12 +1,8 @@
 """Fit a run's confidence on held-out pairs: translate a seeded sample of the selection part,
-score each output with sentence chrF against all its references, and fit the probability that a
-translation is good (chrF >= GOOD_CHRF) on the evidence (mt.quality.confidence). The selection
-part is what training already holds out for choosing weights, so the test part stays untouched
-for measuring.
-
-The target was chosen on development data (benchmarks/trust/bench_trust_choices.py, docs/trust.md):
-fitted to P(good), the confidence ranks outputs by sentence chrF better, on average over the
-selection part and the domains' dev parts, than fitted to the expected chrF / 100.
+score each output with sentence chrF against its references, and fit the probability that a
+translation is good (chrF >= GOOD_CHRF) on the evidence (mt.quality.confidence). Fitted to
+P(good), the confidence ranked outputs better on the dev parts than fitted to chrF / 100
+(benchmarks/trust/bench_trust_choices.py, docs/trust.md).
 """
 
 from __future__ import annotations
@@ -85,9 +81,8 @@ def scored_sample(
     seed: int = 0,
     progress: Callable[[str], None] = lambda message: None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """What a calibration is fitted on: the evidence features (N, len(FEATURES)) and sentence
-    chrF (N,) of each sentence of a seeded sample of `selection` that the search left evidence
-    for (also what benchmarks/trust/bench_trust_choices.py fits each candidate target on)."""
+    """What a calibration is fitted on: the evidence features (N, len(FEATURES)) and sentence chrF
+    (N,) of a seeded sample of `selection` (benchmarks/trust/bench_trust_choices.py fits it too)."""
     references = grouped_references(read_pairs(selection))
     sources = sample_sources(references, size, seed)
     if len(sources) < 20:
@@ -135,9 +130,8 @@ def calibrate(
 
 
 def save_calibration(translator: Translator, calibration: Calibration) -> Path:
-    """Write calibration.json atomically into the translator's model directory; an export's
-    checksums.sha256 is written again to list it. A translator that should use the new
-    calibration is `translator.with_options(replace(translator.options, calibration=...))`."""
+    """Write calibration.json atomically into the translator's model directory (an export's
+    checksums.sha256 again); `translator.with_options` gives a translator that uses it."""
     from mt.storage.checksums import write_checksums
 
     info = translator.run.info

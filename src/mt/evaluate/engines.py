@@ -1,19 +1,13 @@
 """What `mt evaluate` measures with: the engine that searches, and the one that scores the
 references teacher-forced.
 
-The search is the one `mt translate` uses for the model (the command passes the same
-`ct2_model`), so BLEU is what a user gets: for a shipped model on a CPU its int8 CTranslate2
-copy, five times PyTorch's speed. The teacher-forced figures come from PyTorch wherever the
-model has weights, because CTranslate2's `score_batch` gives only the reference's log-probs and
-so no accuracy: a run searched through its copy has its weights loaded beside it. Only an export,
-which has no weights, is scored by `score_batch`.
+The search is the one `mt translate` uses for the model (the same `ct2_model`), so BLEU is what a
+user gets. The teacher-forced figures come from PyTorch wherever the model has weights, because
+CTranslate2's `score_batch` gives no accuracy; only an export is scored by `score_batch`.
 
-On a CPU the teacher-forced pass runs as CTranslate2 searches (mt.decode.ct2_engine): one worker
-a core, each with one torch thread, each over every other sentence. Two torch threads sharing a
-matrix product wait for each other at every step, and for a core another process holds: on the
-2-core machine with another process busy, the pass over 1,012 lines took 15.5 s with two
-threads, 6.7 to 7.6 s with two workers or with one thread. The figures are sums over the rows
-(mt.model.loss.evaluate_teacher_forced), the same split or not but for float rounding.
+On a CPU the teacher-forced pass runs as CTranslate2 searches: one worker a core, each with one
+torch thread, each over every other sentence (two threads sharing a matrix product wait for each
+other at every step: 15.5 s against about 7 s on the 2-core machine).
 """
 
 from __future__ import annotations
@@ -39,8 +33,7 @@ from mt.runtime.cpus import physical_cores
 
 @dataclass(frozen=True)
 class TeacherForcing:
-    """Scores (source, reference) pairs given the reference's prefixes; `name` says with what,
-    for the report."""
+    """Scores (source, reference) pairs teacher-forced; `name` says with what, for the report."""
 
     score: Callable[[EncodedPairs, TrainConfig], TeacherForcedScores]
     name: str
@@ -49,10 +42,8 @@ class TeacherForcing:
 def teacher_forcing(
     translator: Translator, *, checkpoint: str = "best", threads: int | None = None
 ) -> TeacherForcing:
-    """The PyTorch model the translator searches with, where it searches with one; for a run
-    searched with CTranslate2 (a shipped model's int8 copy), the run's `checkpoint` weights
-    loaded on the translator's device; CTranslate2's score_batch for an export. `threads`: the
-    CPU workers (default: one a physical core)."""
+    """The translator's own PyTorch model; for a run searched with CTranslate2, its `checkpoint`
+    weights loaded beside it; score_batch for an export. `threads`: the CPU workers."""
     run = translator.run
     workers = threads or physical_cores()
     if not isinstance(run, ExportedRun):
@@ -104,8 +95,7 @@ def _pytorch(info: ModelInfo, weights: str, device: torch.device, workers: int) 
 
 
 def search_name(translator: Translator) -> str:
-    """Which engine searched, in what, for the report: PyTorch with its precision and why, or
-    CTranslate2 with its compute type and the model it loaded."""
+    """Which engine searched, in what, for the report: PyTorch's precision or CTranslate2's type."""
     run = translator.run
     if not isinstance(run, ExportedRun):
         return f"PyTorch, {translator.precision_reason}"

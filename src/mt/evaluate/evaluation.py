@@ -62,8 +62,7 @@ def evaluate_run(
     *,
     multi_ref: bool = False,
 ) -> EvaluationReport:
-    """Score (English, Spanish) pairs, each a segment with one reference (prepared parts), the
-    input taken as it is (no normalising)."""
+    """Score (English, Spanish) pairs of a prepared part as segments of one reference, as given."""
     test_set = EvaluationSet.from_pairs("pairs", pairs)
     translator = translator_for(run, TranslateOptions(decode=config, normalize=False), device)
     return evaluate_set(
@@ -78,9 +77,8 @@ def evaluate_set(
     teacher: TeacherForcing,
     multi_ref: bool = False,
 ) -> EvaluationReport:
-    """Every segment scored as given, so the figures match `sacrebleu` on the same files; the
-    translations are exactly what `mt translate` gives with the same translator, and `teacher`
-    (mt.evaluate.engines.teacher_forcing) computes the teacher-forced figures in one pass."""
+    """Every segment scored as given (the figures match `sacrebleu`), translated as `mt translate`
+    would, and `teacher` computing the teacher-forced figures in one pass."""
     pairs = test_set.pairs()
     run, config = translator.run, translator.config
     train_config = run.info.train

@@ -17,11 +17,8 @@ class CorpusScores:
 
 
 def corpus_scores(hypotheses: list[str], references: list[list[str]]) -> CorpusScores:
-    """BLEU, chrF and TER on detokenized text; ``references[i]`` are all references of line i.
-
-    Lines may have different numbers of references; sacrebleu wants reference streams, so
-    shorter lists are padded with None.
-    """
+    """BLEU, chrF and TER on detokenized text; ``references[i]`` are all references of line i
+    (shorter lists padded with None for sacrebleu's reference streams)."""
     from sacrebleu.metrics import BLEU, CHRF
 
     from mt.evaluate.ter import FastTER

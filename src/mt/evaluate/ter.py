@@ -1,22 +1,13 @@
 """sacrebleu's TER, the same numbers at a fraction of the cost.
 
-sacrebleu (`metrics/lib_ter.py`) follows Tercom: it shifts a block of hypothesis words while a
-shift lowers the edit distance, trying every candidate shift, and each try computes the banded
-edit distance of the whole shifted hypothesis again from the first changed word to the end. On
-paragraph-length lines that is most of what `mt evaluate` did after its search (78 s of XQuAD's
-341 dev lines on a 2-core machine, more than translating them).
-
-The edit distance here is the same shortest path over the same cells (the band of
-`_BEAM_WIDTH` around the length-scaled diagonal, the last row whole), with the same costs and
-the same preference among equal operations where an alignment is read off it. What changes is
-the work a candidate costs: each round computes the current hypothesis's distances once forward
-from the start (`_forward`, with the operations) and once backward from the end (`_backward`);
-a shift changes only a window of rows, so a candidate's distance is the forward rows of its
-window, from the current row before it, joined to the backward row after it (the minimum over
-that row's cells of the two: every path crosses each row). Which candidates are tried, in what
-order, how they are ranked and when the search stops are sacrebleu's, line for line, so the
-edits are equal (tests/evaluate/test_ter.py compares them on thousands of random and real
-lines).
+sacrebleu follows Tercom: it shifts blocks of hypothesis words while a shift lowers the edit
+distance, and each candidate shift computes the banded edit distance again from the changed word
+to the end (on paragraph-length lines more than the translating itself). Here each round
+computes the current hypothesis's distances once forward (`_forward`) and once backward
+(`_backward`); a candidate changes only a window of rows, so its distance is the forward rows of
+its window joined to the backward row after it (every path crosses each row). The cells, costs,
+tie-breaking, candidates, their order and the stopping rule are sacrebleu's, so the edits are
+equal (tests/evaluate/test_ter.py compares them on thousands of lines).
 """
 
 from __future__ import annotations
@@ -38,8 +29,7 @@ _DIAGONAL, _DELETE, _INSERT = 0, 1, 2  # preferred in this order among equal cos
 
 
 class FastTER(TER):
-    """sacrebleu's TER metric (tokenizer, signature, corpus score) with the edits of each
-    segment counted by `translation_edit_rate` below."""
+    """sacrebleu's TER metric with each segment's edits counted by `translation_edit_rate`."""
 
     def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict) -> list[float]:
         words_hyp = hypothesis.split()
@@ -127,8 +117,7 @@ def _next_row(prev: list[int], word: str, ref: Sequence[str], lo: int, hi: int) 
 def _backward(
     hyp: Sequence[str], ref: Sequence[str], band: list[tuple[int, int]]
 ) -> list[list[int]]:
-    """Every row's distances to the end: from cell (i, j), the cheapest way through the same
-    cells to the last one."""
+    """Every row's distances to the end: from cell (i, j), the cheapest way to the last cell."""
     n_hyp, n_ref = len(hyp), len(ref)
     lo, hi = band[n_hyp]
     last = [INF] * (n_ref + 1)

@@ -1,13 +1,9 @@
-"""Test sets read exactly as given: every line is one segment, in order, duplicates kept.
-
-`mt prepare` cleans training data and drops exact duplicates; a test set must not be touched that
-way, because published scores (WMT, OPUS-MT) count every line of the file and two scores are only
-comparable on the same segments. A line that cannot be scored (no tab, an empty side, bad UTF-8)
-is an error naming the file and line, or with ``skip_bad`` it is left out and counted, never
-dropped silently.
+"""Test sets read exactly as given: every line is one segment, in order, duplicates kept, as
+published scores count every line. A line that cannot be scored (no tab, an empty side, bad
+UTF-8) is an error naming the file and line, or with ``skip_bad`` is left out and counted.
 
 Two forms: one ``english<TAB>spanish[<TAB>ignored]`` file, or line-aligned files, one source and
-one or more references (the usual WMT form, several files for several references).
+one or more references.
 """
 
 from __future__ import annotations
@@ -148,11 +144,8 @@ def _finish(
 
 
 def _lines(path: Path) -> list[str | None]:
-    """The file's lines without their line ending (``\\n`` or ``\\r\\n``); None where not UTF-8.
-
-    Split on ``\\n`` only, as the ``sacrebleu`` command line reads files, so line numbers and
-    segments agree with it.
-    """
+    """The file's lines without their line ending (``\\n`` or ``\\r\\n``), split on ``\\n``
+    only as the ``sacrebleu`` command reads files; None where not UTF-8."""
     data = read_text_file(path, what="test file")
     raw_lines = data.split(b"\n")
     if raw_lines[-1] == b"":

@@ -3,27 +3,18 @@ the reference, the share a translation carries too, by how often the model's tra
 has the word. BLEU hides where a model loses; this says whether it is the words it never saw.
 
 A line's **attested words** are its English content words (4 letters or more, not among the
-COMMON_ENGLISH most frequent English words of pyspellchecker's list, the frequencies
-mt.text.dictionary already reads: subtitles, so "gonna" and "fucking" are common and "government"
-is not), each counted once a line, that the bilingual dictionary (mt.text.bilingual, Wiktionary)
-translates into a word the reference holds. A word is **carried** when the translation holds one
-of those same dictionary translations. The same words, found once from the source and the
-reference, are asked of every system, so two systems are compared on the same words.
+COMMON_ENGLISH most frequent of mt.text.dictionary), each once a line, that the bilingual
+dictionary (mt.text.bilingual) translates into a word the reference holds; such a word is
+**carried** when the translation holds one of those translations too. The words are found once
+from the source and the reference, so every system is asked the same words.
 
-How words are matched, the same for every system:
-- English: the words as word statistics count them (mt.text.wordstats.words_of), in lower case,
-  a possessive 's dropped. A word that is no headword may be a regular plural of one ("vaccines":
-  "vaccine", "cities": "city"); inflected verbs are not undone and only count as headwords.
-- Spanish: words as mt.text.words.ANY_WORD finds them, in lower case, acute accents and the
-  diaeresis dropped (a lost accent is a slip, not a lost word) but ñ kept (año is no ano); of a
-  dictionary translation only those that are one such word are kept ("vacuna", not "de hecho").
-  A translation is found as written or with a plural ending (-s, -es, -z to -ces): "vacunas"
-  carries "vacuna"; gender and verb forms are not undone.
+Matching: English words as mt.text.wordstats.words_of finds them, lower case, a possessive 's
+dropped, a regular plural read as its headword ("cities": "city"); Spanish words as
+mt.text.words.ANY_WORD finds them, lower case, accents dropped but ñ kept, as written or with a
+plural ending ("vacunas" carries "vacuna"); a dictionary translation of several words is none.
 
-Buckets come from the model's words.tsv (mt.text.wordstats): the spelling's counts, first and
-later, summed over its capitalisations. words.tsv keeps only spellings seen MIN_COUNT (2) times
-or more, and only the English people wrote (no back-translation), so "never" means seen at most
-once in one spelling in the training English written by people.
+Buckets come from the model's words.tsv: a spelling's counts, summed over its capitalisations
+(spellings seen once are not kept there, so "never" means at most once).
 """
 
 from __future__ import annotations
@@ -50,8 +41,7 @@ OFTEN_COUNT = 10
 
 @dataclass(frozen=True)
 class WordTable:
-    """What the measure looks words up in: the dictionary as it matches, the common words it
-    leaves out, and the training English's counts."""
+    """What the measure looks words up in: the dictionary, the common words, the training counts."""
 
     translations: Mapping[str, frozenset[str]]  # English word -> single Spanish words, folded
     common: frozenset[str]

@@ -1,17 +1,11 @@
 """A confidence in [0, 1] for each translation: what the search saw, mapped to the probability
 that the translation is good (sentence chrF >= 50 against references).
 
-The evidence is cheap and the same for the PyTorch and the CTranslate2 engines: the best
-hypothesis's log-prob and length, and the source's length and its [UNK] pieces. A logistic
-regression fitted on the selection part (mt.evaluate.calibrate, `mt calibrate RUN`) turns those
-features into that probability (the target chosen on development data: mt.evaluate.calibrate);
-it lives in the run directory as calibration.json. Without that file the confidence is the
-geometric mean of the token probabilities, exp(mean log-prob), and says it is uncalibrated. The
-weight of the mean log-prob is never negative, so confidence never falls as the model grows surer
-of its output.
-
-With a Spanish→English model at hand, `dual_conditional_cross_entropy` judges a translation by
-how well that model recovers the source from it (mt.decode.dual computes its half).
+The evidence is the same for both engines: the best hypothesis's log-prob and length, and the
+source's length and [UNK] pieces. A logistic regression fitted on the selection part
+(mt.evaluate.calibrate) turns it into that probability (calibration.json); without it the
+confidence is exp(mean log-prob) and says it is uncalibrated. The weight of the mean log-prob is
+never negative: confidence never falls as the model grows surer.
 """
 
 from __future__ import annotations
@@ -73,24 +67,6 @@ class Evidence:
             self.unknown_pieces / max(self.source_pieces, 1),
             math.log(self.source_pieces + 1),
         ]
-
-
-def dual_conditional_cross_entropy(
-    forward_mean_log_prob: float, reverse_mean_log_prob: float
-) -> float:
-    """Junczys-Dowmunt (2018)'s dual conditional cross-entropy of a translation, from the forward
-    model's mean log-prob of the output given the source and a reverse model's mean log-prob of
-    the source given the output (mt.decode.dual): |H_f - H_r| + (H_f + H_r) / 2 with H = -mean
-    log-prob. Low when both models find the pair likely and agree; a translation that drops or
-    invents content scores high even where the forward model alone was sure of it."""
-    forward, reverse = -forward_mean_log_prob, -reverse_mean_log_prob
-    return abs(forward - reverse) + (forward + reverse) / 2
-
-
-def dual_adequacy(forward_mean_log_prob: float, reverse_mean_log_prob: float) -> float:
-    """exp(-dual conditional cross-entropy): in (0, 1], higher for a better pair (the paper's
-    adq score), the feature a calibration can take next to FEATURES."""
-    return math.exp(-dual_conditional_cross_entropy(forward_mean_log_prob, reverse_mean_log_prob))
 
 
 def add_evidence(pieces: Sequence[Evidence]) -> Evidence | None:
@@ -175,9 +151,8 @@ def fit_calibration(
 def fit_logistic(
     x: np.ndarray, y: np.ndarray, *, monotone: int, l2: float = 1e-3, steps: int = 3000
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on the columns of
-    x, standardised, by projected gradient descent that keeps weight `monotone` >= 0 (also
-    what experiments/bench_confidence_features.py fits other feature sets with)."""
+    """(mean, scale, weights, bias) of a logistic regression of y in [0, 1] on x, standardised, by
+    projected gradient descent that keeps weight `monotone` >= 0."""
     import numpy as np
 
     x = np.asarray(x, dtype=np.float64)
@@ -203,8 +178,7 @@ def write_calibration(run_dir: Path, calibration: Calibration) -> Path:
 
 
 def read_calibration(model_dir: Path) -> Calibration | Uncalibrated:
-    """The directory's calibration.json, or Uncalibrated where it has none; a broken file is one
-    line naming it and what is wrong."""
+    """The directory's calibration.json, else Uncalibrated; a broken file is a one-line MtError."""
     path = model_dir / CALIBRATION_JSON
     if not path.is_file():
         return Uncalibrated()

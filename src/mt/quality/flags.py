@@ -1,24 +1,14 @@
 """Flags that tell the user which translations to check, and why.
 
-- `copy`: the output repeats the source's words, though the source has English words to
-  translate: prose (mt.text.prose, not a command or code) with a word of 3 or more letters
-  outside URLs, code, paths and numbers, which are copied by right, as are names. Nearly all of
-  the output's letters are the source's words, or most of them and the output does not read as
-  Spanish.
-- `repetition`: a loop, an n-gram of 1 to 4 words repeated back to back (a word 4 times, a longer
-  n-gram 3 times) where the source has no such repeat.
-- `cut`: the length limit ended the output before the model chose to end it.
-- `not_english`: the input is confidently another language (py3langid, whose model ships in its
-  wheel, restricted to English and the languages most often pasted by mistake); short inputs need
-  a high probability, so "Hello" or a name is never flagged. A run of another script (Arabic,
-  Cyrillic, CJK...: mt.text.kept) is flagged whatever the rest, as it was carried through
-  untranslated.
-- `kept`: the input holds pieces carried through as typed, untranslated (mt.text.kept: emoji
-  and other symbols, identifiers, tokens longer than any word the model learned, runs of
-  another script).
+- `copy`: the output is (mostly) the source's words, though the source is English prose with
+  words to translate (URLs, code, numbers and names are copied by right);
+- `repetition`: an n-gram of 1 to 4 words repeated back to back, where the source has none;
+- `cut`: the length limit ended the output before the model chose to;
+- `not_english`: the input is confidently another language (py3langid, among LANGUAGES; never a
+  short one such as "Hello"), or holds a run of another script (mt.text.kept);
+- `kept`: the input holds pieces carried through untranslated (mt.text.kept).
 
-`copy` and `not_english` are about English sources (mt.text.prose reads English); a
-Spanish→English model's translations get only `repetition` and `cut` (`english_source=False`).
+`copy` and `not_english` read English sources only (`english_source`).
 """
 
 from __future__ import annotations
@@ -37,7 +27,6 @@ REPETITION = "repetition"
 CUT = "cut"
 NOT_ENGLISH = "not_english"
 KEPT = "kept"
-FLAGS = (COPY, REPETITION, CUT, NOT_ENGLISH, KEPT)
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ca")
 """What py3langid chooses among: a wider set misreads short English as Latin or Swahili."""
@@ -69,15 +58,13 @@ which the share alone misses."""
 COPY_MIN_LETTERS = 16
 """Fewer letters than this, and the language check is not asked: py3langid misreads short
 Spanish ("¿Eres doctor?") as another language."""
-# The three were chosen on development data (benchmarks/trust/bench_trust_choices.py,
-# docs/trust.md): the most copies caught with the flag on at most 1% of other outputs in every
-# set, over two samples, decoding greedily and with beam 5.
+# The three: the most copies caught with the flag on at most 1% of other outputs of every dev
+# set (benchmarks/trust/bench_trust_choices.py, docs/trust.md).
 
 
 @dataclass(frozen=True)
 class CopyEvidence:
-    """What the copy flag weighs for one output: letters, not words, so "a" or "de" weigh less
-    than "station"."""
+    """What the copy flag weighs for one output: letters, so "a" weighs less than "station"."""
 
     shared: float  # share of the output's letters in words of the source
     letters: int  # the output's letters, in the words there are to translate
@@ -86,8 +73,7 @@ class CopyEvidence:
 
 @dataclass(frozen=True)
 class CopyThresholds:
-    """Where the copy flag is raised (benchmarks/trust/bench_trust_choices.py chooses them on
-    development data)."""
+    """Where the copy flag is raised (chosen by benchmarks/trust/bench_trust_choices.py)."""
 
     overlap: float = COPY_OVERLAP
     half_overlap: float = HALF_COPY_OVERLAP
@@ -96,9 +82,8 @@ class CopyThresholds:
     def judge(
         self, evidence: CopyEvidence | None, spanish: Callable[[str], bool] | None = None
     ) -> bool:
-        """A copy: `overlap` of the letters are the source's, or `half_overlap` of them and the
-        output does not read as Spanish (`spanish`, reads_as_spanish unless given, is asked only
-        then, and only of `min_letters` letters or more: fewer cannot tell, "¿Eres doctor?")."""
+        """A copy: `overlap` of the letters are the source's, or `half_overlap` of `min_letters`
+        or more and the output does not read as Spanish (`spanish`, else reads_as_spanish)."""
         if evidence is None or evidence.shared < min(self.overlap, self.half_overlap):
             return False
         if evidence.shared >= self.overlap:
@@ -114,22 +99,20 @@ def words(text: str) -> list[str]:
 
 def names_of(source: str) -> set[str]:
     """The source's names, copied by right: capitalised words after the first, or a lone one
-    ("Tom", or a label such as "Options": the two cannot be told apart)."""
+    ("Tom", or a label: the two cannot be told apart)."""
     found = ANY_WORD.findall(outside_spans(source))
     return {word for word in found[min(1, len(found) - 1) :] if word[:1].isupper()}
 
 
 def to_translate(text: str, names: set[str]) -> list[str]:
-    """The words of `text` (a source, its output or a reference) that translating the source is
-    about: outside URLs, code, paths and numbers (mt.text.spans), and not the source's `names`
-    (`names_of`)."""
+    """The words of `text` that translating the source is about: outside protected spans
+    (mt.text.spans), and not the source's `names` (`names_of`)."""
     return [word.casefold() for word in ANY_WORD.findall(outside_spans(text)) if word not in names]
 
 
 def copy_evidence(source: str, output: str) -> CopyEvidence | None:
     """The output's letters that are the source's words, where the source is English prose with
-    words worth translating (None elsewhere: copying is right, or there is nothing to weigh).
-    Protected spans and names are copied by right and left out of the count (`to_translate`)."""
+    words worth translating (None elsewhere: copying is right, or there is nothing to weigh)."""
     if not is_prose(source):
         return None  # a command, code or a name: copying is what a good translation does
     names = names_of(source)
@@ -198,15 +181,14 @@ def not_english(source: str) -> bool:
 
 def surely_english(source: str) -> bool:
     """Two or more distinct ENGLISH_MARKERS making up SURELY_ENGLISH of the words: English,
-    without asking py3langid, which agrees on every such dev line (docs/performance.md,
-    "Start-up of a translation")."""
+    without asking py3langid, which agrees on every such dev line (docs/performance.md)."""
     found = [word.lower().replace("’", "'") for word in WORD.findall(outside_spans(source))]
     return _marked(found, ENGLISH_MARKERS, SURELY_ENGLISH)
 
 
 def surely_spanish(text: str) -> bool:
     """Two or more distinct SPANISH_MARKERS making up SURELY_SPANISH of the words: Spanish,
-    without asking py3langid (`mt backtranslate`'s language check, docs/performance.md)."""
+    without asking py3langid (`mt backtranslate`'s language check)."""
     return _marked([word.lower() for word in WORD.findall(text)], SPANISH_MARKERS, SURELY_SPANISH)
 
 
@@ -235,9 +217,7 @@ def flags_for(
     english_source: bool = True,
     check_language: bool = True,
 ) -> tuple[str, ...]:
-    """The flags of one translated line, in FLAGS order; `check_language` False leaves out
-    not_english, which only output that shows flags needs (its classifier loads in 0.7 s),
-    but for a run of another script, which costs no classifier."""
+    """The flags of one line; `check_language` False loads no classifier (0.7 s) for not_english."""
     if not source.strip():
         return ()
     found = []

@@ -1,13 +1,8 @@
-"""The article before a placed Spanish noun, made to agree with it: a glossary term or a
-never-seen noun's translation goes into the output through a stand-in (mt.decode.glossary), and
-the model chose the article for the stand-in, not for the noun ("El velocidad"). Spanish nouns
-with these endings have one gender whatever they mean, so the article before one is made that
-gender and the noun's number ("La velocidad", "los organismos", "de las deportaciones"); a
-dictionary's noun brings the gender its entry gives (mt.decode.unseen: "La abrochadora").
-
-Only the word right before the noun is changed; an adjective the model put between them, or
-after the noun, is left as it is. Endings that take either gender (-ista, -ante, -sis: "el
-análisis", "la crisis") or too many exceptions (-a, -o: "el día", "la mano") decide nothing.
+"""The article before a placed Spanish noun, made to agree with it: a noun placed through a
+stand-in (mt.decode.glossary) got the stand-in's article ("El velocidad"). Nouns with these
+endings have one gender, so the word right before one is made that gender and number ("La
+velocidad", "de las deportaciones"); a dictionary's noun brings its entry's gender. Endings of
+either gender or many exceptions (-ista, -sis, -a, -o: "el día") decide nothing.
 """
 
 from __future__ import annotations
@@ -57,9 +52,8 @@ def noun_gender(noun: str) -> Gender | None:
 
 
 def agree_before(text: str, gender: str, plural: bool | None) -> str:
-    """`text` (what precedes the noun in the output) with its last word, an article or a
-    demonstrative, in the noun's gender and number (`plural` None: the number it has); the text
-    as it is where that word is neither."""
+    """`text` (before the noun) with its last word, an article or a demonstrative, in the noun's
+    gender and number (`plural` None: its own); as it is where that word is neither."""
     match = _LAST_WORDS.search(text)
     if match is None:
         return text

@@ -1,18 +1,13 @@
-"""An English–Spanish bilingual dictionary in the format of the English Wiktionary's translation
-tables as Matthias Buchmeier extracted them (../shared/data/lexicon/en-es.wiktionary.txt, CC BY-SA
-3.0 / GFDL; its README gives the source), read into headword -> Spanish translations.
+"""An English–Spanish dictionary in the format of the English Wiktionary's translation tables as
+Matthias Buchmeier extracted them (../shared/data/lexicon/en-es.wiktionary.txt, CC BY-SA 3.0 /
+GFDL), read into headword -> Spanish translations:
 
     headword {pos} /IPA/ (sense) :: translation {gender}, [qualifier] translation {gender}, …
 
-`{pos}`, `/IPA/` and `(sense)` are optional; a `SEE: other` line has no translations. A headword
-may come on several lines (other parts of speech, other senses): their translations are joined,
-since a reader of a translation cannot tell the senses apart either. Of a translation, what is in
-braces (a gender), brackets (a region, a register, a sense number) or parentheses (an optional
-word, a gloss) is dropped, so "pensión (alimenticia) {f}" is "pensión"; translations are split at
-commas and semicolons outside those brackets ("[Colombia, Panama] ñeque {m}" is one).
-
-The file is read as written: case and accents kept, multi-word headwords and translations kept.
-What a use needs of it (single words, folded case) is that use's choice (mt.evaluate.words).
+A headword's lines (other parts of speech and senses) are joined. Of a translation, what is in
+braces, brackets or parentheses is dropped ("pensión (alimenticia) {f}" is "pensión"), and
+translations are split at commas and semicolons outside them. Case, accents and multi-word
+entries are kept: what a use needs is that use's choice (mt.evaluate.words).
 """
 
 from __future__ import annotations
@@ -49,22 +44,16 @@ def read_nouns(path: Path, frequency: Callable[[str], int] | None = None) -> dic
 def read_noun_senses(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> dict[str, tuple[str, ...]]:
-    """One-word English nouns in lower case -> the one-word translations of all their noun lines,
-    each once: what a translation can put in place of a noun it never learned, and what counts
-    as the noun translated already (mt.decode.unseen). In the order written, except that with
-    `frequency` the most frequent comes first (ties: the first written), since Wiktionary orders
-    senses by history, not use ("gauge": "galga" first, "medida" in the news; "runway": the
-    catwalk before the airstrip). A malformed line is refused as read_bilingual refuses it."""
+    """One-word English nouns in lower case -> their one-word noun translations, each once, as
+    written, or with `frequency` the most frequent first (Wiktionary orders senses by history)."""
     return read_noun_table(path, frequency)[0]
 
 
 def read_noun_table(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, bool]]]:
-    """read_noun_senses, and in the same reading the one-word Spanish translations of noun lines
-    -> (the gender the file gives them, "m" or "f"; whether it marks them plural, {m-p} or
-    {f-p}): "abrochadora {f}" is ("f", False). A word given two genders ("el/la cometa") is left
-    out of the genders, and so is one given none."""
+    """read_noun_senses, and the one-word Spanish of noun lines -> (the gender the file gives it,
+    whether it is plural): "abrochadora {f}" is ("f", False); two genders or none: left out."""
     senses: dict[str, dict[str, None]] = {}  # a dict keeps the order written, each once
     genders: dict[str, set[tuple[str, bool]]] = {}
     for line, headword, _ in _entries(path):
@@ -98,9 +87,8 @@ def _most_frequent_first(
 
 
 def english_singulars(word: str) -> Iterator[str]:
-    """The singulars `word` would have as a regular English plural ("cities": "city",
-    "buses": "bus", "dishwashers": "dishwasher"), likeliest first: what a dictionary's headword
-    is looked up by when the word itself is not one."""
+    """The singulars `word` would have as a regular English plural ("cities": "city"), likeliest
+    first: what a dictionary's headword is looked up by."""
     for ending, singular_ending in _PLURALS:
         if word.endswith(ending):
             yield word[: -len(ending)] + singular_ending
@@ -110,8 +98,7 @@ _PLURALS = (("ies", "y"), ("es", ""), ("s", ""))  # English plural ending -> its
 
 
 def _entries(path: Path) -> Iterator[tuple[str, str, list[str]]]:
-    """(line, headword, translations) of each entry of the file, in order; a line without its
-    `::` or its headword is one MtError naming the file and the line."""
+    """(line, headword, translations) of each entry, in order; a malformed line is one MtError."""
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             entry = parse_line(line)
@@ -130,8 +117,7 @@ _NOUN = re.compile(r"^[^{:]+ \{n\}")
 
 
 def parse_line(line: str) -> tuple[str, list[str]] | None:
-    """(headword, translations) of one line; None for a header or blank line; an empty headword
-    for a line that is neither (no `::`, or nothing before it)."""
+    """(headword, translations) of a line; None for a header or blank; "" headword: malformed."""
     text = line.strip()
     if not text or text.startswith("#"):
         return None

@@ -1,14 +1,10 @@
 """English as people type it: a casual variant of a sentence, a pure function of a seed.
 
-Tatoeba's English is capitalised, punctuated and spelled right; what people type into a translator
-is often lower case, without final punctuation, without apostrophes ("dont", "im"), with names in
-lower case and a few keyboard slips. `casual_variant` makes that variant of a sentence. The same
-function makes the evaluation variant of the selection and test parts
-(benchmarks/text/bench_text.py) and the `--source-noise` kinds beyond the original two
-(mt.data.feed.noise), so that what training sees and what evaluation measures are one definition.
-
-The random choices come from `random.Random` seeded with a string of (seed, text): the variant is
-the same in every process and Python version, whatever PYTHONHASHSEED says.
+What people type is often lower case, unpunctuated, without apostrophes ("dont") and with a few
+keyboard slips. `casual_variant` makes that variant; the evaluation variants
+(benchmarks/text/bench_text.py) and the `--source-noise` kinds (mt.data.feed.noise) are made by
+it too, so training and evaluation share one definition. Its choices come from `random.Random`
+seeded with (seed, text): the same in every process, whatever PYTHONHASHSEED says.
 """
 
 from __future__ import annotations
@@ -43,8 +39,7 @@ _APOSTROPHE_IN_WORD = re.compile(r"(?<=\w)['’](?=\w)")
 
 @dataclass(frozen=True)
 class CasualStyle:
-    """How casual: the chance that a sentence is lowercased, loses its final punctuation, loses
-    its apostrophes; and the per-word rate of typos."""
+    """How casual: the chances of lower case, no final mark, no apostrophes; the typos per word."""
 
     lower: float = 1.0
     punctuation: float = 1.0
@@ -88,8 +83,7 @@ def without_final_punctuation(text: str) -> str:
 
 
 def with_typos(text: str, rng: random.Random, rate: float) -> str:
-    """Some words of `text` with one keyboard slip each: a neighbouring key, a letter dropped or
-    doubled, two letters swapped. Only words of three letters or more, at most one slip per
+    """Some words of three letters or more of `text` with one keyboard slip each, at most one per
     WORDS_PER_TYPO words."""
     words = list(LETTERS.finditer(text))
     allowed = max(len(words) // WORDS_PER_TYPO, 1) if len(words) > 1 else 0

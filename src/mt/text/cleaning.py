@@ -1,8 +1,5 @@
-"""The one cleaning of English and Spanish text, shared by `mt prepare` and `mt translate`.
-
-A model only sees text cleaned this way during training, so translation input must be cleaned
-the same way: both call `clean_text` (prepare through `clean_texts`, which also counts what each
-step changed for prepare's report). No torch or pandas here.
+"""The one cleaning of English and Spanish text, shared by `mt prepare` and `mt translate`: input
+must be cleaned as the training text was (`clean_texts` also counts what each step changed).
 """
 
 from __future__ import annotations
@@ -40,15 +37,13 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def without_surrogates(text: str) -> str:
-    """Lone surrogates made U+FFFD. Text decoded from files never holds them, but a command
-    line's undecodable bytes arrive as surrogates (Python's surrogateescape), and the tokenizers
-    refuse a string holding one."""
+    """Lone surrogates made U+FFFD: a command line's undecodable bytes arrive as surrogates, which
+    the tokenizers refuse."""
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def clean_text(text: str) -> str:
-    """No zero-width characters, NFC, one plain space for any run of whitespace or control
-    characters, no outer spaces."""
+    """No zero-width characters, NFC, one space for any run of whitespace or controls, trimmed."""
     for _, step in STEPS:
         text = step(text)
     return text
@@ -81,8 +76,7 @@ _UNCLEAN_RANGES = (
 
 @functools.cache
 def _unclean_table() -> np.ndarray:
-    """UTF-16 code unit -> may clean_text change it (made on first use: translating a line
-    never needs it, nor numpy)."""
+    """UTF-16 code unit -> may clean_text change it (made on first use; translation never does)."""
     import numpy as np
 
     table = np.zeros(1 << 16, dtype=bool)
@@ -92,12 +86,8 @@ def _unclean_table() -> np.ndarray:
 
 
 def clean_texts(texts: Sequence[str]) -> tuple[list[str], dict[str, set[int]]]:
-    """`clean_text` of each text, and for each step the positions of the texts it changed.
-
-    A scan with array operations finds the few texts that cleaning may change (a superset of the
-    ones it does change), so a clean corpus of millions of lines costs a few passes over its
-    characters instead of a regex call per line.
-    """
+    """`clean_text` of each text, and per step the positions of the texts it changed (an array
+    scan finds the few it may change: no regex call per line)."""
     texts = list(texts)
     changes: dict[str, set[int]] = {name: set() for name, _ in STEPS}
     for index in _suspects(texts):

@@ -1,15 +1,12 @@
 """Spanish cognates of English nouns, by their endings (issue 66): for a noun its training English
-never had, the model invents ("velocity": "velocidad" is nowhere in its pairs), but Spanish and
-English took many nouns from the same Latin or Greek, and their endings correspond: -ity -idad,
--tion -ción, -ology -ología, -ism -ismo, -itis -itis. A cognate is the English stem spelled the
-Spanish way (ph f, th t, y i, doubled consonants single, an initial s+consonant es-) with the
-Spanish ending, and it is kept only when pyspellchecker's Spanish word list has it, which also
-gives its accents ("psychiatry": "psiquiatría"; "ability" gives no "abilidad", so nothing).
+never had the model invents, but many nouns share a Latin or Greek origin and their endings
+correspond (-ity -idad, -tion -ción, -ism -ismo). A cognate is the English stem spelled the
+Spanish way (ph f, th t, y i, doubled consonants single, s+consonant es-) with the Spanish
+ending, kept only when pyspellchecker's Spanish list has it, which gives its accents too
+("psychiatry": "psiquiatría"; "ability" gives no "abilidad").
 
-Only endings that hold: each kept ending gave one of Wiktionary's own translations for at least
-85% of the Wiktionary nouns it applies to (`python -m experiments.cognate_endings`, 2026-11-28).
-Endings of adjectives as much as nouns (-ic, -al, -ive) fall below that, since gender decides
-between "crítico" and "crítica", and so do -ure ("creature": "creatura") and -um.
+Only endings right for 85% or more of the Wiktionary nouns they apply to are kept
+(experiments/cognate_endings.py): not -ic, -al, -ive (gender decides), -ure or -um.
 """
 
 from __future__ import annotations
@@ -50,13 +47,6 @@ ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 """English ending -> its Spanish endings, longest English ending first (the first that matches
 decides); each with 85% or more of its Wiktionary nouns translated so."""
 
-IDENTICAL = False
-"""Whether a word no ending answers is its own cognate where Spanish spells it the same but for
-accents ("lateral", "colonial", "bastion": "bastión"). Tried and left out (docs/general.md): on
-Wiktionary it gave one of the headword's own translations for 86% of the 848 headwords it applies
-to, past the endings' 85%, but most of them are adjectives, and a stand-in is placed as a noun
-("muestras de sangre de residual"): TICO-19 dev lost 0.15 BLEU while news and XQuAD gained."""
-
 MIN_STEM = 3
 """Letters left before the ending: "city" has a stem of two and is no cognate of anything."""
 
@@ -90,11 +80,9 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
         spanish: Mapping[str, int] | None = None,
         *,
         endings: tuple[tuple[str, tuple[str, ...]], ...] = ENDINGS,
-        identical: bool = IDENTICAL,
     ) -> None:
         self._given = spanish  # word -> frequency; None: pyspellchecker's list, read when asked
         self.endings = endings
-        self.identical = identical
         self._asked: dict[str, tuple[str, ...] | None] = {}  # every word asked, found or not
 
     def __getitem__(self, word: str) -> tuple[str, ...]:
@@ -122,9 +110,7 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
         return self._asked[word]
 
     def cognate(self, word: str) -> str | None:
-        """The Spanish word (as the list spells it) whose stem and ending answer `word`'s, the
-        most frequent where several do; else, with `identical`, the Spanish word spelled as
-        `word` is but for accents; None where the list has neither."""
+        """The cognate as the list spells it (the most frequent of several), or None."""
         if not (word.isalpha() and word.islower()):
             return None
         for english, endings in self.endings:
@@ -138,7 +124,7 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
                 if found:
                     return max(sorted(found), key=self._frequencies.__getitem__)
                 break
-        return self._spelled.get(word) if self.identical else None
+        return None
 
     @functools.cached_property
     def _frequencies(self) -> Mapping[str, int]:
@@ -146,14 +132,12 @@ class CognateNouns(Mapping[str, tuple[str, ...]]):
 
     @functools.cached_property
     def _spelled(self) -> Mapping[str, str]:
-        """Unaccented spelling -> the list's word (the most frequent where accents tell two
-        apart)."""
+        """Unaccented spelling -> the list's word (the most frequent where accents tell apart)."""
         return _default_spellings() if self._given is None else _by_unaccented(self._given)
 
 
 def spanish_stems(stem: str) -> set[str]:
-    """The spellings an English stem may have in Spanish, itself included ("psych": "psiqu",
-    "psic", …; "stratospher": "estratosfer")."""
+    """The spellings an English stem may have in Spanish, itself included ("psych": "psiqu")."""
     found = {stem}
     for english, spanish in _SPELLINGS:
         found |= {s.replace(english, spanish) for s in found if english in s}

@@ -1,9 +1,7 @@
-"""pyspellchecker's English word list (160,000 words with their frequencies, in its wheel): which
-words are English though the training never uses them ("heed", "surfer"), and which are common
-enough to be what a slip meant. pyspellchecker's own start-up (its gzipped JSON, then its
-tables) takes about 0.38 s on a 2-core AVX2 EPYC; the two tables the normaliser asks are kept in
-the user's cache instead (mt.storage.derived) and read back, imports included, in about 0.12 s
-(docs/text.md).
+"""pyspellchecker's English word list (160,000 words with their frequencies): which words are
+English though the training never uses them ("heed", "surfer"), and which are common enough to
+be what a slip meant. The two tables the normaliser asks are kept in the user's cache
+(mt.storage.derived): read back in 0.12 s against pyspellchecker's own 0.38 s (docs/text.md).
 """
 
 from __future__ import annotations
@@ -49,8 +47,7 @@ def english_words() -> EnglishWords:
 
 
 def english_word(word: str) -> bool:
-    """A real English word, though the training English may never use it ("heed", "dozing",
-    "surfer"): the typo step leaves it alone."""
+    """A real English word though the training may never use it ("heed"): no slip to put right."""
     return word.lower() in english_words().words
 
 

@@ -1,21 +1,16 @@
 """A sentence's first word in the spelling the model knows: "Happy birthday!" was "Happy
-cumpleaños.", and "Cheap flights are hard to find." "Los vuelos de mapa ...".
+cumpleaños.".
 
-Every sentence begins with a capital, but the training English begins few with "Happy" (7 of
-197,723 sentences) or "Cheap" (none), so the cased source vocabulary spells them in pieces it
-mostly met in names ("▁Ha ##pp ##y", "▁Ch ##e ##ap"), and the model copies or guesses. In lower
-case they are the words it learned ("▁happy", 509 uses; "▁che ##ap", 45). So a sentence's first
-word is given to the model in lower case when
+The training English begins few sentences with "Happy", so the cased vocabulary spells it in
+pieces met in names ("▁Ha ##pp ##y"); in lower case it is a word the model learned ("▁happy").
+So a sentence's first word goes to the model in lower case when
 
 - it is a capital and lower-case letters ("Happy", not "NASA", "iPhone" or "O'Brien");
-- the training English uses its lower-case spelling more often than this one (words.tsv,
-  mt.text.wordstats: "Tom" and "Mark" stay);
-- the lower-case spelling is fewer source pieces: a word the vocabulary has whole when
-  capitalised ("The", "Many", "Will") is one the model has learned as it is;
-- the training pairs seldom copy it as a name (the run's lexicon, mt.text.lexicon; NAME_SHARE).
+- the training English uses its lower-case spelling more often (words.tsv: "Tom" stays);
+- the lower-case spelling is fewer source pieces;
+- the training pairs seldom copy it as a name (the run's lexicon; NAME_SHARE).
 
-The translation's first letter is then written as a capital again (after any opening marks:
-"¡feliz cumpleaños!" is "¡Feliz cumpleaños!").
+The translation's first letter is then a capital again (after any opening marks: "¡Feliz").
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ from mt.text.lexicon import Lexicon
 from mt.text.wordstats import WordStats
 
 RATIO = 1.0
-"""How many times as often as the capitalised spelling the training English must use the
-lower-case one."""
+"""How many times as often as the capitalised spelling the training must use the lower-case one."""
 NAME_SHARE = 0.1
 """A word the training pairs copy as a name in this share of its uses, in either case, or more
 stays as written: "Bill" (118 of 252 uses copied) and "Rose" (25 of 98) are names as often as
@@ -71,9 +65,8 @@ _FIRST_LETTER = re.compile(r"[\s¡¿\"'«“‘(\[]*([^\W\d_])", re.UNICODE)
 
 
 def candidates(stats: WordStats, *, ratio: float = RATIO) -> frozenset[str]:
-    """The lower-case words the training English uses more than `ratio` times as often as their
-    capitalised spelling: those a sentence may begin with in lower case (the pieces and the
-    lexicon decide the rest, per word, when one is met)."""
+    """The lower-case words used more than `ratio` times as often as their capitalised spelling:
+    those a sentence may begin with in lower case."""
     spellings = stats.spellings
     chosen = set()
     for word, counts in spellings.items():
@@ -135,10 +128,8 @@ class FirstWords:
 
 
 def title_case(sentence: str) -> bool:
-    """Two or more words besides the small ones (TITLE_SMALL), every one of them capitalised:
-    "Banks Want to Solve Crisis", not "Banks want to solve the crisis"; a function's signature,
-    whose parameters are capitalised too ("TBILLPRICE(Settlement; Maturity; Discount)"), is no
-    title."""
+    """Two or more words besides the small ones (TITLE_SMALL), all capitalised: "Banks Want to Solve
+    Crisis"; a function's signature ("TBILLPRICE(Settlement; Maturity)") is no title."""
     if _SIGNATURE.search(sentence):
         return False
     words = [w for w in _TITLE_TERM.findall(sentence) if w.lower() not in TITLE_SMALL]
@@ -146,8 +137,7 @@ def title_case(sentence: str) -> bool:
 
 
 def capitalised_first(text: str) -> str:
-    """`text` with its first letter a capital, where only opening marks ("¡", "¿", a quote) come
-    before it: "15 personas" stays."""
+    """`text` with its first letter a capital where only opening marks precede it ("¡", "¿")."""
     match = _FIRST_LETTER.match(text)
     if match is None or not match.group(1).islower():
         return text

@@ -1,15 +1,10 @@
-"""What a translation carries through as typed, though no pattern of mt.text.spans reads it as
-a URL, code, a tag or a number: emoji and other symbols, identifiers, tokens longer than any
-word the model learned, and runs of another script.
+"""What a translation carries through as typed, though mt.text.spans reads no URL, code, tag or
+number in it: emoji and other symbols, identifiers, tokens longer than any word the model
+learned, and runs of another script. The model lost or changed each ("I love 🍕 and 🎉" came
+back without either); as protected spans they come out byte for byte, at their place.
 
-Each reached the model as pieces it had never seen and was lost or changed ("I love 🍕 and 🎉"
-came back without either, a SHA-256 string with characters dropped, "مرحبا بالعالم" gone, a
-1,000-letter word as "Variante."). Found here, each becomes a protected span (mt.text.spans:
-a placeholder token toward the model, itself again in the output), so it is in the output byte
-for byte, at its place.
-
-Every pattern is a character class repeated, or a token read once: linear in the text, as a
-100,000-character token must cost no more than its reading (docs/bad-inputs.md).
+Every pattern is a character class repeated, or a token read once: linear in the text
+(docs/bad-inputs.md).
 """
 
 from __future__ import annotations
@@ -26,8 +21,7 @@ LONG_BLOB = 64
 """A run of non-space characters this long with no span inside (minified code, a pasted blob)
 goes through whole too: the model would spend a search on every window of it."""
 MIN_FOREIGN = 2
-"""Characters a run of another script needs: a lone Greek letter is a symbol of English text
-("α 1.4", "5 μm"), left to the model."""
+"""Characters a run of another script needs: a lone Greek letter ("α 1.4") is left to the model."""
 
 _SYMBOLS = (
     "\u2190-\u21ff"  # arrows
@@ -78,11 +72,9 @@ _WORD_RUN = re.compile(rf"\w{{{LONGEST_LEARNED + 1},}}")
 def kept_pieces(
     text: str, taken: list[tuple[int, int]], numbers: list[tuple[int, int]]
 ) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans
-    (mt.text.spans' own, which come first); kind is one of KINDS. An identifier may hold
-    `numbers` ("3.0.1-rc2"), which then give way to it; nothing else may. Pieces that touch
-    are one (foreign if either is). A foreign run of fewer than MIN_FOREIGN characters is left
-    to the model."""
+    """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans; an
+    identifier may hold `numbers` ("3.0.1-rc2"); touching pieces are one; a foreign run of fewer
+    than MIN_FOREIGN characters is left to the model."""
     found: list[tuple[int, int, str]] = []
     for match in () if text.isascii() else _KEPT.finditer(text):
         kind = match.lastgroup or ""

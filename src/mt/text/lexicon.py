@@ -1,16 +1,12 @@
 """What the training part says about each capitalised English word: a name, or an ordinary word.
 
-The stand-ins (mt.decode.placeholders) copy a word through translation unchanged. That is right for
-a name and wrong for "Allow" at the start of a sentence or for "Thursday", which the bench model
-copied into 21% of its outputs. The training pairs tell the two apart: a name is copied into the
-Spanish of its pair ("Kowalski" -> "Kowalski"), an ordinary word is translated ("Thursday" ->
-"jueves"), and an ordinary word also appears in lower case ("allow"). `mt prepare` counts this once
-over the training part and writes it as lexicon.tsv, a few columns a person can read:
+A stand-in (mt.decode.placeholders) is right for a name, wrong for "Allow" or "Thursday". The
+training pairs tell them apart: a name is copied into its Spanish ("Kowalski"), an ordinary word
+is translated ("jueves") and appears in lower case too. `mt prepare` counts this over the
+training part as lexicon.tsv (copied beside the model; mt.text.names decides with it):
 
     word    capitalised copied  lower
     Allow   12  0   340
-
-`mt train` and `mt export` copy the file beside the model; mt.text.names decides with it.
 """
 
 from __future__ import annotations
@@ -45,9 +41,8 @@ lexicon keeps lower-case words seen less often out of the file."""
 
 @dataclass(frozen=True)
 class WordCounts:
-    """Training pairs whose English holds the capitalised word (`capitalised`), those of them
-    whose Spanish holds it verbatim too (`copied`), and pairs whose English holds its lower-case
-    form (`lower`)."""
+    """Training pairs whose English holds the capitalised word, those whose Spanish copies it too,
+    and pairs whose English holds its lower-case form."""
 
     capitalised: int
     copied: int
@@ -65,8 +60,7 @@ class Lexicon:
         return self.words.get(word)
 
     def copied_share(self, word: str) -> float | None:
-        """The share of training pairs holding `word` whose Spanish copies it; None when too few
-        pairs hold it to tell."""
+        """The share of pairs holding `word` whose Spanish copies it; None with too few to tell."""
         counts = self.words.get(word)
         if counts is None or counts.capitalised < MIN_EVIDENCE:
             return None
@@ -84,14 +78,9 @@ NO_LEXICON = Lexicon(words=MappingProxyType({}), pairs=0)
 
 
 def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
-    """Count every capitalised word of the English side over (english, spanish) `pairs`. A
-    lower-case word seen in MIN_LOWER pairs or more gets a row too, under its capitalised form
-    ("allow" as "Allow"), so that a sentence-initial "Allow" is known though never seen so.
-
-    A pair equal to the one before it is counted once: `mt prepare` writes a small corpus's
-    pairs several times in a row (its sampling temperature), and a repeat is no new evidence.
-    Counted with its repeats, one quiz question about the sitcom "Happy Days", written 12 times,
-    made "Happy" a name, and "Happy birthday!" came back as "Happy cumpleaños."."""
+    """Count every capitalised word of the English side of `pairs` (a lower-case word of MIN_LOWER
+    pairs or more under its capitalised form); a pair equal to the one before counts once (a
+    repeated quiz question on "Happy Days" made "Happy" a name)."""
     capitalised: Counter[str] = Counter()
     copied: Counter[str] = Counter()
     lower: Counter[str] = Counter()
@@ -117,14 +106,12 @@ def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:
 
 
 def lexicon_of_part(path: Path, *, advance: Callable[[int], None] = lambda pairs: None) -> Lexicon:
-    """The lexicon of a prepared part's TSV (english<TAB>spanish), streamed line by line;
-    `advance` hears of every CHUNK pairs counted (a progress bar)."""
+    """The lexicon of a prepared part's TSV, streamed; `advance` hears of every CHUNK pairs."""
     return count_part(path, build_lexicon, advance)
 
 
 def write_lexicon(path: Path, lexicon: Lexicon) -> None:
-    """The lexicon as lexicon.tsv, written atomically: a comment line with the pair count, the
-    column names, then one word a line in sorted order."""
+    """lexicon.tsv, written atomically: the pair count, the columns, one word a line, sorted."""
     rows = {word: astuple(counts) for word, counts in lexicon.words.items()}
     write_tables(path, f"{_PAIRS}{lexicon.pairs}", [(_HEADER, rows)])
 
@@ -140,9 +127,7 @@ def read_lexicon(path: Path) -> Lexicon:
 
 
 def lexicon_to_json(lexicon: Lexicon) -> dict[str, object]:
-    """The lexicon as JSON (mt.storage.derived keeps it so): its words joined by newlines and their
-    counts (capitalised, copied, lower) one flat list, which a new process reads in half the
-    time of an object of 40,000 rows."""
+    """The lexicon as JSON: its words joined by newlines, their counts one flat list (fast)."""
     words = lexicon.words
     counts = [n for c in words.values() for n in (c.capitalised, c.copied, c.lower)]
     return {"pairs": lexicon.pairs, "words": "\n".join(words), "counts": counts}
@@ -154,8 +139,7 @@ def lexicon_from_json(data: dict[str, Any]) -> Lexicon:
 
 
 class _CountRows(Mapping[str, WordCounts]):
-    """Rows read back from JSON, each made a WordCounts when asked for: a translation asks for
-    a few of its 40,000 words, and making them all took 0.15 s of a 1 s start."""
+    """Rows read back from JSON, each made a WordCounts only when asked for (a fast start-up)."""
 
     def __init__(self, words: list[str], counts: list[int]) -> None:
         if len(counts) != 3 * len(words):

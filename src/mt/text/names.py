@@ -1,21 +1,16 @@
-"""Which words get stand-ins: only those likely a name or a number that the model cannot carry.
+"""Which words get stand-ins (mt.decode.placeholders): only those likely a name or a number that
+the model cannot carry.
 
-A word that is not one source piece reaches the model as pieces it rarely saw, so a name or a
-number comes out mangled; the stand-ins carry it through unchanged (mt.decode.placeholders). But
-copying is wrong for an ordinary word, and every word that begins a sentence is capitalised:
-giving a stand-in to every capitalised word that is not one piece made the bench model copy an
-English word into 21% of its outputs ("Allow me to introduce myself." -> "Allow me presentaron a
-mí.", "I will see you on Thursday." -> "Te veré en Thursday."). So a capitalised word is left to
-the model when
+Copying is wrong for an ordinary word, and every sentence starts with a capital: a stand-in for
+every capitalised word made the model copy English into 21% of its outputs ("Te veré en
+Thursday."). So a capitalised word is left to the model when
 
-- it is a day, month, language, nationality or religion (ORDINARY): the model translates those;
+- it is a day, month, language, nationality or religion (ORDINARY);
 - the training pairs show it translated more often than copied (mt.text.lexicon);
-- it begins a sentence and its lower-case form is a known word: one source piece, or used in lower
-  case in the training English.
+- it begins a sentence and its lower-case form is a known word.
 
-The lexicon comes with the run (lexicon.tsv; `mt upgrade` gives one to a run made before there
-were lexicons, empty when its training data is gone: the list and the source vocabulary then
-decide alone). Numbers keep the plain rule: a stand-in unless one piece.
+Without a lexicon (a run whose training data is gone) the list and the vocabulary decide alone.
+Numbers get a stand-in unless they are one piece.
 """
 
 from __future__ import annotations
@@ -26,8 +21,7 @@ from dataclasses import dataclass
 from mt.text.lexicon import NO_LEXICON, Lexicon
 
 COPIED = 0.5
-"""A capitalised word is a name when at least this share of the training pairs holding it copy
-it into the Spanish."""
+"""A capitalised word is a name when this share or more of the pairs holding it copy it."""
 
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 _MONTHS = "January February March April May June July August September October November December"
@@ -45,14 +39,12 @@ _LANGUAGES_AND_NATIONALITIES = """
 """
 _RELIGIONS = "Buddhist Catholic Hindu Islamic Muslim Protestant"  # not "Christian": a name too
 ORDINARY = frozenset(f"{_DAYS} {_MONTHS} {_LANGUAGES_AND_NATIONALITIES} {_RELIGIONS}".split())
-"""Capitalised English words that Spanish translates (and writes in lower case): the rule holds
-even for a run with no lexicon."""
+"""English words Spanish translates and writes in lower case: the rule holds without a lexicon."""
 
 
 @dataclass(frozen=True)
 class NameRule:
-    """The `Protectable` the Translator passes to protect(): a stand-in for a word that is not
-    `one_piece` of the source vocabulary and is likely a name or a number."""
+    """The `Protectable` for protect(): a likely name or number that is not `one_piece`."""
 
     one_piece: Callable[[str], bool]
     lexicon: Lexicon = NO_LEXICON

@@ -1,11 +1,9 @@
 """Whether a line is English prose, to translate as such, or a command, code or a bare name.
 
-tldr's "git cola --prompt" and "alacritty", or Python's "str", are lines a good translation copies.
-Two readers of input must tell them from casual prose ("where is tom"): the normalizer, which would
-make "Git cola --prompt." of the command, and the copy flag, which would call its correct copy a
-failure. English prose, even typed in haste, has function words (the, is, to, you, ...), which
-commands and names almost never have; and its URLs, code, paths and numbers (mt.text.spans) are
-copied by right, so they are no evidence either way.
+tldr's "git cola --prompt" or Python's "str" are lines a good translation copies: the normaliser
+must not make "Git cola --prompt." of them, nor the copy flag call their copy a failure. English
+prose, even typed in haste, has function words (the, is, to, you), which commands and names
+almost never have; its protected spans (mt.text.spans) are no evidence either way.
 """
 
 from __future__ import annotations
@@ -31,8 +29,7 @@ def outside_spans(text: str) -> str:
 
 
 def command_like(text: str) -> bool:
-    """Command-line options ("-x", "--long") or tldr's {{placeholders}}: a command, whatever
-    its words."""
+    """Command-line options ("-x", "--long") or tldr's {{placeholders}}: a command."""
     return _COMMAND.search(text) is not None
 
 
@@ -42,8 +39,7 @@ _OPENERS = " \t\"'“‘«([¡¿"
 
 def is_prose(text: str) -> bool:
     """Whether `text` reads as English sentences: outside its protected spans, no command-line
-    options or tldr placeholders, and a function word or a capital first letter (a heading or a
-    label: "List installed extension images:", "Options")."""
+    options or tldr placeholders, and a function word or a capital first letter ("Options")."""
     rest = outside_spans(text)
     if command_like(rest):
         return False

@@ -1,8 +1,6 @@
 """Where the sentences of a line are: one splitter for the text `mt translate` reads and the
-paragraphs `mt prepare` cuts into sentence pairs, so a model learns from the units it is given.
-
-pysbd was chosen on the tricky cases in tests/split_cases.py by experiments/bench_splitters.py. It
-lives in `data` because `data` may import no other stage; mt.decode.segment builds on it.
+paragraphs `mt prepare` cuts into sentence pairs, so a model learns from the units it is given
+(pysbd, chosen on tests/split_cases.py by experiments/bench_splitters.py).
 """
 
 from __future__ import annotations
@@ -43,11 +41,8 @@ dev parts (both sides) are the same as when pysbd read each line whole."""
 
 
 def _sentences(text: str, language: str) -> list[str]:
-    """pysbd's sentences of `text`, read PYSBD_WINDOW characters at a time, without the
-    character spans `Segmenter.segment` finds them at: it looks for each sentence from the
-    text's start again, quadratic in a line of many alike sentences ("a. a. a. …" of 99,000
-    characters took 142 s). `sentence_spans` walks the line itself, and a sentence that is not
-    the line's falls back to the whole line."""
+    """pysbd's sentences of `text`, PYSBD_WINDOW characters at a time, without the spans its
+    `segment` finds them at (quadratic); `sentence_spans` walks the line itself."""
     sentences: list[str] = []
     start = 0
     while start < len(text):
@@ -63,8 +58,7 @@ def _sentences(text: str, language: str) -> list[str]:
 
 
 def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `line`, without outer whitespace; `language` is pysbd's
-    code ("en", "es")."""
+    """(start, end) of each sentence of `line`, trimmed; `language` is pysbd's ("en", "es")."""
     first = len(line) - len(line.lstrip())
     last = len(line.rstrip())
     if first == len(line):
@@ -102,13 +96,9 @@ def sentence_spans(line: str, *, language: str = "en") -> list[tuple[int, int]]:
 
 
 def _plain_ends(line: str, first: int, language: str) -> list[re.Match[str]] | None:
-    """The gaps between the sentences of `line[first:]` when every full stop, question and
-    exclamation mark in it (but a last one) plainly ends a sentence: after a lower-case word
-    that is no abbreviation of pysbd's list, before a space and a capital, with no quote,
-    bracket, colon or semicolon anywhere (an apostrophe inside a word is no quote). pysbd cuts
-    such a line there too (no difference on any of UN News' 203,184 paragraphs, ELTeC's first
-    30,000, Tatoeba, the WMT news dev set, FLORES dev or LibreOffice help), many times slower:
-    splitting UN News took 60 s instead of 87. None for any other line, which pysbd decides."""
+    """The gaps between the sentences of `line[first:]` when every mark in it (but a last one)
+    plainly ends a sentence: after a lower-case word that is no abbreviation, before a space
+    and a capital, with no quote, bracket, colon or semicolon (as pysbd cuts, faster); else None."""
     if _NOT_PLAIN.search(line, first):
         return None
     gaps = list(_PLAIN_END.finditer(line, first))

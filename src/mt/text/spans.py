@@ -1,19 +1,15 @@
 """Protected spans: the parts of a sentence a translation must copy exactly, and the training
 pairs that teach a model to copy them.
 
-A URL, a file path, a piece of code, a format placeholder or a number is not translated; a model
-that meets it as a string of rare sub-word pieces mangles it ("www.cisco.com" came out "se
-mudó"). So before translation each span becomes a placeholder token (PLACEHOLDERS: ｟1｠, ｟2｠ ...)
-and is put back after it (mt.decode.placeholders). A model copies the tokens because it was trained
-on pairs whose shared spans were replaced the same way on both sides: `placeheld` does that for
-one pair; mt.data.feed.augment draws which pairs get it each epoch, as a pure function of (seed,
-epoch) like the source noise (mt.data.feed.noise), so a resumed run sees the same pairs.
+A URL, a path, code, a format placeholder or a number met as rare sub-word pieces comes out
+mangled ("www.cisco.com" came out "se mudó"). So before translation each span becomes a token
+(PLACEHOLDERS: ｟1｠, ｟2｠ ...), put back after it (mt.decode.placeholders); a model learns to copy
+them from pairs whose shared spans were replaced alike on both sides (`placeheld`;
+mt.data.feed.augment draws which pairs, as a pure function of seed and epoch).
 
-`find_spans` is the one detector, one regular expression whose alternatives are tried most
-specific first (a URL before the path inside it, an e-mail before the number in it); matches never
-overlap. tldr's `{{placeholders}}` are protected when its Spanish copies them (alternatives of
-options or subcommands, numbers, globs), not when they hold words, which it translates
-("{{ruta/al/archivo}}").
+`find_spans` is the one detector: one regular expression whose alternatives are tried most
+specific first (a URL before the path inside it); matches never overlap. tldr's `{{placeholders}}`
+are protected where its Spanish copies them, not where they hold words ("{{ruta/al/archivo}}").
 """
 
 from __future__ import annotations
@@ -79,8 +75,7 @@ included: a .po file's translation must keep all of them for `msgfmt --check`, h
 
 @functools.cache
 def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
-    """One expression of the `kinds` named (in _PATTERNS' order), MSGFMT_PRINTF first with
-    `msgfmt`; matches never overlap."""
+    """One expression of the `kinds` (in _PATTERNS' order; MSGFMT_PRINTF first with `msgfmt`)."""
     alternatives = [f"(?P<{kind}>{p})" for kind, p in _PATTERNS.items() if kind in kinds]
     if msgfmt:
         alternatives.insert(0, f"(?P<msgfmt>{MSGFMT_PRINTF})")
@@ -88,10 +83,9 @@ def _detector(kinds: frozenset[str], msgfmt: bool) -> re.Pattern[str]:
 
 
 _DETECTOR = _detector(frozenset(_PATTERNS), False)
-# A pattern whose first run may hold what follows it ("a.b.c", "a-b-c") starts only where such a
-# run starts (a lookbehind, not \b), or is bounded ({1,60}): tried at every position of a
-# 100,000-character "v1.v1.v1…", each scan to the run's end made the detector quadratic
-# (320 s; tests/text/test_kept.py).
+# A pattern whose first run may hold what follows it ("a.b.c") starts only where such a run
+# starts (a lookbehind, not \b), or is bounded ({1,60}): else the detector is quadratic
+# (tests/text/test_kept.py).
 _MAY_HOLD_A_SPAN = re.compile(r"[\d/\\@`{%$<]|www\.|\.\w")
 """A character every pattern of _DETECTOR needs (a digit, a slash, `@`, a backtick, a brace, `%`,
 `$`, `<`, "www." or a dot before a letter, as in "setup.py"): most sentences have none, and this one
@@ -133,9 +127,7 @@ _OPTION_OR_EXTENSION = re.compile(r"(?<![\w-])--?[\w-]+|\.\w+")
 
 def _copied_tldr(span: str) -> bool:
     """Whether a tldr `{{placeholder}}` is copied, not translated: alternatives of options or
-    subcommands ("{{[-s|--status]}}", "{{[r|run]}}"), numbers, globs ("{{*.jpg}}"); one with
-    words ("{{path/to/file}}", "{{version}}") is translated. On tldr's training pages the
-    Spanish copies 97% of those this picks."""
+    subcommands ("{{[-s|--status]}}"), numbers, globs ("{{*.jpg}}"); not words ("{{version}}")."""
     inner = span[2:-2]
     return inner.startswith("[") or not re.search(
         r"[A-Za-z]{2,}", _OPTION_OR_EXTENSION.sub("", inner)
@@ -144,9 +136,7 @@ def _copied_tldr(span: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _detected(text: str) -> tuple[Span, ...]:
-    """The detector's spans of `text`, then what mt.text.kept carries through outside them
-    (emoji, identifiers, over-long tokens, other scripts, tags); cached, as translating one line
-    asks several times (the length check, the normalizer, the protection, the flags)."""
+    """The detector's spans of `text`, then mt.text.kept's outside them (cached: asked often)."""
     matches = list(_DETECTOR.finditer(text)) if _MAY_HOLD_A_SPAN.search(text) else []
     spans = [
         Span(m.start(), m.end(), m.lastgroup or "", m.group())
@@ -174,8 +164,7 @@ def find_kinds(text: str, kinds: frozenset[str], *, msgfmt: bool = False) -> lis
 
 
 def read_keep(path: Path) -> tuple[str, ...]:
-    """The names of a --keep file: one a line, copied exactly wherever they occur whole; blank
-    lines and lines starting with "#" are skipped."""
+    """The names of a --keep file, one a line; blank lines and lines starting with "#" skipped."""
     try:
         data = path.read_bytes()
         lines = data.decode("utf-8").splitlines()
@@ -249,8 +238,7 @@ def placeheld(english: str, spanish: str, placeholders: Sequence[str]) -> tuple[
 
 
 def _occurrences(text: str, tokens: dict[str, str], names: set[str]) -> list[Span]:
-    """Every occurrence in `text` of a span `tokens` replaces: detected spans by their text,
-    `names` as whole words."""
+    """Every occurrence of a span `tokens` replaces: detected ones by text, `names` as words."""
     spans = [span for span in find_spans(text) if span.text in tokens]
     if names:
         pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")

@@ -21,8 +21,7 @@ def count_part(
     count: Callable[[Iterator[tuple[str, str]]], T],
     advance: Callable[[int], None] = lambda pairs: None,
 ) -> T:
-    """`count` of the (english, spanish) pairs of a prepared part's TSV, streamed line by line;
-    `advance` hears of every CHUNK pairs read (a progress bar)."""
+    """`count` of the pairs of a prepared part's TSV, streamed; `advance` hears every CHUNK."""
     try:
         with path.open(encoding="utf-8", newline="\n") as file:
             return count(_pairs(file, advance))

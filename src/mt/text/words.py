@@ -1,18 +1,15 @@
-"""What a word is, written once: every module that splits text into words takes its pattern here.
+"""What a word is, written once (tests/test_one_definition.py fails on a word pattern defined
+anywhere else):
 
-Three readers need three different things, so there are three patterns, each named for what it
-finds (tests/test_one_definition.py fails on a word pattern defined anywhere else):
+- WORD, an English word as typed: what mt.text.prose, mt.text.normalize and mt.text.wordstats
+  read;
+- LETTERS, the letters of an English word, split at an apostrophe: where keyboard slips fall
+  (mt.text.casual);
+- ANY_WORD, a word in any script, digits included ("está", "2024"): what compares a translation's
+  words with its source's.
 
-- WORD, an English word as typed: what tells prose from commands (mt.text.prose), what the
-  normaliser rewrites (mt.text.normalize) and what word statistics count (mt.text.wordstats).
-- LETTERS, the letters of an English word, which an apostrophe splits: where keyboard slips
-  fall (mt.text.casual), as "don" and "t" of "don't" each can take one.
-- ANY_WORD, a word in any script, digits included: what compares a translation's words with its
-  source's (mt.quality.flags, mt.text.lexicon, mt.text.spans), where "está" and "2024" count.
-
-`word_or_mark` gives the unit of word alignment (mt.decode.documents.align): a placeholder token, a
-word in any script with apostrophes inside, or one punctuation mark, so that a tag closes before
-the full stop after its words.
+`word_or_mark` gives the unit of word alignment (mt.decode.documents.align): a placeholder token,
+a word with apostrophes inside, or one punctuation mark.
 """
 
 from __future__ import annotations

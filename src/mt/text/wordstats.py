@@ -1,10 +1,8 @@
 """How the training English writes its words, for normalising casual input (mt.text.normalize).
 
-Casual input ("im sure tom knows where it is") differs from the training English in ways the
-training English itself can undo: it writes "Tom" capitalised and "I'm" with an apostrophe nearly
-every time, "its" and "it's" both often (so "its" must stay), and sentences that begin "where is"
-end in a question mark. `mt prepare` counts this once over the training part and writes it as
-words.tsv, two tables a person can read:
+The training English writes "Tom" capitalised and "I'm" with an apostrophe nearly every time,
+and its sentences that begin "where is" end in "?": `mt prepare` counts this once over the
+training part and writes it as words.tsv, tables a person can read:
 
     # training sentences: 71367
     word    first   later
@@ -20,14 +18,11 @@ words.tsv, two tables a person can read:
     it's raining    12
     wagged its  2
 
-`first` counts a spelling as a sentence's first word, `later` anywhere else; only spellings seen
-MIN_COUNT times or more are kept. `start` is a sentence's first one or two words in lower case,
-or, for a short sentence, its first word and its length ("how #2").
-A file written before the exclamations (three columns of starts) is read with none.
-`pair` counts two neighbouring words in lower case (`<s>` is a sentence's start): which word a
-casual "its" meant ("its"/"it's", "were"/"we're": REAL_WORDS) or a slip ("afe": "safe" or "are")
-is told by its neighbours. A file written before the pairs is refused with "run `mt upgrade`",
-which gives it an empty table of pairs (what it was read as).
+`first` counts a spelling as a sentence's first word, `later` anywhere else (MIN_COUNT times or
+more). `start` is a sentence's first one or two words in lower case, or a short sentence's first
+word and length ("how #2"); a file without the exclamations column is read with none. `pair`
+counts neighbouring words in lower case (`<s>`: a sentence's start), which tell what a casual
+"its" or a slip meant; a file without them is refused with "run `mt upgrade`".
 """
 
 from __future__ import annotations
@@ -46,13 +41,9 @@ from mt.text.words import WORD
 MIN_COUNT = 2
 """Occurrences a spelling (or a start) needs to be kept in words.tsv: keeps the file small."""
 SHORT_SENTENCE = 3
-"""Words a sentence may have to be counted under its length too (start_keys): in so few, a
-first word tells the mark apart from a longer sentence's ("how #2" ends in "!" 14 times of 15
-in make model's English, "how" in "?")."""
+"""Words a sentence may have to be counted under its length too ("how #2" ends in "!")."""
 MIN_PAIR = 3
-"""Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept: the typo step
-asks them which word a slip meant ("i lveo garlic": "love", not "level"); 89,103 pairs of make
-model's English with those of REAL_WORDS, 1.3 MB of words.tsv (147,052 at MIN_COUNT)."""
+"""Sentences a pair of neighbours without a word of REAL_WORDS needs to be kept."""
 _SENTENCES = "# training sentences: "
 _WORD_HEADER = "word\tfirst\tlater"
 _START_HEADER = "start\tsentences\tquestions\texclamations"
@@ -93,8 +84,7 @@ class WordStats:
 
 
 NO_WORD_STATS = WordStats(MappingProxyType({}), MappingProxyType({}), 0)
-"""No statistics: what `mt upgrade` gives a run made before words.tsv whose training data is
-gone: normalising then knows no word."""
+"""What `mt upgrade` gives a run without words.tsv whose training data is gone."""
 
 
 def words_of(text: str) -> list[str]:
@@ -167,13 +157,9 @@ def word_stats_of_part(
     advance: Callable[[int], None] = lambda pairs: None,
     machine_made: Callable[[str], bool] = lambda english: False,
 ) -> WordStats:
-    """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed: of its
-    English written by people, each distinct sentence once. A back-translation's English is a
-    machine's (Apertium's writes "the World Food Programme" so often that "food" was
-    capitalised, and keeps words it cannot translate), so the pairs `machine_made` tells
-    (mt.data.prepare.synthetic.is_synthetic) are left out; and a part repeats a small source's
-    lines (TICO-19's 18 times) and Tatoeba's English once per translation, which made TICO-19's
-    "the US" outweigh Tatoeba's "us"."""
+    """The word statistics of a prepared part's TSV (english<TAB>spanish), streamed: each
+    distinct sentence once (a part repeats a small source's lines), and none `machine_made`
+    (a back-translation's English: Apertium's capitalised "Food")."""
     return count_part(
         path,
         lambda pairs: build_word_stats(_distinct(e for e, _ in pairs if not machine_made(e))),
@@ -182,8 +168,7 @@ def word_stats_of_part(
 
 
 def _distinct(sentences: Iterable[str]) -> Iterator[str]:
-    """Each sentence the first time it comes; those seen are kept as hashes (about 70 bytes
-    each, 0.7 GB for ten million)."""
+    """Each sentence the first time it comes; those seen are kept as hashes."""
     seen: set[int] = set()
     for sentence in sentences:
         if (key := hash(sentence)) not in seen:
@@ -192,8 +177,7 @@ def _distinct(sentences: Iterable[str]) -> Iterator[str]:
 
 
 def write_word_stats(path: Path, stats: WordStats) -> None:
-    """words.tsv, written atomically: the sentence count, then the spellings, the starts and the
-    pairs, a blank line between two tables."""
+    """words.tsv, written atomically: the sentence count, then its tables, a blank line apart."""
     tables = [
         (_WORD_HEADER, {word: astuple(spelling) for word, spelling in stats.spellings.items()}),
         (_START_HEADER, {start: astuple(counts) for start, counts in stats.starts.items()}),

@@ -1,11 +1,7 @@
-"""Word alignment between a unit's text and its translation, for placing tags and lost placeholders.
-
-The issue names two ways to carry markup: teach the model to copy tags (training with tag
-augmentation, not built yet) or project them afterwards with an alignment. This is the alignment:
-the model's own cross-attention (last decoder layer, heads averaged), teacher-forced on the
-translation it produced, from PyTorch for a run or CTranslate2 for an export; otherwise, or for a
-unit too long for the model, a monotone alignment by relative position, which is right for word
-orders as close as English and Spanish most of the time and never fails.
+"""Word alignment between a unit's text and its translation, for placing tags and lost placeholders:
+the model's own cross-attention (last decoder layer, heads averaged), teacher-forced on its
+translation; otherwise, or for a unit too long for the model, a monotone alignment by relative
+position, right for English and Spanish most of the time and never failing.
 """
 
 from __future__ import annotations
@@ -39,8 +35,7 @@ def words(text: str) -> list[tuple[int, int]]:
 
 class Aligner(Protocol):
     def align(self, pairs: Sequence[tuple[str, str]]) -> list[Matrix]:
-        """For each (source, translation), how much each translation word draws on each source
-        word, over words() of either side."""
+        """Per (source, translation): how much each target word draws on each source word."""
         ...
 
 
@@ -62,8 +57,7 @@ def by_position(sources: int, targets: int) -> Matrix:
 
 
 class AttentionAligner:
-    """Cross-attention of the translator's model (mt.decode.engine.AttentionEngine: PyTorch for a
-    run, CTranslate2 for an export), pieces summed into words."""
+    """The translator's model's cross-attention (mt.decode.engine), pieces summed into words."""
 
     def __init__(
         self, engine: AttentionEngine, source, target, max_positions: int, batch_size: int = 32
@@ -146,8 +140,7 @@ def _word_matrix(pieces: np.ndarray, source_spans, target_spans, source: str, ta
 
 
 def _word_of(spans: list[tuple[int, int]], words: list[tuple[int, int]]) -> list[int | None]:
-    """For each piece (character span, in order), the word its characters overlap most, in one
-    sweep over both (both run left to right)."""
+    """For each character span (in order), the word it overlaps most, in one sweep over both."""
     found: list[int | None] = []
     first = 0
     for start, end in spans:
@@ -165,8 +158,7 @@ def _word_of(spans: list[tuple[int, int]], words: list[tuple[int, int]]) -> list
 
 
 def aligner_for(translator) -> Aligner:
-    """Attention where the translator's model gives it (a run's PyTorch model, an export's
-    CTranslate2 model), positions otherwise (a scripted translator in tests)."""
+    """Attention where the translator's model gives it, positions otherwise (scripted in tests)."""
     run = getattr(translator, "run", None)
     if isinstance(run, ExportedRun):
         engine = run.engine

@@ -1,11 +1,8 @@
 """Translate a parsed document a piece at a time, and write it back piece by piece.
 
-A piece is a run of units holding about PIECE_CHARS characters of text: one Translator call
-(dense batches: the Translator sorts a call's sentences by length), the alignment that places tags
-and lost placeholders asked only for the units that have any, then the piece's file text written
-out. A unit longer than mt.decode.documents.split.MAX_UNIT_CHARS is translated as parts of whole
-sentences. So time is linear in the document, and memory beyond the parsed document (its text,
-units and skeleton) is bounded by a piece, whatever the page's length.
+A piece is a run of units of about PIECE_CHARS characters: one Translator call, the alignment
+asked only for the units with tags or lost placeholders, then the piece's text written out. So
+time is linear in the document, and memory beyond the parsed document is bounded by a piece.
 """
 
 from __future__ import annotations
@@ -72,9 +69,8 @@ class Skeleton:
         return "".join(self.stream(translations))
 
     def stream(self, translations: Iterable[str]) -> Iterator[str]:
-        """The skeleton up to each unit's mark, then the unit's translation; a unit inside
-        another's protected markup (an alt attribute inside a sentence) comes before it in unit
-        order and is filled into the other's translation."""
+        """The skeleton up to each unit's mark, then its translation; a unit inside another's markup
+        (an alt attribute) comes first and is filled into the other's translation."""
         source = iter(translations)
         waiting: dict[int, str] = {}  # translations taken but not written yet
         taken = 0
@@ -101,8 +97,7 @@ class SkeletonBuilder:
         self.parts.append(text)
 
     def unit(self, builder: UnitBuilder) -> str:
-        """The builder's unit added; returns what stands for it in the skeleton (its MARK, with
-        the whitespace around it, or the source itself when it holds no words)."""
+        """The builder's unit added; returns its MARK for the skeleton (the text if no words)."""
         before, unit, after = builder.finish()
         if unit is None:
             return before
@@ -123,33 +118,16 @@ def check_text(text: str, name: str) -> None:
         raise MtError(f"{name}:{line}: a NUL character; this is not a text document")
 
 
-def translate_units(
-    units: Sequence[Unit],
-    translator: LineTranslator,
-    aligner: Aligner | None = None,
-    *,
-    unit_chars: int = MAX_UNIT_CHARS,
-) -> list[str]:
-    """Each unit translated (in one call) and put back together with its markup."""
-    splits = [split_unit(unit, unit_chars) for unit in units]
-    lines = (part.text for split in splits for part in split.parts)
-    texts = [translation.text for translation in translator.translate(lines)]
-    return place_splits(splits, texts, aligner or aligner_for(translator))
-
-
 def place_splits(splits: Sequence[Split], texts: Sequence[str], aligner: Aligner) -> list[str]:
-    """Each unit's translation with its markup, from its parts' translations (`texts`, in
-    order)."""
+    """Each unit's translation with its markup, from its parts' translations in order."""
     parts = [part for split in splits for part in split.parts]
     placed = iter(place_units(parts, texts, aligner))
     return [split.join([next(placed) for _ in split.parts]) for split in splits]
 
 
 def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -> list[str]:
-    """Each unit's translation (`texts`) with its markup put back. The aligner (a second pass
-    of the model) is asked only about units with tags or with a placeholder the translation lost,
-    ALIGN_UNITS at a time (their matrices, a unit's words squared, are held for those only);
-    spans the translation kept and line breaks are put back without it."""
+    """Each unit's translation (`texts`) with its markup put back; the aligner is asked only about
+    units with tags or a lost placeholder, ALIGN_UNITS at a time (their matrices are large)."""
     placed = [
         unit.escape(text) if unit.escape is not None else text
         for unit, text in zip(units, texts, strict=True)
@@ -169,8 +147,7 @@ def place_units(units: Sequence[Unit], texts: Sequence[str], aligner: Aligner) -
 
 
 def _lost_placeholder(unit: Unit, text: str) -> bool:
-    """Whether the translation lacks one of the unit's placeholder tokens (placing it back reads
-    the alignment; nothing else without tags does)."""
+    """Whether the translation lost one of the unit's placeholder tokens (placed by alignment)."""
     return bool(unit.kept) and not {token for token, _ in unit.kept} <= set(TOKEN.findall(text))
 
 
@@ -182,9 +159,8 @@ def translated_units(
     piece_chars: int = PIECE_CHARS,
     unit_chars: int = MAX_UNIT_CHARS,
 ) -> Iterator[str]:
-    """Each unit's translation with its markup, in order: the units' parts (a long unit's cut at
-    sentence ends) gathered into pieces of about `piece_chars` characters, one Translator call
-    a piece, and each unit given out once its last part is placed."""
+    """Each unit's translation with its markup, in order: the units' parts gathered into pieces
+    of about `piece_chars` characters, one Translator call a piece."""
     waiting: deque[Split] = deque()  # units not given out yet, in order
     placed: list[str] = []  # placed parts of the waiting units, in order
     parts: list[Unit] = []  # parts not sent to the translator yet

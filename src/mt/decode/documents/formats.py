@@ -78,7 +78,6 @@ def parse_document(content: str, form: Format, *, name: str, overwrite: bool = F
 def read_document(
     data: bytes, form: Format, *, name: str, overwrite: bool = False
 ) -> tuple[str, Document]:
-    """(byte-order mark or "", the parsed document) of a file's bytes: every bad-input check,
-    done before any model is loaded."""
+    """(BOM or "", the document) of a file's bytes: every input check, before any model loads."""
     bom, content = decode(data, name)
     return bom, parse_document(content, form, name=name, overwrite=overwrite)

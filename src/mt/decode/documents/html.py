@@ -1,13 +1,10 @@
 """HTML fragments and whole pages: text translated a block at a time, markup copied byte for byte.
 
-Parsed with the standard library's html.parser, chosen over lxml and html5lib because it reports
-each tag as written and where it starts, so the skeleton is the source's own bytes (a tree parser
-re-serialises: attribute quoting, entities, an added <html><body>), and like a browser it reads
-any broken HTML without raising. Block elements (p, li, td, h1, ...) bound the units; inline
-elements (b, a, span, ...) are tags carried onto the translation; code, kbd, samp and var, void
-elements (br, img), comments and entities other than letters are protected spans; script, style,
-pre and textarea are skeleton with everything inside them. Of attributes only alt and title are
-translated, each as a unit of its own.
+Parsed with the standard library's html.parser, which reports each tag as written and where it
+starts (a tree parser re-serialises) and reads broken HTML as a browser does. Block elements
+bound the units; inline elements (b, a, span) are tags; code, kbd, samp, var, void elements,
+comments and entities other than letters are protected; script, style, pre and textarea are
+skeleton. Of attributes only alt and title are translated, each a unit of its own.
 """
 
 from __future__ import annotations
@@ -60,18 +57,15 @@ def parse(text: str, *, name: str) -> Skeleton:
     """Units and skeleton of an HTML document or fragment; never fails on broken HTML."""
     check_text(text, name)
     events = _Events()
-    # html.parser waits for the rest of a character reference after a bare "&#" and, at the
-    # end, gives everything after it as text, tags included ("a &# b <b>c</b>"); a browser
-    # reads "&#" as itself. The parser is fed that "&" as a space: the same offsets, and the
-    # skeleton and the units are cut from `text` itself.
+    # After a bare "&#" html.parser gives the rest as text, tags included; a browser reads "&#"
+    # as itself. So that "&" is fed as a space (the same offsets: the units are cut from `text`).
     events.feed(_BARE_CHARREF.sub(" ", text))
     events.close()
     return _Walker(text, events.found).walk()
 
 
 class _Events(HTMLParser):
-    """The parser's events in order, each with its offset in the text; the raw text of an
-    event runs to the next one's offset."""
+    """The parser's events in order with their offsets: an event's text runs to the next one."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)
@@ -95,20 +89,12 @@ class _Events(HTMLParser):
     def handle_entityref(self, name) -> None:
         self._add("entity")
 
-    def handle_charref(self, name) -> None:
-        self._add("entity")
+    handle_charref = handle_entityref
 
     def handle_comment(self, data) -> None:
         self._add("other")
 
-    def handle_decl(self, decl) -> None:
-        self._add("other")
-
-    def handle_pi(self, data) -> None:
-        self._add("other")
-
-    def unknown_decl(self, data) -> None:
-        self._add("other")
+    handle_decl = handle_pi = unknown_decl = handle_comment
 
 
 class _Walker:

@@ -1,17 +1,13 @@
 """Markdown: the text of paragraphs, headings, list items and table cells translated, the rest
 copied byte for byte.
 
-Parsed with markdown-it-py (CommonMark, plus GitHub's tables and strikethrough), the maintained
-Python port of the parser most Markdown tools share. Its block tokens say which source lines hold
-inline text; code blocks, fences, HTML blocks, front matter and every marker (`#`, `>`, `- `, `|`)
-stay skeleton. Its inline tokens carry no offsets, so each is found again in the source text in
-order: emphasis, strong, strikethrough, links, images (their alt text is translated) and inline
-HTML elements (<b>, <span>) become tags (a link's `](url "title")` is the close); code spans,
-autolinks, <kbd> and <code> with their content, other inline HTML, escapes and entities other
-than letters are protected. A paragraph of several lines is one unit and its translation is
-broken over as many lines, with each line's own prefix (`> `, indentation) kept. Inline text that
-cannot be matched to its source (a construct not listed here) is copied untranslated rather than
-risked.
+Parsed with markdown-it-py (CommonMark, with GitHub's tables and strikethrough): its block tokens
+say which lines hold inline text; code, HTML blocks, front matter and every marker stay skeleton.
+Its inline tokens carry no offsets, so each is found again in the source in order: emphasis,
+links, images (alt text translated) and inline HTML elements become tags; code spans, autolinks,
+<kbd>, <code>, escapes and entities are protected. A paragraph's translation is broken over as
+many lines, each keeping its prefix (`> `, indentation). Inline text that cannot be matched to
+its source is copied untranslated rather than risked.
 """
 
 from __future__ import annotations
@@ -104,8 +100,7 @@ def _inline(raw: str, children: list[Token], separators: list[str], builder: Uni
 
 
 class _Reader:
-    """Where the inline tokens have got to in the raw text, and what they are fed to: the unit's
-    builder, or a scratch one inside an element copied whole (<kbd>...</kbd>)."""
+    """Where the inline tokens have got to in the raw text, and the builder they are fed to."""
 
     def __init__(self, raw: str, lines: Iterator[str], builder: UnitBuilder) -> None:
         self.raw, self.lines, self.unit = raw, lines, builder
@@ -169,8 +164,7 @@ class _Reader:
             self.position = end
 
     def _image(self) -> None:
-        """`![alt](src "title")`: the alt text is translated with the sentence, as a tag's
-        words; the rest is the tag."""
+        """`![alt](src "title")`: the alt text translated with the sentence; the rest is the tag."""
         start = self.position
         self._expect("![")
         alt_end = _balanced(self.raw, start + 1, "[", "]") - 1

@@ -1,12 +1,9 @@
 """Put a unit back together around its translation: placeholders, tags and line breaks.
 
-Every protected span comes back exactly once: a placeholder token the translation kept is
-replaced by its original; one it repeated keeps its first place; one it lost is put next to the
-target word aligned with its neighbour in the source (at the end when nothing is aligned). Each
-tag wraps the target words whose alignment mass lies mostly inside the source words it wrapped
-(the span from the first to the last such word, or the single best-aligned word), then the tags
-are fitted into their source nesting: a child inside its parent, siblings apart. The output is
-well formed by construction, as it is written from that tree.
+Every protected span comes back exactly once: where the translation kept its token, at its first
+place if repeated, else next to the target word aligned with its source neighbour. Each tag wraps
+the target words whose alignment mass lies mostly inside the source words it wrapped, then the
+tags are fitted into their source nesting, so the output is well formed by construction.
 """
 
 from __future__ import annotations
@@ -97,9 +94,8 @@ def _insert(target: list[Word], index: int, word: Word) -> None:
 
 
 def _insertion_point(text: str, source_words: list, s: int, target: list[Word]) -> int:
-    """Where a lost placeholder goes: first or last where the source had it first or last
-    (before closing punctuation); else after the target word drawing most on the source word
-    before it."""
+    """Where a lost placeholder goes: first or last where the source had it so, else after the
+    target word drawing most on the source word before it."""
     if s == 0 or not target:
         return 0
     if all(not text[a:b][:1].isalnum() for a, b in source_words[s + 1 :]):
@@ -156,9 +152,8 @@ def _is_word(span: tuple[int, int], text: str) -> bool:
 
 
 def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: list[range]):
-    """The children of `parent` put inside its range on words no sibling holds: the part of
-    the wanted span still free, else the free word nearest to it (an empty `**` or `<b></b>`
-    only when every word is taken)."""
+    """The children of `parent` put inside its range on words no sibling holds: the free part of
+    the wanted span, else the free word nearest to it (an empty tag only when all are taken)."""
     children = [i for i, tag in enumerate(tags) if tag.parent == parent]
     children.sort(key=lambda i: (not wanted[i], wanted[i].start, i))
     free = set(bounds)
@@ -181,10 +176,9 @@ def _fit(parent: int | None, bounds: range, tags, wanted: list[range], ranges: l
 
 
 def _break_lines(unit: Unit, target: list[Word]) -> str:
-    """The source's line breaks put at the spaces nearest the same share of the length, each
-    after the one before; a gap is left for every required break still to come. Returns the
-    required separators that found no gap (too few words): they go at the end, so that no
-    subtitle cue is lost."""
+    """The source's line breaks put at the spaces nearest the same share of the length, a gap left
+    for every required break to come; returns the required separators that found no gap (they
+    go at the end, so that no subtitle cue is lost)."""
     if not unit.breaks:
         return ""
     lengths = []
@@ -219,8 +213,7 @@ def _write(tags: tuple[Tag, ...], ranges: list[range], target: list[Word], origi
         out.append(originals.get(target[t].text, target[t].text))
 
     def open_tag(tag: Tag, span: range) -> None:
-        """The space before the tag's first word where the source had it: outside the tag,
-        inside it, or both."""
+        """Where the source had a space before the tag's first word: outside, inside, or both."""
         (inside, _), (outside, _) = tag.space_inside, tag.space_outside
         if not span or span.start in spaces_written:
             out.append(tag.open)

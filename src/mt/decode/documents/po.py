@@ -1,14 +1,10 @@
 """gettext .po files: each untranslated msgid translated into its msgstr, everything else kept.
 
-Parsed and written with polib, the maintained gettext library of Python (translate-toolkit and
-Sphinx's gettext tooling build on the same format): comments, flags, references, obsolete entries
-and order come back as they were, in polib's own line wrapping, which is gettext's. A filled entry
-is marked `fuzzy`, the translators' convention for "machine-made, check me". Plural entries fill
-every form the header's nplurals asks for: form 0 from msgid, the others from msgid_plural.
-
-Besides URLs and printf/python-format placeholders, the reST of the Python documentation is
-respected: ``literals`` and :role:`targets` are protected, *emphasis*, **strong** and
-`link text <url>`_ are tags around the words they mark.
+Parsed and written with polib: comments, flags, references, obsolete entries and order come back
+as they were, in gettext's line wrapping. A filled entry is marked `fuzzy` ("machine-made, check
+me"); plural entries fill every form the header's nplurals asks for. Besides URLs and format
+placeholders, reST is respected: ``literals`` and :role:`targets` are protected, *emphasis* and
+`link text <url>`_ are tags.
 """
 
 from __future__ import annotations
@@ -158,8 +154,7 @@ def _nplurals(po: polib.POFile) -> int:
 
 
 def _positional(text: str) -> bool:
-    """Holds a directive that takes its argument by position (not %(name)s, not %%), also
-    inside a ``literal``."""
+    """A directive taking its argument by position (not %(name)s nor %%), in a ``literal`` too."""
     return any(not m.group().startswith(("%(", "%%")) for m in re.finditer(MSGFMT_PRINTF, text))
 
 

@@ -1,14 +1,11 @@
 """A long unit cut into parts of bounded size at sentence ends, so that putting markup back stays
 linear in the document.
 
-Placing a unit's tags costs the square of its words (an alignment matrix, each tag against each
-word): a page without block elements (lines of text with inline tags) is one unit, and a 300 KB
-page one of 50,000 words. A unit over MAX_UNIT_CHARS is translated as parts of whole sentences, each
-at most that long (a sentence longer than that is cut at a space), joined again by the space or
-line break the source had at the cut. The Translator cuts a line into sentences and translates
-each alone, so the parts translate exactly as the whole unit would. Sentence ends are looked for
-in windows of twice the bound, never in the whole unit: the splitter itself is slower than linear
-on a long line.
+Placing tags costs the square of the unit's words, and a 300 KB page without block elements is
+one unit of 50,000 words. A unit over MAX_UNIT_CHARS is translated as parts of whole sentences (a
+longer sentence is cut at a space), joined again by the source's space or line break; the
+Translator translates each sentence alone anyway, so the result is the same. Sentence ends are
+looked for in windows of twice the bound: the splitter is slower than linear on a long line.
 """
 
 from __future__ import annotations
@@ -41,8 +38,7 @@ class Split:
 
 
 def split_unit(unit: Unit, max_chars: int = MAX_UNIT_CHARS) -> Split:
-    """The unit itself when it is short enough, else its parts cut at sentence ends; tags,
-    spans and breaks are dealt to the parts in one sweep over the unit."""
+    """The unit, or its parts cut at sentence ends, tags, spans and breaks dealt in one sweep."""
     if len(unit.text) <= max_chars:
         return Split((unit,), ())
     cuts = cut_points(unit.text, max_chars)

@@ -1,17 +1,11 @@
 """SubRip (.srt) and WebVTT (.vtt): the cues' text translated, everything else untouched.
 
-A cue's lines are one sentence cut for the screen, so they are joined, translated together and
-the translation is broken again into as many lines, by length; a sentence that runs on into the
-next cues is translated once and spread back over them the same way. Indices, identifiers,
-timecodes, cue settings, NOTE, STYLE and REGION blocks, blank lines and line endings are copied
-byte for byte, so the cue count and timings cannot change.
-
-The cue structure is read here, line by line, rather than with srt, webvtt-py or pysubs2: those
-rebuild the file from their own model (they renumber, reformat timecodes, drop what they do not
-know, and webvtt-py 0.6 reads "00:0x.000" without a complaint), while a translated subtitle file
-must differ from its source in the cue text only, and a bad timecode must be named by its line.
-Inline tags (<i>, <b>, <font>, WebVTT's <c.x> and <v Name>) are tags over the words; WebVTT
-timestamps, entities and SSA overrides ({\\an8}) are protected.
+A cue's lines are joined, translated together and broken again into as many lines by length; a
+sentence running on into the next cues is translated once and spread back over them. Indices,
+timecodes, settings, NOTE, STYLE and REGION blocks, blank lines and line endings are copied byte
+for byte. The cues are read here, not with srt, webvtt-py or pysubs2, which rebuild the file from
+their own model (renumbering, reformatting timecodes) and let bad timecodes pass. Inline tags
+(<i>, <c.x>, <v Name>) are tags; timestamps, entities and SSA overrides ({\\an8}) are protected.
 """
 
 from __future__ import annotations
@@ -38,8 +32,7 @@ MAX_CUES = 4
 
 
 def parse_srt(text: str, *, name: str) -> Skeleton:
-    """Units (one per cue) and skeleton of a SubRip file; a block without a good timecode is
-    an MtError naming its line."""
+    """Units (one a cue) and skeleton of a SubRip file; a bad timecode's line is named."""
     check_text(text, name)
     cues = _Cues()
     for block, first_line in _blocks(text):
@@ -53,8 +46,7 @@ def parse_srt(text: str, *, name: str) -> Skeleton:
 
 
 def parse_vtt(text: str, *, name: str) -> Skeleton:
-    """Units (one per cue) and skeleton of a WebVTT file; a missing WEBVTT line or a bad
-    timecode is an MtError naming its line."""
+    """Units and skeleton of a WebVTT file; no WEBVTT header or a bad timecode is refused."""
     check_text(text, name)
     if not re.match(r"(?:\ufeff)?WEBVTT(?:[ \t][^\r\n]*)?(?:\r?\n|\Z)", text):
         raise MtError(f"{name}:1: a WebVTT file starts with a WEBVTT line")
@@ -100,9 +92,8 @@ def _check_timing(lines: list[str], timing: int, pattern: re.Pattern, name: str,
 
 
 class _Cues:
-    """Cue text into units. A cue whose text stops mid-sentence (it ends in a word or a comma)
-    is continued by the next one, up to MAX_CUES: the sentence is translated once and its
-    translation spread over the cues by length, their numbers and timings kept between."""
+    """Cue text into units: a cue that stops mid-sentence is continued by the next (up to MAX_CUES)
+    and the translation spread back over them by length."""
 
     def __init__(self) -> None:
         self.skeleton = SkeletonBuilder()

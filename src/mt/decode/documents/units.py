@@ -1,16 +1,11 @@
 """The shared shape of every document format: units of natural language with their inline markup.
 
 A format's parser splits a file into the skeleton, copied byte for byte, and units, the runs of
-text a translator must translate. A unit is built here from what the parser meets in order: text,
-inline tags (`<b>`, a Markdown link) and protected spans (code, URLs, placeholders, entities).
-The translator sees only the unit's plain text: tags are taken out and remembered by the span of
-words they wrapped, and each protected span is replaced by a placeholder token (｟1｠, ｟2｠ ...:
-mt.data.tokenization.PLACEHOLDERS, the tokens a model trained with placeholders copies, numbered
-by paragraph), which the Translator gives back as they are (mt.decode.placeholders numbers them
-again per sentence, and puts a lost one at the end of its sentence; a model without those tokens
-gets a name stand-in for each) and mt.decode.documents.place puts back, by alignment where the
-translation still lost it. A paragraph with more than 16 protected spans gives the rest tokens no
-model learned (｟17｠ ...): their translation loses them, and place puts them back by alignment.
+text to translate, built here from text, inline tags (`<b>`, a Markdown link) and protected spans
+(code, URLs, entities). The translator sees the plain text: tags are taken out and remembered by
+the words they wrapped, and each protected span becomes a placeholder token (｟1｠, ｟2｠ ...,
+numbered by paragraph), which mt.decode.documents.place puts back, by alignment where the
+translation lost it (as it does every token past ｟16｠, which no model learned).
 """
 
 from __future__ import annotations
@@ -52,9 +47,8 @@ class Tag:
 
 @dataclass(frozen=True)
 class Unit:
-    """What a translator translates: `text` is one line of plain words in which each protected span
-    is its placeholder token; `breaks` are the offsets in `text` where the source broke the line
-    (a space in `text`), with the exact `separators` the source had there ("\\n", "\\n> ")."""
+    """What a translator translates: `text`, one line of words with each protected span its token;
+    `breaks`, where the source broke the line, with its `separators` there ("\\n", "\\n> ")."""
 
     text: str
     tags: tuple[Tag, ...] = ()
@@ -63,8 +57,7 @@ class Unit:
     required: frozenset[int] = frozenset()  # the breaks that must be kept (between cues)
     separators: tuple[str, ...] = ()
     ordered: tuple[str, ...] = ()
-    """Placeholder tokens that must come out in this order (unnamed printf directives: %s and
-    %d take their arguments by position)."""
+    """Tokens that must keep their order (unnamed printf directives: %s, %d)."""
     glued_left: frozenset[str] = frozenset()
     glued_right: frozenset[str] = frozenset()
     """Placeholder tokens the source wrote against the word on their left ("word&nbsp;") or right
@@ -80,8 +73,7 @@ class Unit:
 
 @dataclass
 class UnitBuilder:
-    """Collects one unit's content in source order; `finish()` gives the skeleton before it, the
-    unit (or None when it holds no words) and the skeleton after it."""
+    """Collects one unit's content in source order; `finish()` gives (skeleton, unit, skeleton)."""
 
     kinds: frozenset[str] = PLAIN_KINDS  # the protected spans found in its text
     msgfmt: bool = False  # and msgfmt's printf directives (a c-format or python-format entry)
@@ -90,8 +82,7 @@ class UnitBuilder:
     _stack: list[str] = field(default_factory=list)  # names of the open tags, innermost last
 
     def text(self, text: str) -> None:
-        """Natural-language text (entities already decoded); protected patterns inside are
-        found here."""
+        """Natural-language text (entities decoded); protected patterns inside are found here."""
         if (self.kinds or self.msgfmt) and text:
             position = 0
             for span in find_kinds(text, self.kinds, msgfmt=self.msgfmt):
@@ -116,9 +107,8 @@ class UnitBuilder:
         self._chunks.append(("open", raw))
 
     def close(self, raw: str, name: str = "") -> bool:
-        """The close of the innermost open tag named `name` (any tag if ""): tags opened inside
-        it and not closed are closed here as the source left them, without markup. False when
-        nothing is open by that name: the caller keeps the stray close as a protected span."""
+        """The close of the innermost open tag named `name` (any if ""), closing those opened inside
+        it; False when none is open by that name (the caller protects the stray close)."""
         if not self._stack or (name and name not in self._stack):
             return False
         while True:
@@ -137,8 +127,7 @@ class UnitBuilder:
 def assemble(
     chunks: list[tuple[str, str]], escape: Callable[[str], str] | None = None
 ) -> tuple[str, Unit | None, str]:
-    """(skeleton before, unit, skeleton after) from a builder's chunks: whitespace at the ends is
-    skeleton, and a unit without words is all skeleton (None)."""
+    """(skeleton before, unit, skeleton after) from chunks; a unit without words is all skeleton."""
     raw = "".join(value for _, value in chunks)
     chunks = list(chunks)
     before = after = ""
@@ -157,8 +146,7 @@ def assemble(
 
 
 def _plain(chunks: list[tuple[str, str]], escape: Callable[[str], str] | None) -> Unit:
-    """The unit's plain text (each whitespace run one space, no outer spaces), its tags by
-    offsets, the placeholder tokens and the line breaks."""
+    """The unit's plain text (whitespace runs one space, trimmed), tags, tokens and line breaks."""
     text = ""
     tags: list[Tag] = []
     stack: list[int] = []
@@ -263,8 +251,7 @@ def _moved_tag(tag: Tag, moved: Callable[[int], int], text: str) -> Tag:
 
 
 def _tokens(text: str) -> Iterator[str]:
-    """Placeholder tokens in order, leaving out any the text already holds (found in one pass:
-    a unit with thousands of protected spans stays linear)."""
+    """Placeholder tokens in order, but those the text already holds (one pass: linear)."""
     present = set(TOKEN.findall(text))
     for number in itertools.count(1):
         if placeholder(number) not in present:

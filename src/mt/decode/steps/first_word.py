@@ -23,8 +23,7 @@ class LowerFirstWords:
     words: FirstWords | None
 
     def apply(self, cut: Segmented) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-        """The line's pieces, those that begin a sentence with their first word lowered where
-        mt.text.first_words says so, and which were."""
+        """The pieces with each sentence's first word lowered where fit, and which were lowered."""
         if self.words is None:
             return cut.pieces, (False,) * len(cut.pieces)
         pieces, lowered = [], []

@@ -1,5 +1,4 @@
-"""The judge step: a translated line's confidence (mt.quality.confidence) and flags
-(mt.quality.flags), the last step before a Translation is handed back."""
+"""The judge step: a translated line's confidence (mt.quality.confidence) and flags."""
 
 from __future__ import annotations
 

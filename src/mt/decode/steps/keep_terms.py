@@ -63,8 +63,7 @@ class KeepTerms:
         return found
 
     def _around(self, masked: list[Masked]) -> list[tuple[str, Counts]]:
-        """Each piece's stretches between its terms translated alone, the terms between them,
-        and what translating the stretches took."""
+        """Each piece translated around its terms, the terms between, and what that took."""
         if not masked:
             return []
         plans = [split_at_terms(m.original, m.glossary) for m in masked]  # type: ignore[arg-type]

@@ -41,8 +41,7 @@ class Mask:
         return Masked(text, slots, terms, unplaced, piece, glossary, Counts(terms=found))
 
     def reverse(self, found: Found, masked: Masked) -> Found:
-        """The hypotheses with terms, then spans, put back; the spans the best one lost and
-        the piece's term counts added to its counts."""
+        """Terms, then spans, put back; the spans lost and the terms found added to the counts."""
         texts = [
             self.terms.reverse(text, masked.terms, masked.glossary) for text, _ in found.hypotheses
         ]

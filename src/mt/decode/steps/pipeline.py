@@ -49,8 +49,7 @@ class Pipeline:
 
     @classmethod
     def build(cls, model: LoadedModel, options: TranslateOptions) -> Pipeline:
-        """Each step from the options; what the model directory holds (lexicon, calibration,
-        word statistics) is read through `model`, once for all the pipelines built on it."""
+        """Each step from the options; the model directory's tables are read once (`model`)."""
         normalise = None
         if options.normalize and model.direction.english_source:  # casual English only
             normalise = options.normalizer if options.normalizer is not None else model.normalise
@@ -87,9 +86,8 @@ class Pipeline:
     def apply(
         self, lines: Sequence[str], glossaries: Sequence[Glossary | None]
     ) -> list[Translation]:
-        """Lines with a glossary are first translated without it: where that translation already
-        has every term's Spanish it is kept (`already_there`), and the terms are forced with
-        stand-ins only in the others, so a model that knows the terms keeps its own phrasing."""
+        """Lines with a glossary are first translated without it: where that has every term's
+        Spanish it is kept, so a model that knows the terms keeps its own phrasing."""
         lines, glossaries = list(lines), list(glossaries)
         # Only lines that hold a term: for the others the plain translation is the answer.
         asked = {

@@ -1,5 +1,4 @@
-"""The protect step: spans and names the model must copy swapped for what it copies, and put
-back in its output (mt.decode.placeholders holds both schemes)."""
+"""The protect step: spans and names swapped for what the model copies, and put back."""
 
 from __future__ import annotations
 
@@ -18,10 +17,8 @@ from mt.errors import MtError
 
 @dataclass(frozen=True)
 class ProtectSpans:
-    """With placeholder tokens (`span_tokens`), every protected span (URLs, code, numbers,
-    `keep` names) and every name `protectable` picks goes through a token; without them, names
-    and numbers go through the name stand-ins. `enabled` False (benchmarks): nothing is
-    protected."""
+    """With placeholder tokens (`span_tokens`) every protected span and chosen name goes through a
+    token, else names and numbers through name stand-ins; `enabled` False: none (benchmarks)."""
 
     enabled: bool
     span_tokens: bool

@@ -22,8 +22,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Found:
-    """One piece's hypotheses (detokenized, best first), what the search saw of the best, and
-    what finding them took."""
+    """One piece's hypotheses (detokenized, best first), the best one's evidence, the counts."""
 
     hypotheses: Alternatives
     evidence: Evidence | None = None
@@ -79,8 +78,7 @@ class Search:
 
     def attention(self, sentence: str) -> tuple[list[str], list[str], torch.Tensor]:
         """Source pieces, target pieces and the (target, source) cross-attention of the best
-        translation, averaged over the heads of the last decoder layer: from the PyTorch model
-        of a run, or from CTranslate2 for an export."""
+        translation, averaged over the heads of the last decoder layer."""
         import torch
 
         from mt.decode.engine import attention_engine

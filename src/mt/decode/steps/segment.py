@@ -1,5 +1,4 @@
-"""Normalise and segment: a line as the pieces the model translates, and the way back to one
-line (mt.decode.segment does the cutting; this step decides what fits)."""
+"""Normalise and segment: a line as the pieces the model translates, and the way back."""
 
 from __future__ import annotations
 
@@ -14,11 +13,8 @@ from mt.text.spans import find_spans, replace_spans
 
 @dataclass(frozen=True)
 class Segment:
-    """Cuts a line into sentences (with `split`), each normalised by `normalise` when given,
-    then into pieces the model can take: `limit` source pieces at most. Where spans go through
-    placeholder tokens (`span_tokens`) a protected span counts as the one token it becomes, so
-    a long URL does not get its sentence cut (and itself cut in two) for the pieces it would
-    spell, and a piece holds no more spans than there are tokens."""
+    """Cuts a line into sentences (with `split`), each normalised by `normalise` if given, then into
+    pieces of `limit` source pieces at most; with `span_tokens` a protected span counts as one."""
 
     source: WordPieceCodec
     limit: int

@@ -16,15 +16,13 @@ class PlaceTerms:
     stand_ins: tuple[str, ...]
 
     def apply(self, piece: str, glossary: Glossary | None) -> tuple[str, Slots, int]:
-        """The piece with its terms replaced, the slots, and the terms left as they are because
-        no stand-in was free."""
+        """The piece with its terms replaced, the slots, and how many terms found no stand-in."""
         if glossary is None:
             return piece, (), 0
         return place(piece, glossary, self.stand_ins)
 
     def reverse(self, text: str, slots: Slots, glossary: Glossary | None = None) -> str:
-        """The output with the terms back, their articles agreeing (with the genders a
-        dictionary gave the `glossary`'s terms, else by their endings)."""
+        """The output with the terms back, their articles agreeing with the terms' genders."""
         return restore(text, slots, None if glossary is None else glossary.genders)[0]
 
     @staticmethod
@@ -32,8 +30,7 @@ class PlaceTerms:
         line: str, translation: Translation, glossary: Glossary, found: int
     ) -> Translation | None:
         """The translation of `line` made without the glossary, if it already has every term's
-        Spanish (written as the glossary writes it; `found` terms counted); None when a term is
-        missing and stand-ins must force them."""
+        Spanish (`found` terms counted); None when stand-ins must force them."""
         written = with_terms(line, translation.text, glossary)
         if written is None:
             return None
