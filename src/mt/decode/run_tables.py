@@ -1,6 +1,6 @@
 """The tables prepare writes beside the tokenizers (lexicon.tsv, words.tsv), read from a run or an
 export directory, which carries its own copies. A directory made before it carried them is
-refused with "run `mt upgrade DIR`": mt.model.upgrade gives it its tables once.
+refused: the mt version that wrote it reads it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def table_of_run(model_dir: Path, name: str, *, read: Callable[[Path], T]) -> T:
     """The table `name` of `model_dir`, read from its own copy."""
     path = model_dir / name
     if not path.is_file():
-        raise MtError(f"{model_dir}: no {name} (made by an older mt); run `mt upgrade {model_dir}`")
+        raise MtError(f"{model_dir}: no {name}; it was made by an older mt: use the mt version that wrote it")
     return read(path)
 
 

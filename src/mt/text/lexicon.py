@@ -73,8 +73,7 @@ class Lexicon:
 
 
 NO_LEXICON = Lexicon(words=MappingProxyType({}), pairs=0)
-"""No lexicon: what `mt upgrade` gives a run made before lexicons whose training data is gone
-(the list of ordinary words and the vocabulary then decide alone: mt.text.names)."""
+"""No lexicon (the list of ordinary words and the vocabulary then decide alone: mt.text.names)."""
 
 
 def build_lexicon(pairs: Iterable[tuple[str, str]]) -> Lexicon:

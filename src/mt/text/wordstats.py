@@ -22,7 +22,7 @@ training part and writes it as words.tsv, tables a person can read:
 more). `start` is a sentence's first one or two words in lower case, or a short sentence's first
 word and length ("how #2"); a file without the exclamations column is read with none. `pair`
 counts neighbouring words in lower case (`<s>`: a sentence's start), which tell what a casual
-"its" or a slip meant; a file without them is refused with "run `mt upgrade`".
+"its" or a slip meant; a file without them is refused.
 """
 
 from __future__ import annotations
@@ -196,10 +196,7 @@ def read_word_stats(path: Path) -> WordStats:
     if start_header not in (_START_HEADER, _OLD_START_HEADER):
         raise MtError(f"{path}: the table of sentence starts is missing; run `mt prepare` again")
     if PAIR_HEADER not in lines[blank:]:
-        raise MtError(
-            f"{path}: no table of word pairs (written by an older mt); run `mt upgrade "
-            f"{path.parent}`"
-        )
+        raise MtError(f"{path}: no table of word pairs; run `mt prepare` again with this mt")
     paired = lines.index(PAIR_HEADER, blank)
     spellings = dict(counted_rows(path, lines, 2, blank, shape=_ROW))
     shape = _START_ROW if start_header == _START_HEADER else _ROW
