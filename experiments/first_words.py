@@ -22,14 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.quality.bench_general import add_sets, sets
-from experiments.unseen_nouns import LEXICON, _scores, _share
+from benchmarks.quality.bench_general import add_sets
+from experiments.unseen_nouns import LEXICON, _scores, dev_sets, moved, retranslated
 from mt.catalog.modelinfo import DEFAULT_MODEL, ModelInfo, resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
 from mt.decode.steps.first_word import LowerFirstWords
 from mt.decode.translator import Translator, open_translator
-from mt.evaluate import words
 from mt.storage.files import WORD_STATS
 from mt.text.first_words import RATIO, FirstWords, candidates
 from mt.text.wordstats import read_word_stats
@@ -114,22 +113,13 @@ def compare(
     the line and its plain translation (the others would come out as the plain ones): the figures
     by set and variant, and every changed line (English, plain, variant), written to
     `args.out`/dev.json."""
-    table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, outputs = {}, {}
-    for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
-        pairs = pairs[: args.limit] if args.limit else pairs
-        english = [source for source, _ in pairs]
-        references = [[target] for _, target in pairs]
-        attested = [words.attested(s, t, table=table) for s, t in pairs]
+    for name, english, references, attested in dev_sets(args, info):
         texts = [t.text for t in plain.translate(english)]
-        figures[name] = {"pairs": len(pairs), "plain": _scores(texts, references, attested)}
+        figures[name] = {"pairs": len(english), "plain": _scores(texts, references, attested)}
         for label, variant in variants.items():
             lines = [i for i, line in enumerate(english) if asked(variant, line, texts[i])]
-            changed_texts = list(texts)
-            for i, translation in zip(
-                lines, variant.translate([english[i] for i in lines]), strict=True
-            ):
-                changed_texts[i] = translation.text
+            changed_texts = retranslated(variant, english, texts, lines)
             changed = [i for i in lines if changed_texts[i] != texts[i]]
             outputs[f"{name}/{label}"] = [(english[i], texts[i], changed_texts[i]) for i in changed]
             row = figures[name]
@@ -138,11 +128,10 @@ def compare(
                 "lines changed": len(changed),
                 **_scores(changed_texts, references, attested),
             }
+            moves = moved(row, label, "words carried, 10+:", bucket="10+")
             print(
-                f"{name} ({label}): {len(pairs)} pairs, {len(lines)} asked, {len(changed)} "
-                f"changed; BLEU {row['plain']['bleu']:.2f} -> {row[label]['bleu']:.2f}, chrF "
-                f"{row['plain']['chrf']:.2f} -> {row[label]['chrf']:.2f}; words carried, 10+: "
-                f"{_share(row['plain']['words']['10+'])} -> {_share(row[label]['words']['10+'])}",
+                f"{name} ({label}): {len(english)} pairs, {len(lines)} asked, {len(changed)} "
+                f"changed; {moves}",
                 flush=True,
             )
     args.out.mkdir(parents=True, exist_ok=True)

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 from benchmarks import harness
 from benchmarks.quality.bench_general import add_sets, sets
-from mt.catalog.modelinfo import DEFAULT_MODEL, resolve
+from mt.catalog.modelinfo import DEFAULT_MODEL, ModelInfo, resolve
 from mt.config import DecodeConfig
 from mt.decode.options import TranslateOptions
-from mt.decode.translator import open_translator
+from mt.decode.translator import Translator, open_translator
 from mt.decode.unseen import UnseenNouns, read_dictionary
 from mt.evaluate import words
 from mt.evaluate.scores import corpus_scores
@@ -78,24 +79,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.seen_from > 1:  # rarely seen words get nouns too
             helper.unseen = UnseenNouns(helper.unseen.nouns, known, name=helper.unseen.name)
         helpers[source] = helper
-    table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
     figures, samples, outputs = {}, [], {}
-    for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
-        pairs = pairs[: args.limit] if args.limit else pairs
-        english = [source for source, _ in pairs]
-        references = [[target] for _, target in pairs]
-        attested = [words.attested(s, t, table=table) for s, t in pairs]
+    for name, english, references, attested in dev_sets(args, info):
         plain = [t.text for t in translator.translate(english)]
-        figures[name] = {"pairs": len(pairs), "plain": _scores(plain, references, attested)}
+        figures[name] = {"pairs": len(english), "plain": _scores(plain, references, attested)}
         for source, helper in helpers.items():
             assert helper.unseen is not None
             glossaries = [helper.unseen.glossary(line) for line in english]
             asked = [i for i, glossary in enumerate(glossaries) if glossary is not None]
             # the other lines would come out as the plain ones (no glossary): not translated again
-            redone = helper.translate([english[i] for i in asked])
-            helped = list(plain)
-            for i, translation in zip(asked, redone, strict=True):
-                helped[i] = translation.text
+            helped = retranslated(helper, english, plain, asked)
             changed = [i for i in asked if helped[i] != plain[i]]
             samples += [(name, source, english[i], plain[i], helped[i]) for i in changed[:8]]
             outputs[f"{name}/{source}"] = [(english[i], plain[i], helped[i]) for i in changed]
@@ -104,14 +97,10 @@ def main(argv: list[str] | None = None) -> int:
                 "lines changed": len(changed),
                 **_scores(helped, references, attested),
             }
-            row = figures[name]
+            moves = moved(figures[name], source, "never-seen words carried", bucket="never")
             print(
-                f"{name} ({source}): {len(pairs)} pairs, {len(asked)} lines with a never-seen "
-                f"noun, {len(changed)} changed; BLEU {row['plain']['bleu']:.2f} -> "
-                f"{row[source]['bleu']:.2f}, chrF {row['plain']['chrf']:.2f} -> "
-                f"{row[source]['chrf']:.2f}; never-seen words carried "
-                f"{_share(row['plain']['words']['never'])} -> "
-                f"{_share(row[source]['words']['never'])}",
+                f"{name} ({source}): {len(english)} pairs, {len(asked)} lines with a never-seen "
+                f"noun, {len(changed)} changed; {moves}",
                 flush=True,
             )
     args.out.mkdir(parents=True, exist_ok=True)
@@ -120,6 +109,41 @@ def main(argv: list[str] | None = None) -> int:
     for name, source, english, plain_text, helped_text in samples[:24]:
         print(f"[{name}, {source}] {english}\n   plain:  {plain_text}\n   helped: {helped_text}")
     return 0
+
+
+def dev_sets(
+    args: argparse.Namespace, info: ModelInfo
+) -> Iterator[tuple[str, list[str], list[list[str]], list]]:
+    """Each dev set of bench_general (`args.limit` pairs at most): its name, English, references
+    and the words each pair attests (counted with `args.lexicon` and the model's word stats)."""
+    table = words.open_word_table(dictionary=args.lexicon, word_stats=info.directory / WORD_STATS)
+    for name, pairs in sets(args.general, args.domains, args.tatoeba, "dev", 1000).items():
+        pairs = pairs[: args.limit] if args.limit else pairs
+        english = [source for source, _ in pairs]
+        references = [[target] for _, target in pairs]
+        yield name, english, references, [words.attested(s, t, table=table) for s, t in pairs]
+
+
+def retranslated(
+    translator: Translator, english: list[str], plain: list[str], lines: list[int]
+) -> list[str]:
+    """The `plain` translations with the `lines` translated again by `translator`."""
+    texts = list(plain)
+    redone = translator.translate([english[i] for i in lines])
+    for i, translation in zip(lines, redone, strict=True):
+        texts[i] = translation.text
+    return texts
+
+
+def moved(row: dict, variant: str, carried: str, *, bucket: str) -> str:
+    """BLEU, chrF and the share of the `bucket` words carried, from the row's plain translation
+    to its `variant`, for the log line."""
+    plain, ours = row["plain"], row[variant]
+    return (
+        f"BLEU {plain['bleu']:.2f} -> {ours['bleu']:.2f}, chrF {plain['chrf']:.2f} -> "
+        f"{ours['chrf']:.2f}; {carried} {_share(plain['words'][bucket])} -> "
+        f"{_share(ours['words'][bucket])}"
+    )
 
 
 def _scores(output: list[str], references: list[list[str]], attested: list) -> dict:

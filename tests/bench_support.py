@@ -14,8 +14,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from benchmarks.harness import MISSED
 from mt.catalog.modelinfo import resolve
 
@@ -148,14 +146,3 @@ def exported(run: Path) -> Path:
 def prepared_of(run: Path) -> Path:
     """The prepared directory beside conftest's `trained_run` (tiny_run writes both)."""
     return run.parent / "data"
-
-
-@pytest.fixture(autouse=True)
-def torch_threads():
-    """A benchmark sets torch's threads for its engines (--threads): the tests after it keep
-    conftest's one thread."""
-    import torch
-
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)

@@ -117,6 +117,17 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture
+def torch_threads():
+    """For a test that runs a benchmark, which sets torch's threads for its engines (--threads):
+    the tests after it keep one_thread's one thread."""
+    import torch
+
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def user_folders(tmp_path_factory: pytest.TempPathFactory):
     """The shipped model's int8 copy, user calibrations (MT_HOME) and derived tables (MT_CACHE)

@@ -91,12 +91,18 @@ class DropPlaceholders:
             yield Done(re.sub(r" ?" + TOKEN.pattern, "", done.text))
 
 
+COPIED = ("script", "style", "pre", "code")
+"""Elements whose text is copied, never translated."""
+
+
 class _Nesting(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack: list[str] = []
         self.tags: list[str] = []
         self.errors: list[str] = []
+        self.translated: list[str] = []
+        self.copied: list[str] = []
 
     def handle_starttag(self, tag, attrs) -> None:
         if tag not in ("br", "img", "meta", "link", "hr", "input"):
@@ -109,11 +115,26 @@ class _Nesting(HTMLParser):
         else:
             self.stack.pop()
 
+    def handle_data(self, data) -> None:
+        inside_copied = any(tag in COPIED for tag in self.stack)
+        (self.copied if inside_copied else self.translated).append(data)
 
-def html_tags(text: str) -> tuple[list[str], list[str]]:
-    """The start tags in order and the nesting errors (a close that is not the innermost open)."""
+
+def _read(text: str) -> _Nesting:
     parser = _Nesting()
     parser.feed(text)
     parser.close()
+    return parser
+
+
+def html_tags(text: str) -> tuple[list[str], list[str]]:
+    """The start tags in order and the nesting errors (a close that is not the innermost open)."""
+    parser = _read(text)
     errors = parser.errors + [f"<{tag}> never closed" for tag in parser.stack]
     return sorted(parser.tags), errors
+
+
+def text_nodes(text: str) -> tuple[list[str], list[str]]:
+    """The text nodes outside COPIED elements (to translate) and those inside them (copied)."""
+    parser = _read(text)
+    return parser.translated, parser.copied

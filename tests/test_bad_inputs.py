@@ -97,16 +97,27 @@ def test_output_path_that_is_a_directory_is_one_line(run: Path, tmp_path: Path) 
     assert [p.name for p in tmp_path.iterdir()] == []
 
 
+BAD_EVERYWHERE = [
+    (["--batch-size", "0"], "--batch-size must be positive, got 0"),
+    (["--device", "tpu"], "--device must be auto, cpu or cuda, got 'tpu'"),
+]
+"""Options train, translate and evaluate all take, refused alike."""
+
+BAD_DECODING = [
+    (["-b", "-1"], "--beam-size must be positive, got -1"),
+    (["-b", "0"], "--beam-size must be positive, got 0"),
+    (["--length-penalty", "-1"], "--length-penalty must be >= 0"),
+    (["--max-len-b", "0"], "--max-len-b must be >= 1"),
+]
+"""Decoding options translate and evaluate both take, refused alike."""
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-b", "-1"], "--beam-size must be positive, got -1"),
-        (["-b", "0"], "--beam-size must be positive, got 0"),
-        (["--batch-size", "0"], "--batch-size must be positive, got 0"),
+        *BAD_EVERYWHERE,
+        *BAD_DECODING,
         (["-b", "3", "--n-best", "4"], "--n-best must be between 1 and --beam-size (3), got 4"),
-        (["--length-penalty", "-1"], "--length-penalty must be >= 0"),
-        (["--max-len-b", "0"], "--max-len-b must be >= 1"),
-        (["--device", "tpu"], "--device must be auto, cpu or cuda, got 'tpu'"),
         (["--checkpoint", "middle"], "--checkpoint must be best or last, got 'middle'"),
         (["--input", "missing.txt"], "--input missing.txt: no such file"),
         (["--input", "."], "--input .: no such file"),
@@ -138,14 +149,13 @@ def test_run_directory_from_another_version(run: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--batch-size", "0"], "--batch-size must be positive, got 0"),
+        *BAD_EVERYWHERE,
         (["--time-budget", "soon"], "cannot read duration 'soon'"),
         (["--time-budget", "-5m"], "cannot read duration '-5m'"),
         (["--d-model", "30", "--heads", "4"], "--d-model 30 is not divisible by --heads 4"),
         (["--heads", "0"], "--heads must be positive, got 0"),
         (["--dropout", "1.5"], "--dropout must be in [0, 1), got 1.5"),
         (["--preset", "huge"], "--preset: unknown preset 'huge'"),
-        (["--device", "tpu"], "--device must be auto, cpu or cuda, got 'tpu'"),
         (["--max-steps", "-1"], "--max-steps must be >= 0, got -1"),
         (["--lr", "0"], "--lr must be positive, got 0.0"),
         (["--precision", "fp8"], "unknown --precision 'fp8'"),
@@ -217,11 +227,12 @@ def test_bad_evaluate_inputs(run: Path, tmp_path: Path) -> None:
     binary = tmp_path / "binary.tsv"
     binary.write_bytes(b"\x00\x01\x02")
     cases = [
+        *BAD_EVERYWHERE,
+        *BAD_DECODING,
         (["--limit", "0"], "--limit must be positive, got 0"),
         (["--split", "train"], "--split must be test or selection, got 'train'"),
         (["--tsv", tmp_path / "none.tsv"], "does not exist"),
         (["--tsv", binary], "looks like a binary file"),
-        (["-b", "0"], "--beam-size must be positive"),
     ]
     for args, message in cases:
         assert message in one_error_line(invoke("evaluate", run, *args, code=2)), args

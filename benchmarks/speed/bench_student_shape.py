@@ -54,26 +54,21 @@ MIN_RATIO = 0.5
 
 @dataclass(frozen=True)
 class Shape:
-    encoder: int
-    decoder: int
+    """The fields of ModelConfig a shape sets, by their names there."""
+
+    encoder_layers: int
+    decoder_layers: int
     d_model: int
     ff: int
     heads: int
 
     def config(self, base: ModelConfig) -> ModelConfig:
         """`base` (the shipped model's config) with this shape."""
-        return dataclasses.replace(
-            base,
-            d_model=self.d_model,
-            ff=self.ff,
-            heads=self.heads,
-            layers=self.decoder,
-            encoder_layers=self.encoder,
-            decoder_layers=self.decoder,
-        )
+        return dataclasses.replace(base, layers=self.decoder_layers, **dataclasses.asdict(self))
 
     def describe(self) -> str:
-        return f"{self.encoder}+{self.decoder}, d {self.d_model}, ff {self.ff}, {self.heads} heads"
+        depths = f"{self.encoder_layers}+{self.decoder_layers}"
+        return f"{depths}, d {self.d_model}, ff {self.ff}, {self.heads} heads"
 
 
 SHAPES = {

@@ -10,6 +10,7 @@ alike; the ratio is the figure that counts. On a GPU it also prints model FLOP u
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -111,17 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (prepared_dir / PREPARE_JSON).exists():
         prepare_corpus(args.corpus, out=prepared_dir, force=True)
     prepared = load_prepared(prepared_dir)
-    shape = RECIPES[args.preset].shape
-    config = ModelConfig(
-        src_vocab=prepared.source.vocab_size,
-        tgt_vocab=prepared.target.vocab_size,
-        d_model=shape.d_model,
-        ff=shape.ff,
-        heads=shape.heads,
-        layers=shape.layers,
-        pre_norm=shape.pre_norm,
-        dropout=shape.dropout,
-    )
+    # a Transformer of the preset's size, whatever its architecture (TorchTransformer is one)
+    shape = dataclasses.replace(RECIPES[args.preset].shape, arch="transformer")
+    config = shape.with_vocabularies(prepared.source.vocab_size, prepared.target.vocab_size)
     train_config = TrainConfig(batch_tokens=args.batch_tokens, max_src_len=64, max_tgt_len=64)
     data = encode_parts(
         prepared.read_part("train"), [], prepared.source, prepared.target, train_config

@@ -11,16 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bench_support import (
-    prepared_of,
-    run_main,
-    tiny_domains,
-    tiny_general,
-    tiny_lexicon,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import prepared_of, run_main, tiny_domains, tiny_general, tiny_lexicon
 from benchmarks.quality import bench_general
 from mt.catalog.cards import scores_from
+
+pytestmark = pytest.mark.usefixtures("torch_threads")
 
 
 def test_each_line_comes_back_in_order_with_its_spacing_collapsed() -> None:

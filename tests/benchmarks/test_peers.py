@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_support import torch_threads  # noqa: F401  (a fixture)
 from benchmarks.peers import bench_peer
+
+pytestmark = pytest.mark.usefixtures("torch_threads")
 
 PEER_SPM = Path(bench_peer.__file__).with_name("peer_spm.py")
 EOLE_LOG = "".join(

@@ -10,14 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from bench_support import (
-    figures,
-    prepared_of,
-    run_main,
-    tiny_domains,
-    tiny_general,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import figures, prepared_of, run_main, tiny_domains, tiny_general
 from benchmarks.quality import (
     average_runs,
     bench,
@@ -27,6 +20,8 @@ from benchmarks.quality import (
     bench_general,
 )
 from mt.model.checkpoint import load_tensors, save_tensors
+
+pytestmark = pytest.mark.usefixtures("torch_threads")
 
 
 def test_bench_prepares_trains_and_scores_a_recipe(tmp_path: Path, corpus_file: Path) -> None:

@@ -10,16 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bench_support import (
-    figures,
-    run_main,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import figures, run_main
 from benchmarks.scale import bench_memory, bench_scale, synthetic_corpus
 from benchmarks.scale.scale_train import MIN_ROUNDS, ABSettings, measure_sources
 from conftest import invented_pairs, write_corpus
 from mt.config import PrepareConfig
 from mt.data.prepare.pipeline import prepare_corpus
+
+pytestmark = pytest.mark.usefixtures("torch_threads")
 
 
 def test_synthetic_corpus_writes_distinct_joined_pairs(corpus_file: Path, tmp_path: Path) -> None:

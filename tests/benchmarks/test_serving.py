@@ -14,14 +14,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bench_support import (
-    figures,
-    prepared_of,
-    run_main,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import figures, prepared_of, run_main
 from benchmarks.harness import MISSED, report
 from benchmarks.serving import bench_serve, bench_shipped
+
+pytestmark = pytest.mark.usefixtures("torch_threads")
 
 
 def free_port() -> int:

@@ -9,14 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_support import (
-    figures,
-    prepared_of,
-    run_main,
-    tiny_domains,
-    tiny_general,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import figures, prepared_of, run_main, tiny_domains, tiny_general
 from benchmarks.speed import (
     bench_backtranslate,
     bench_evaluate,
@@ -29,6 +22,8 @@ from benchmarks.speed import (
     bench_train_start,
     bench_translate,
 )
+
+pytestmark = pytest.mark.usefixtures("torch_threads")
 
 
 def test_bench_train_times_both_models(

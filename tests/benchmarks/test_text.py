@@ -8,14 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_support import (
-    exported,
-    figures,
-    prepared_of,
-    run_main,
-    tiny_domains,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import exported, figures, prepared_of, run_main, tiny_domains
 from benchmarks.text import (
     bench_documents,
     bench_formats,
@@ -25,7 +18,10 @@ from benchmarks.text import (
     generated_documents,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.usefixtures("torch_threads"),
+]
 
 
 def test_bench_text_measures_every_kind_of_input(

@@ -8,18 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from bench_support import (
-    figures,
-    prepared_of,
-    run_main,
-    tiny_domains,
-    torch_threads,  # noqa: F401  (a fixture)
-)
+from bench_support import figures, prepared_of, run_main, tiny_domains
 from benchmarks.harness import MISSED, report
 from benchmarks.trust import bench_glossary, bench_protect, bench_trust, bench_trust_choices
 
 # A tiny model's few sentences give degenerate statistics (a constant column, one value a set).
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.usefixtures("torch_threads"),
+]
 
 
 @pytest.fixture

@@ -64,21 +64,6 @@ def pairs(entries) -> list[tuple[str, str]]:
     return [(segment.en, segment.es) for segment in entries.segments]
 
 
-def test_po_keeps_translated_entries_and_counts_the_rest(tmp_path: Path) -> None:
-    entries = read_translator_file(write(tmp_path / "app.po", PO))
-    assert pairs(entries) == [
-        ("Open the file.", "Abre el archivo."),
-        ("File", "Archivo"),  # msgctxt is not text: two contexts, two pairs
-        ("File", "Archivar"),
-        ("One file", "Un archivo"),  # plural forms as pairs
-        ("%d files", "%d archivos"),
-        ("Use ``os.path``, see :func:`open`.", "Usa ``os.path``, mira :func:`open`."),
-    ]
-    assert [segment.line for segment in entries.segments] == [7, 15, 19, 26, 26, 31]
-    assert entries.skipped == {"header": 1, "fuzzy": 1, "untranslated": 1, "obsolete": 1}
-    assert entries.entries == 9
-
-
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -118,16 +103,6 @@ TMX = """\
   </body>
 </tmx>
 """
-
-
-def test_tmx_matches_languages_by_primary_subtag_and_keeps_markup(tmp_path: Path) -> None:
-    entries = read_translator_file(write(tmp_path / "memory.tmx", TMX))
-    assert pairs(entries) == [
-        ("Click <b>Save</b>.", "Haz clic en <b>Guardar</b>."),
-        ("Spanish first.", "Primero el español."),
-    ]
-    assert [segment.line for segment in entries.segments] == [7, 17]  # a DTD is no entity
-    assert (entries.entries, dict(entries.skipped)) == (3, {"no Spanish side": 1})
 
 
 BOMB = """<?xml version="1.0"?>
@@ -229,26 +204,76 @@ XLIFF_2 = """\
 """
 
 
-def test_xliff_1_2_keeps_translated_units_either_way_round(tmp_path: Path) -> None:
-    entries = read_translator_file(write(tmp_path / "help.xlf", XLIFF_1))
-    assert pairs(entries) == [
-        ("Press <kbd>Enter</kbd>.", "Pulsa <kbd>Intro</kbd>."),
-        ("Hello.", "Hola."),  # an es->en file gives its target as the English side
-    ]
-    assert dict(entries.skipped) == {
-        "needs review": 1,
-        "untranslated": 2,
-        "not for translation": 1,
-    }
-
-
-def test_xliff_2_restores_inline_codes_from_original_data(tmp_path: Path) -> None:
-    entries = read_translator_file(write(tmp_path / "doc.xliff", XLIFF_2))
-    assert pairs(entries) == [
-        ("It is <em>very</em> good.", "Es <em>muy</em> bueno."),
-        ("Line<br/>break.", "Salto<br/>de línea."),
-    ]
-    assert (entries.entries, dict(entries.skipped)) == (3, {"untranslated": 1})
+@pytest.mark.parametrize(
+    ("name", "content", "kept", "lines", "entries", "skipped"),
+    [
+        pytest.param(
+            "app.po",
+            PO,
+            [
+                ("Open the file.", "Abre el archivo."),
+                ("File", "Archivo"),  # msgctxt is not text: two contexts, two pairs
+                ("File", "Archivar"),
+                ("One file", "Un archivo"),  # plural forms as pairs
+                ("%d files", "%d archivos"),
+                ("Use ``os.path``, see :func:`open`.", "Usa ``os.path``, mira :func:`open`."),
+            ],
+            [7, 15, 19, 26, 26, 31],
+            9,
+            {"header": 1, "fuzzy": 1, "untranslated": 1, "obsolete": 1},
+            id="po_keeps_translated_entries_and_counts_the_rest",
+        ),
+        pytest.param(
+            "memory.tmx",
+            TMX,
+            [
+                ("Click <b>Save</b>.", "Haz clic en <b>Guardar</b>."),
+                ("Spanish first.", "Primero el español."),
+            ],
+            [7, 17],  # a DTD is no entity
+            3,
+            {"no Spanish side": 1},
+            id="tmx_matches_languages_by_primary_subtag_and_keeps_markup",
+        ),
+        pytest.param(
+            "help.xlf",
+            XLIFF_1,
+            [
+                ("Press <kbd>Enter</kbd>.", "Pulsa <kbd>Intro</kbd>."),
+                ("Hello.", "Hola."),  # an es->en file gives its target as the English side
+            ],
+            [6, 21],
+            6,
+            {"needs review": 1, "untranslated": 2, "not for translation": 1},
+            id="xliff_1_2_keeps_translated_units_either_way_round",
+        ),
+        pytest.param(
+            "doc.xliff",
+            XLIFF_2,
+            [
+                ("It is <em>very</em> good.", "Es <em>muy</em> bueno."),
+                ("Line<br/>break.", "Salto<br/>de línea."),
+            ],
+            [7, 12],
+            3,
+            {"untranslated": 1},
+            id="xliff_2_restores_inline_codes_from_original_data",
+        ),
+    ],
+)
+def test_a_translator_file_gives_the_finished_pairs_and_counts_the_rest(
+    tmp_path: Path,
+    name: str,
+    content: str,
+    kept: list[tuple[str, str]],
+    lines: list[int],
+    entries: int,
+    skipped: dict[str, int],
+) -> None:
+    read = read_translator_file(write(tmp_path / name, content))
+    assert pairs(read) == kept
+    assert [segment.line for segment in read.segments] == lines
+    assert (read.entries, dict(read.skipped)) == (entries, skipped)
 
 
 def test_a_directory_of_po_files_is_read_in_path_order(tmp_path: Path) -> None:

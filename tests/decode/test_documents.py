@@ -16,6 +16,7 @@ from documents_support import (
     SameWordAligner,
     Upper,
     html_tags,
+    text_nodes,
 )
 from mt.decode.documents import html, markdown
 from mt.decode.documents.align import PositionAligner, by_position, words
@@ -43,25 +44,29 @@ def translate_html(text: str, translator, aligner=None) -> str:
     return translate_document(html.parse(text, name="page.html"), translator, aligner)
 
 
+def translate_md(text: str, translator, aligner=None) -> str:
+    return translate_document(markdown.parse(text, name="page.md"), translator, aligner)
+
+
 # ----- HTML ---------------------------------------------------------------------------------
-
-
-def test_html_identity_translation_gives_the_page_back_byte_for_byte() -> None:
-    assert translate_html(PAGE, Identity(), SameWordAligner()) == PAGE
 
 
 def test_html_words_are_translated_and_everything_else_is_copied() -> None:
     out = translate_html(PAGE, Upper(), PositionAligner())
-    assert "<title>WHERE IS THE STATION?</title>" in out
-    assert "<style>p { color: red; } /* the style */</style>" in out
-    assert '<script>if (a < b && c) { alert("hello there"); }</script>' in out
-    assert '<h1 id="top">WHERE IS THE STATION?</h1>' in out
-    assert '<p>I <b>DO NOT</b> LIKE <a href="/coffee" class="link">COFFEE</a>.</p>' in out
-    assert "<p>PRESS {button} TO SAVE THE FILE AT https://example.com/a.txt NOW.</p>" in out
-    assert '<code>ls -l</code> AND SEE <img src="cat.png" alt="A RED CAT"> &amp; MORE.' in out
-    assert "<pre>keep <b>this</b> as it is</pre>" in out
-    assert '<li>ONE <span class="emph">TWO <i>THREE</i></span> FOUR</li>' in out
-    assert "<!-- a comment stays -->" in out and '<body class="main">' in out
+    expected = (
+        "<title>WHERE IS THE STATION?</title>",
+        "<style>p { color: red; } /* the style */</style>",
+        '<script>if (a < b && c) { alert("hello there"); }</script>',
+        '<h1 id="top">WHERE IS THE STATION?</h1>',
+        '<p>I <b>DO NOT</b> LIKE <a href="/coffee" class="link">COFFEE</a>.</p>',
+        "<p>PRESS {button} TO SAVE THE FILE AT https://example.com/a.txt NOW.</p>",
+        '<code>ls -l</code> AND SEE <img src="cat.png" alt="A RED CAT"> &amp; MORE.',
+        "<pre>keep <b>this</b> as it is</pre>",
+        '<li>ONE <span class="emph">TWO <i>THREE</i></span> FOUR</li>',
+        "<!-- a comment stays -->",
+        '<body class="main">',
+    )
+    assert [part for part in expected if part not in out] == []
 
 
 def test_html_tags_follow_the_words_they_wrapped() -> None:
@@ -198,12 +203,9 @@ See <https://a.example/b> and `x`.
 """
 
 
-def translate_md(text: str, translator, aligner=None) -> str:
-    return translate_document(markdown.parse(text, name="page.md"), translator, aligner)
-
-
-def test_markdown_identity_translation_gives_the_page_back_byte_for_byte() -> None:
-    assert translate_md(PAGE_MD, Identity(), SameWordAligner()) == PAGE_MD
+@pytest.mark.parametrize(("translate", "page"), [(translate_html, PAGE), (translate_md, PAGE_MD)])
+def test_identity_translation_gives_the_page_back_byte_for_byte(translate, page: str) -> None:
+    assert translate(page, Identity(), SameWordAligner()) == page
 
 
 def test_markdown_words_are_translated_and_markup_code_and_front_matter_copied() -> None:
@@ -245,16 +247,10 @@ def test_markdown_without_words_to_translate_is_copied(text: str) -> None:
 
 
 def test_siblings_aligned_to_one_word_take_free_words_not_empty_tags() -> None:
-    builder = UnitBuilder()
-    builder.text("This is ")
-    builder.open("*", "em")
-    builder.text("very")
-    builder.close("*", "em")
-    builder.text(" ")
-    builder.open("**", "strong")
-    builder.text("important")
-    builder.close("**", "strong")
-    _, unit, _ = builder.finish()
+    # the unit UnitBuilder makes of "This is *very* **important**"
+    very = Tag("*", "*", 8, 12, None)
+    important = Tag("**", "**", 13, 22, None, space_outside=(True, False))
+    unit = Unit("This is very important", tags=(very, important))
     # Every target word draws on "important": *very* must still wrap a word of its own.
     alignment = [[0, 0, 0, 1]] * 3
     assert place(unit, "A B C", alignment) == "*A* **B C**"
@@ -263,38 +259,17 @@ def test_siblings_aligned_to_one_word_take_free_words_not_empty_tags() -> None:
 def test_every_text_node_is_translated_or_copied() -> None:
     """With Upper, no lower-case letter may be left in a text node outside code and raw
     elements, and the protected ones are exactly as they were."""
-    from html.parser import HTMLParser
-
-    class TextNodes(HTMLParser):
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.inside: list[str] = []
-            self.translated: list[str] = []
-            self.copied: list[str] = []
-
-        def handle_starttag(self, tag, attrs) -> None:
-            if tag in ("script", "style", "pre", "code"):
-                self.inside.append(tag)
-
-        def handle_endtag(self, tag) -> None:
-            if self.inside and self.inside[-1] == tag:
-                self.inside.pop()
-
-        def handle_data(self, data) -> None:
-            (self.copied if self.inside else self.translated).append(data)
-
-    before, after = TextNodes(), TextNodes()
-    before.feed(PAGE)
-    after.feed(translate_html(PAGE, Upper(), PositionAligner()))
-    assert after.copied == before.copied
+    translated_before, copied_before = text_nodes(PAGE)
+    translated, copied = text_nodes(translate_html(PAGE, Upper(), PositionAligner()))
+    assert copied == copied_before
     left = [
         text
-        for text in after.translated
+        for text in translated
         if re.sub(r"https?://\S+|\{\w+\}", "", text).upper()
         != re.sub(r"https?://\S+|\{\w+\}", "", text)
     ]
     assert left == []
-    assert len(after.translated) == len(before.translated)
+    assert len(translated) == len(translated_before)
 
 
 def test_tags_inside_a_word_split_it_and_keep_their_own_words() -> None:

@@ -18,17 +18,52 @@ def unknown(word: str, *, initial: bool) -> bool:
     return word not in VOCABULARY
 
 
-def test_unseen_names_and_numbers_get_stand_ins_and_come_back() -> None:
-    text, slots = protect("Zbigniew has 4817 books.", unknown)
-    assert text == "Tom has Mary books."
-    assert restore("Tom tiene Mary libros.", slots) == "Zbigniew tiene 4817 libros."
-
-
-def test_stand_ins_already_in_the_sentence_are_not_used() -> None:
-    text, slots = protect("Tom met Oluwaseun in Boston in 1990.", unknown)
-    assert text == "Tom met Mary in Boston in John."
-    restored = restore("Tom conoció a Mary en Boston en John.", slots)
-    assert restored == "Tom conoció a Oluwaseun en Boston en 1990."
+@pytest.mark.parametrize(
+    ("source", "protected", "translation", "restored"),
+    [
+        pytest.param(
+            "Zbigniew has 4817 books.",
+            "Tom has Mary books.",
+            "Tom tiene Mary libros.",
+            "Zbigniew tiene 4817 libros.",
+            id="unseen_names_and_numbers_get_stand_ins_and_come_back",
+        ),
+        pytest.param(
+            "Tom met Oluwaseun in Boston in 1990.",
+            "Tom met Mary in Boston in John.",
+            "Tom conoció a Mary en Boston en John.",
+            "Tom conoció a Oluwaseun en Boston en 1990.",
+            id="stand_ins_already_in_the_sentence_are_not_used",
+        ),
+        pytest.param(
+            "Kowalski? Kowalski!",
+            "Tom? Tom!",
+            "¿Tom? ¡Tom!",
+            "¿Kowalski? ¡Kowalski!",
+            id="the_same_word_twice_gets_the_same_stand_in",
+        ),
+        pytest.param(
+            "Zbigniew is here.",
+            "Tom is here.",
+            "Tommy y Tom.",
+            "Tommy y Zbigniew.",
+            id="a_stand_in_inside_a_longer_word_is_left_alone",
+        ),
+        pytest.param(
+            "It costs 12.75 now, at 10:30.",
+            "It costs Tom now, at Mary.",
+            "Cuesta Tom ahora, a las Mary.",
+            "Cuesta 12.75 ahora, a las 10:30.",
+            id="numbers_are_taken_whole",
+        ),
+    ],
+)
+def test_stand_ins_are_swapped_in_and_restored(
+    source: str, protected: str, translation: str, restored: str
+) -> None:
+    text, slots = protect(source, unknown)
+    assert text == protected
+    assert restore(translation, slots) == restored
 
 
 def test_when_the_stand_ins_run_out_the_rest_is_left_as_it_is() -> None:
@@ -36,25 +71,11 @@ def test_when_the_stand_ins_run_out_the_rest_is_left_as_it_is() -> None:
     assert text == "Tom, Mary, John and Di have 4817 books."
 
 
-def test_known_words_and_numbers_stay_and_numbers_are_taken_whole() -> None:
+def test_known_words_and_numbers_stay() -> None:
     assert protect("Where is Tom? I have 3 cats, 30 dogs.", unknown) == (
         "Where is Tom? I have 3 cats, 30 dogs.",
         (),
     )
-    text, slots = protect("It costs 12.75 now, at 10:30.", unknown)
-    assert text == "It costs Tom now, at Mary."
-    assert restore("Cuesta Tom ahora, a las Mary.", slots) == "Cuesta 12.75 ahora, a las 10:30."
-
-
-def test_the_same_word_twice_gets_the_same_stand_in() -> None:
-    text, slots = protect("Kowalski? Kowalski!", unknown)
-    assert text == "Tom? Tom!"
-    assert restore("¿Tom? ¡Tom!", slots) == "¿Kowalski? ¡Kowalski!"
-
-
-def test_a_stand_in_inside_a_longer_word_is_left_alone() -> None:
-    _, slots = protect("Zbigniew is here.", unknown)
-    assert restore("Tommy y Tom.", slots) == "Tommy y Zbigniew."
 
 
 @pytest.mark.parametrize(

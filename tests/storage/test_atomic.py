@@ -39,31 +39,33 @@ def test_streamed_text_replaces_the_file_when_the_block_ends(tmp_path: Path) -> 
     assert target.read_text(encoding="utf-8") == "¿Dónde está?\n"
 
 
-def test_chunks_are_written_as_they_come_and_the_file_appears_at_the_end(tmp_path: Path) -> None:
+@pytest.fixture
+def old_page(tmp_path: Path) -> Path:
+    """page.html as an earlier write left it: "old"."""
     target = tmp_path / "page.html"
     target.write_text("old", encoding="utf-8")
+    return target
 
+
+def test_chunks_are_written_as_they_come_and_the_file_appears_at_the_end(old_page: Path) -> None:
     def chunks():
         yield b"<p>uno</p>\n"
-        assert target.read_text(encoding="utf-8") == "old", "the old file until the last chunk"
+        assert old_page.read_text(encoding="utf-8") == "old", "the old file until the last chunk"
         yield b"<p>dos</p>\n"
 
-    atomic_write_chunks(target, chunks())
-    assert target.read_text(encoding="utf-8") == "<p>uno</p>\n<p>dos</p>\n"
+    atomic_write_chunks(old_page, chunks())
+    assert old_page.read_text(encoding="utf-8") == "<p>uno</p>\n<p>dos</p>\n"
 
 
-def test_chunks_that_fail_midway_keep_the_old_file(tmp_path: Path) -> None:
-    target = tmp_path / "page.html"
-    target.write_text("old", encoding="utf-8")
-
+def test_chunks_that_fail_midway_keep_the_old_file(old_page: Path) -> None:
     def chunks():
         yield b"<p>uno</p>\n"
         raise MtError("page.html:3: a bad line")
 
     with pytest.raises(MtError, match="bad line"):
-        atomic_write_chunks(target, chunks())
-    assert target.read_text(encoding="utf-8") == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["page.html"]
+        atomic_write_chunks(old_page, chunks())
+    assert old_page.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in old_page.parent.iterdir()] == ["page.html"]
 
 
 def test_a_write_error_is_one_mt_error_naming_the_file(
