@@ -1,14 +1,9 @@
 """Train, save, load and apply the WordPiece tokenizers that turn sentences into label ids.
 
 Case and accents are kept (NFC only), so `decode(encode(s)) == s` for ordinary sentences. A word
-start carries "▁" (a space, or the start of the sentence); punctuation, symbols and digit runs are
-their own pieces and keep the "▁" in front of them, so "¿Dónde" is "▁¿" + "Dónde". Decoding
-concatenates the pieces, drops the "##" continuation prefix and turns "▁" back into a space.
-
-The PLACEHOLDERS are added tokens: matched in the raw text before pre-tokenisation, never split,
-and the text after one gets no "▁" of its own ("first" prepend scheme), so a space next to a
-placeholder is a "▁" piece and "Visit ｟1｠ today." decodes to itself. Tokenizers trained here
-hold them inside the size asked for; `extended` appends them (and new pieces) to an older one.
+start carries "▁"; punctuation, symbols and digit runs are pieces of their own ("¿Dónde" is "▁¿" +
+"Dónde"). The PLACEHOLDERS are added tokens, never split, and the text after one gets no "▁" of its
+own, so "Visit ｟1｠ today." decodes to itself; `extended` appends them to an older tokenizer.
 """
 
 from __future__ import annotations

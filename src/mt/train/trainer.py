@@ -1,14 +1,8 @@
 """The training loop: Adam steps on masked cross-entropy, evaluations, and why training stops.
 
-`Trainer.train` reads top to bottom: epochs of optimizer steps, an evaluation when one is due,
-and the stopping rules, all of which live in one section below ("why training stops"). The
-learning rate is mt.train.schedule's; what a checkpoint holds and how a run resumes from it,
-mt.train.resume's.
-
 One optimizer step consumes ``world_size * grad_accum`` consecutive batches of the epoch's
-deterministic batch list (rank r takes its ``grad_accum`` share), and every micro-batch's loss is
-divided by the target-token count of the whole step. So a step means the same update whether it
-runs on one process with accumulation or on several with DistributedDataParallel.
+deterministic batch list, and every micro-batch's loss is divided by the whole step's target
+tokens, so a step is the same update on one process with accumulation or on several with DDP.
 """
 
 from __future__ import annotations
