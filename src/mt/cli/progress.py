@@ -1,13 +1,6 @@
-"""The rich progress bars of the command line: training (a bar per epoch, a table row per
-evaluation), `mt prepare`'s stages, `mt download --recipe`'s downloads, and translating a long
-document.
-
-`mt prepare`'s stages: pairs done, pairs/s and, once the total is known, the time left. Reading a
-stream has no known total (a compressed file's size says little about its lines), so that stage
-shows a count and a rate; splitting and encoding know theirs.
-
-A long document's work is counted in characters of text to translate, known from a quick first
-read of the file, because how many sentences a line holds is only known once it has been split.
+"""The rich progress bars of the command line: training, `mt prepare`'s stages, `mt download
+--recipe`'s downloads and a long document. A stream's stage shows a count and a rate (a compressed
+file's size says little about its lines); a document counts characters, known before it is split.
 """
 
 from __future__ import annotations
