@@ -1,11 +1,6 @@
-"""A shipped model's card: card.json, whose figures are copied from the JSON files the benchmarks
-wrote (kept beside it), and README.md, the same card rendered for people by `render_card`.
-
-The form follows OPUS-MT's model READMEs and Hugging Face's model cards: what the model is, the
-data with sources, sizes and licences, the recipe and compute, scores beside a peer on the same
-lines, speed, known weaknesses with real examples, and how to reproduce it. tests/test_shipped.py
-checks that every figure in card.json is the one in the benchmark files, and that README.md is
-what render_card makes of card.json.
+"""A shipped model's card: card.json, whose figures are copied from the benchmark files kept
+beside it, and README.md rendered from it by `render_card`, in the form of OPUS-MT's READMEs and
+Hugging Face's model cards. tests/test_shipped.py checks both against those files.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Mixed precision: `--precision auto|fp32|bf16|fp16` as one autocast context on any device.
 
-`auto` is measured, not guessed from CPU flags: machines of one type differ (AVX2 only, AVX-512
-with bf16 dot products, AMX tiles), and whether bf16 pays depends on the model's shapes as much as
-on the flags. On a CPU, `auto` runs the model's own workload in fp32 and in bf16 for a second or
-two (`probe_precision`), and takes bf16 only where it is faster by PROBE_GAIN with the same
-results; the verdict is cached per machine, torch version, model shape and workload, so later runs
-decide at once. A CUDA GPU takes bf16 where it supports it.
+On a CPU `auto` is measured, not guessed from flags (whether bf16 pays depends on the model's
+shapes as much): `probe_precision` runs the model's own workload in both for a second or two and
+takes bf16 only where it is PROBE_GAIN faster with the same results; the verdict is cached per
+machine, torch, shape and workload. A CUDA GPU takes bf16 where it supports it.
 """
 
 from __future__ import annotations

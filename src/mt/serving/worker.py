@@ -1,11 +1,8 @@
 """One decoding thread fed by the event loop: requests from all clients become one model batch.
 
-The event loop never runs the model. A request puts a job (its lines and an asyncio future) on a
-queue and awaits the future; the decoding thread takes every job that is waiting, waits a few
-milliseconds more while other requests are still being read, decodes all their lines with one
-`Translator.translate` call and hands each request its slice back on the event loop. So
-throughput grows with the number of clients instead of queueing behind a lock, and a request never
-waits for a model call that started before it if it can join the next one.
+A request queues its lines with an asyncio future; the thread takes every waiting job, waits a few
+milliseconds for requests still being read, and decodes them all in one `Translator.translate`
+call. So throughput grows with clients instead of queueing behind a lock.
 """
 
 from __future__ import annotations
