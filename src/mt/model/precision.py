@@ -89,13 +89,9 @@ def resolve_precision(
     what: str = "the model",
     flags: frozenset[str] | None = None,
 ) -> tuple[str, str]:
-    """The concrete mode for ``requested`` on ``device``, and a short reason to print.
-
-    Any mode but "auto" is kept as asked. "auto" is bf16 on a CUDA GPU that supports it; on a CPU
-    it is what ``probe`` measured where the CPU has bf16 instructions (``flags``: this CPU's
-    unless given; where they can't be read the probe decides), fp32 where it has none or there is
-    nothing to probe with.
-    """
+    """The concrete mode for ``requested`` on ``device`` and a reason to print. "auto" is bf16 on
+    a CUDA GPU that has it; on a CPU, what ``probe`` measured where ``flags`` show bf16 (or can't
+    be read), else fp32."""
     if requested != "auto":
         return requested, f"{requested} (as asked)"
     if device.type == "cuda":

@@ -180,11 +180,8 @@ class BatchingWorker:
     def _gather(self, first: _Job) -> tuple[list[_Job], bool]:
         """Every job already waiting, plus those arriving within `batch_wait` while requests are
         still being read, and within `return_wait` while fewer clients than the last model call
-        answered have sent again; True as well when the stop mark was met.
-
-        The second wait keeps busy clients in one batch: without it 32 clients that each wait for
-        their answer settle into two alternating batches of 16, each paying the model call's fixed
-        cost, while the clients just answered are a millisecond away from sending again."""
+        answered have sent again (else 32 clients settle into two alternating batches of 16); True
+        as well when the stop mark was met."""
         jobs = [first]
         lines = len(first.lines)
         started = time.perf_counter()

@@ -192,11 +192,8 @@ class Trainer:
     # ----- why training stops: every rule ------------------------------------------------------
 
     def _stop_after_step(self) -> str:
-        """The step limit, Ctrl-C and the time budget, the same on every rank (rank 0 decides).
-
-        The step limit is the same everywhere; the clock and Ctrl-C are per process, so several
-        processes consult rank 0 about them only every REPORT_EVERY steps: a broadcast is a sync.
-        """
+        """The step limit, Ctrl-C and the time budget, the same on every rank: rank 0 decides the
+        per-process ones only every REPORT_EVERY steps, since a broadcast is a sync."""
         config, progress = self.config, self.progress
         if config.max_steps and progress.step >= config.max_steps:
             return f"reached --max-steps {config.max_steps}"

@@ -278,10 +278,8 @@ def batch_indices(
 ) -> list[np.ndarray]:
     """Index groups for one epoch: shuffle, sort within pools by length, cut, shuffle the batches.
 
-    With ``batch_tokens`` > 0 a batch holds as many sentences as fit in that many padded target
-    (or source, whichever is longer) positions; otherwise ``batch_size`` sentences. The work is
-    NumPy per pool and per batch, never Python per sentence, so planning an epoch of 16M pairs
-    takes seconds.
+    With ``batch_tokens`` > 0 a batch fills that many padded positions (the longer side), else
+    holds ``batch_size`` sentences. NumPy per pool, never Python per sentence: 16M pairs in seconds.
     """
     count = len(src_lengths)
     rng = np.random.default_rng([seed, epoch])
