@@ -101,11 +101,8 @@ CARD_LINES = 120
 
 
 def render_card(card: dict[str, Any]) -> str:
-    """README.md of a shipped model, from its card.json alone: a title line, a summary of three
-    sentences made from the card's figures, then tables (model, compute and speed; data and
-    licences; scores beside Apertium and the published peers; known weaknesses; lineage). The
-    notes' long summary and description stay in card.json; what each version changed is the
-    lineage table."""
+    """README.md of a shipped model, from its card.json alone: a title line, a three-sentence
+    summary from the card's figures, then its tables."""
     lines = [card_title(card), "", card_summary(card), ""]
     lines += ["```sh", *card["usage"], "```", ""]
     compute = {key: value for key, value in card["compute"].items() if key != "lineage"}

@@ -29,11 +29,8 @@ from mt.decode.translator import Translator
 
 
 class RichReporter:
-    """Progress bar with running loss, accuracy, learning rate and target tokens/s.
-
-    Without a step limit the bar fills once per epoch. With ``max_steps`` it counts the whole
-    run's steps and shows the time left, so a fixed-step run (`make demo`) says when it ends.
-    """
+    """Progress bar with running loss, accuracy, learning rate and target tokens/s: one per epoch,
+    or with ``max_steps`` the whole run with the time left."""
 
     HEADER = "  step  epoch  train loss  train acc  sel. loss  sel. acc    tok/s  elapsed"
 

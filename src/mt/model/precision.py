@@ -165,20 +165,17 @@ def probe_precision(
 
 
 def close_call(speedup: float) -> str:
-    """Why a speed-up this near the threshold can't decide for later runs, or "". A probe of
-    about a second can be misled by the host: one measured bf16 decoding at 1.04x fp32 right
-    after an hour of training where fresh probes of the same model measure 1.30-1.37x, and the
-    cached verdict kept every later translation in fp32, 1.5-1.8x slower than bf16."""
+    """Why a speed-up this near the threshold can't decide for later runs, or "": a probe right
+    after training measured 1.04x where fresh ones measure 1.30-1.37x, and its cached verdict
+    kept later translations in fp32."""
     if abs(speedup / PROBE_GAIN - 1.0) >= CLOSE_CALL:
         return ""
     return f"bf16 {speedup:.2f}x is too close to the {PROBE_GAIN}x threshold"
 
 
 def busy_machine(load: Callable[[], tuple[float, ...]] = os.getloadavg) -> str:
-    """Why timings taken now can't stand for this machine, or "". With more runnable processes
-    than CPUs, both modes are timed in slices of other work: one such probe here measured bf16
-    at 0.59x fp32 where a quiet one measures 1.45x. Such a verdict serves the run that made it,
-    and the next start probes again."""
+    """Why timings taken now can't stand for this machine, or "": with more runnable processes than
+    CPUs a probe measured bf16 at 0.59x fp32 where a quiet one measures 1.45x."""
     cpus = os.cpu_count() or 1
     recent = load()[0]
     return f"load average {recent:.1f} on {cpus} CPUs" if recent > cpus else ""

@@ -40,11 +40,8 @@ _STOP = None
 
 
 class BatchingWorker:
-    """Loads the translator and decodes in one thread; `translate()` is awaited by requests.
-
-    `load` runs in the decoding thread, so `/health` can answer 503 while a model loads and torch's
-    thread setting applies where the model runs.
-    """
+    """Loads the translator and decodes in one thread (so `/health` answers 503 while it loads,
+    and torch's thread setting applies where the model runs); requests await `translate()`."""
 
     def __init__(
         self,

@@ -163,10 +163,8 @@ def with_augmentation(
     ahead: bool = False,
 ) -> Callable[[int], EncodedPairs] | None:
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
-    None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
-    English gets only the language-neutral noise kinds. Rows are made as batches read them; with
-    `ahead` (a GPU, whose steps outrun that) each epoch is made in full before its steps, the
-    next one while it trains (mt.data.feed.prefetch)."""
+    None when the config asks for neither; with `ahead` (a GPU) made an epoch at a time
+    (mt.data.feed.prefetch)."""
     epoch_pairs = augmentation(train.source, train.target, pairs, codecs, config, english_source)
     if epoch_pairs is None:
         return None

@@ -80,11 +80,8 @@ def prepare_corpus(
     tokenizers_from: str | Path | None = None,
     synthetic: Sequence[CorpusInput] = (),
 ) -> PrepareResult:
-    """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
-    training part, encode it, and write `out`; `selection` and `test` files replace the split's
-    held-out parts. With `tokenizers_from` (a run directory or a shipped model) its tokenizers
-    are copied and used instead, and prepare.json tells how well they cover the new data.
-    `synthetic` corpora (back-translations) are tagged and only train (synthetic.py)."""
+    """`corpora` prepared into `out`; `selection` and `test` files replace the split's held-out
+    parts, and `tokenizers_from`'s tokenizers (a run or a shipped model) replace trained ones."""
     started = time.perf_counter()
     inputs = _inputs(corpora)
     real = len(inputs)
