@@ -277,11 +277,8 @@ RECIPES: dict[str, Recipe] = {
         )
         for name, shape in PRESETS.items()
     },
-    # Chosen by measurement on the selection part (docs/recipe.md): the thesis-large shape with
-    # pre-norm, a peak learning rate of 1.8e-3 instead of 1.6e-5, label smoothing, and small
-    # batches, which give the most updates per second on a CPU; with a budget, a rate that falls
-    # to 0 at its end; and 30% of the sources made casual each epoch, which costs clean input
-    # nothing and brings casual input close to it (the figures: docs/recipe.md, docs/text.md).
+    # Chosen by measurement on the selection part (docs/recipe.md, docs/text.md): small batches
+    # give a CPU the most updates per second; 30% casual sources cost clean input nothing.
     "default": Recipe(
         ModelShape(d_model=256, ff=512, heads=8, layers=2, pre_norm=True, dropout=0.1),
         TrainConfig(

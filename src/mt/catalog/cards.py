@@ -1,11 +1,6 @@
-"""A shipped model's card: card.json, whose figures are copied from the JSON files the benchmarks
-wrote (kept beside it), and README.md, the same card rendered for people by `render_card`.
-
-The form follows OPUS-MT's model READMEs and Hugging Face's model cards: what the model is, the
-data with sources, sizes and licences, the recipe and compute, scores beside a peer on the same
-lines, speed, known weaknesses with real examples, and how to reproduce it. tests/test_shipped.py
-checks that every figure in card.json is the one in the benchmark files, and that README.md is
-what render_card makes of card.json.
+"""A shipped model's card: card.json, whose figures are copied from the benchmark files kept
+beside it, and README.md rendered from it by `render_card`, in the form of OPUS-MT's READMEs and
+Hugging Face's model cards. tests/test_shipped.py checks both against those files.
 """
 
 from __future__ import annotations
@@ -106,11 +101,8 @@ CARD_LINES = 120
 
 
 def render_card(card: dict[str, Any]) -> str:
-    """README.md of a shipped model, from its card.json alone: a title line, a summary of three
-    sentences made from the card's figures, then tables (model, compute and speed; data and
-    licences; scores beside Apertium and the published peers; known weaknesses; lineage). The
-    notes' long summary and description stay in card.json; what each version changed is the
-    lineage table."""
+    """README.md of a shipped model, from its card.json alone: a title line, a three-sentence
+    summary from the card's figures, then its tables."""
     lines = [card_title(card), "", card_summary(card), ""]
     lines += ["```sh", *card["usage"], "```", ""]
     compute = {key: value for key, value in card["compute"].items() if key != "lineage"}

@@ -1,13 +1,8 @@
 """Which way a prepared directory, a run and an export translate: English→Spanish, or the reverse.
 
-`mt prepare --reverse` writes its parts source first (Spanish<TAB>English) and records the two
-languages in prepare.json; `mt train` copies them into the run's train.json (mt.catalog.modelinfo),
-and `mt export` copies train.json, so every model directory can say which way it goes. Directories
-made before there was a reverse direction record nothing and are English→Spanish.
-
-The text layer's heuristics (the casual-English normaliser, the names lexicon, the prose check,
-casual noise, the language flag) are about English sources; each is applied only where
-`Direction.english_source` holds.
+`mt prepare --reverse` records the languages in prepare.json, copied on into train.json; a
+directory that records none is English→Spanish. The text layer's English heuristics apply only
+where `Direction.english_source` holds.
 """
 
 from __future__ import annotations

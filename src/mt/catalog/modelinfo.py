@@ -1,13 +1,9 @@
-"""Every model reference (a shipped model's name, a run directory, an export) resolved in one
-place, into one description (`ModelInfo`) read once; and the run configurations (model.json,
-train.json) written and read back. No other module reads those two files.
+"""Every model reference resolved in one place into one `ModelInfo`, and the run configurations
+(model.json, train.json) written and read back: no other module reads those two files. Core, not
+`model`: the data stage resolves models too and may not import torch.
 
-Core, not part of `model`: `mt prepare --tokenizers-from` resolves a model too, and the data stage
-may not import the model stage (which brings torch).
-
-A reference is read in this order, so nothing is ambiguous: a shipped model's name
-(`mt models` lists them), else an existing directory (a run of `mt train` or an `mt export`);
-anything else is refused with the names that are known. `None` is the default shipped model.
+A reference is a shipped model's name, else an existing directory (a run or an export); anything
+else is refused with the known names. `None` is the default shipped model.
 """
 
 from __future__ import annotations

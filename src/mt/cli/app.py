@@ -1,9 +1,6 @@
-"""The `mt` command line: the Typer app and its commands, one module a stage.
-
-Each command parses its options, calls one library function and prints with rich
-(cli_data: download, prepare; cli_train: train; cli_decode: translate, evaluate; cli_calibrate:
-calibrate; cli_service: export, serve; cli_common: the console and the one-line errors). No
-torch import at module level, so `mt --help` and `mt prepare` start fast.
+"""The `mt` command line: the Typer app and its commands, one module a stage, each parsing its
+options, calling one library function and printing with rich. No torch import at module level,
+so `mt --help` and `mt prepare` start fast.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The decode options of `mt translate`, `mt evaluate`, `mt serve` and `mt calibrate`, declared
-once (DecodeFlags), and what turns them into the frozen TranslateOptions and a Translator.
-
-A command takes them with `@takes_decode_flags(...)`: Typer reads their types, help, panel and
-defaults (DecodeConfig's) from DecodeFlags, so each is spelled once, and the command gets them as
-one object.
+"""The decode options of `mt translate`, `evaluate`, `serve` and `calibrate`, declared once
+(DecodeFlags, read by Typer through `@takes_decode_flags(...)`), and what turns them into the
+frozen TranslateOptions and a Translator.
 """
 
 from __future__ import annotations

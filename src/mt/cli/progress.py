@@ -1,13 +1,6 @@
-"""The rich progress bars of the command line: training (a bar per epoch, a table row per
-evaluation), `mt prepare`'s stages, `mt download --recipe`'s downloads, and translating a long
-document.
-
-`mt prepare`'s stages: pairs done, pairs/s and, once the total is known, the time left. Reading a
-stream has no known total (a compressed file's size says little about its lines), so that stage
-shows a count and a rate; splitting and encoding know theirs.
-
-A long document's work is counted in characters of text to translate, known from a quick first
-read of the file, because how many sentences a line holds is only known once it has been split.
+"""The rich progress bars of the command line: training, `mt prepare`'s stages, `mt download
+--recipe`'s downloads and a long document. A stream's stage shows a count and a rate (a compressed
+file's size says little about its lines); a document counts characters, known before it is split.
 """
 
 from __future__ import annotations
@@ -36,11 +29,8 @@ from mt.decode.translator import Translator
 
 
 class RichReporter:
-    """Progress bar with running loss, accuracy, learning rate and target tokens/s.
-
-    Without a step limit the bar fills once per epoch. With ``max_steps`` it counts the whole
-    run's steps and shows the time left, so a fixed-step run (`make demo`) says when it ends.
-    """
+    """Progress bar with running loss, accuracy, learning rate and target tokens/s: one per epoch,
+    or with ``max_steps`` the whole run with the time left."""
 
     HEADER = "  step  epoch  train loss  train acc  sel. loss  sel. acc    tok/s  elapsed"
 

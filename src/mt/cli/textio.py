@@ -1,11 +1,8 @@
 """Text in and out of `mt translate`: files, stdin and pipes read as lines, translations written.
 
-Lines from a pipe or terminal come as soon as they are complete, in batches of what is there.
-
-`mt translate` reading a file takes 2,000 lines at a time for dense, sorted batches; a program
-that writes one line into a pipe and waits for its translation would wait forever for the other
-1,999. Here each read returns every complete line already written (select with no wait after
-the first byte), so a lone line is translated at once and a burst is still batched.
+Each read returns every complete line already written, rather than waiting for 2,000: a program
+that writes one line into a pipe and waits for its translation gets it at once, and a burst is
+still batched.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""A prepared directory read back: what `mt prepare` wrote, for `train`, `translate` and
-`evaluate`.
-
-The directory holds `train.tsv`, `selection.tsv` and `test.tsv` (english<TAB>spanish, cleaned),
-both tokenizers, the training and selection parts as token arrays (tokenarrays.py),
-`checksums.sha256` and `prepare.json` (counts, vocabulary sizes, lengths, the arrays' entries).
+"""A prepared directory read back (mt.storage.files lists what `mt prepare` wrote), for `train`,
+`translate` and `evaluate`.
 """
 
 from __future__ import annotations

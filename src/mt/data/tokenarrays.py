@@ -2,11 +2,8 @@
 
 `PART.SIDE.ids` holds every sentence's ids end to end (uint16 when the vocabulary fits, else
 uint32) and `PART.SIDE.offsets` the int64 start of each sentence plus the end of the last: raw
-little-endian arrays without a header, nothing to unpickle. This is the layout of fairseq's
-indexed datasets and Marian's binary corpora: training reads the lengths at start-up and only the
-rows of its own batches after, so start-up time and memory barely grow with the corpus.
-prepare.json records the dtype, counts and SHA-256 of each file; `mt train` checks the counts
-and sizes (cheap), `sha256sum -c checksums.sha256` in the directory checks the contents.
+little-endian arrays without a header, as fairseq's indexed datasets, so start-up reads lengths
+only. prepare.json records dtype, counts and SHA-256; `mt train` checks counts and sizes.
 """
 
 from __future__ import annotations

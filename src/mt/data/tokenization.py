@@ -1,14 +1,9 @@
 """Train, save, load and apply the WordPiece tokenizers that turn sentences into label ids.
 
 Case and accents are kept (NFC only), so `decode(encode(s)) == s` for ordinary sentences. A word
-start carries "▁" (a space, or the start of the sentence); punctuation, symbols and digit runs are
-their own pieces and keep the "▁" in front of them, so "¿Dónde" is "▁¿" + "Dónde". Decoding
-concatenates the pieces, drops the "##" continuation prefix and turns "▁" back into a space.
-
-The PLACEHOLDERS are added tokens: matched in the raw text before pre-tokenisation, never split,
-and the text after one gets no "▁" of its own ("first" prepend scheme), so a space next to a
-placeholder is a "▁" piece and "Visit ｟1｠ today." decodes to itself. Tokenizers trained here
-hold them inside the size asked for; `extended` appends them (and new pieces) to an older one.
+start carries "▁"; punctuation, symbols and digit runs are pieces of their own ("¿Dónde" is "▁¿" +
+"Dónde"). The PLACEHOLDERS are added tokens, never split, and the text after one gets no "▁" of its
+own, so "Visit ｟1｠ today." decodes to itself; `extended` appends them to an older tokenizer.
 """
 
 from __future__ import annotations
@@ -30,10 +25,7 @@ if TYPE_CHECKING:
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[BOS]", "[EOS]")  # ids fixed by order
-# Placeholder tokens for protected spans (URLs, code, numbers, names, glossary terms): a span is
-# replaced by one of these on the way in and put back on the way out. A model learns to copy them
-# from training pairs whose shared spans were replaced the same way (mt.text.spans); the white
-# brackets are OpenNMT's placeholder convention and never occur in ordinary text.
+# Stand-ins for protected spans (mt.text.spans); OpenNMT's white brackets never occur in text.
 
 
 def placeholder(number: int) -> str:
@@ -46,10 +38,7 @@ PLACEHOLDERS = tuple(placeholder(number) for number in range(1, 17))
 PLACEHOLDER = re.compile("｟[0-9]+｠")
 """Any placeholder token, a learned one or one past the 16th."""
 RESERVED = len(SPECIAL_TOKENS) + len(PLACEHOLDERS)  # labels of a vocabulary that no text decides
-# The tag that starts the source of a back-translated (synthetic) training pair, so the model can
-# tell them from real ones (Caswell et al. 2019, tagged back-translation; `mt prepare
-# --synthetic`). Added to the tokenizers that need it, after the placeholders; it is never an
-# output: search bans it (mt.decode.search) and decode() drops it.
+# Starts a back-translated source (tagged back-translation); never an output: search bans it.
 SYNTHETIC_TAG = "｟BT｠"
 
 SPACE = "▁"
@@ -72,13 +61,8 @@ def _base_tokenizer() -> Tokenizer:
 
 
 def _unseen_fallback(tokenizer: Tokenizer) -> Tokenizer:
-    """A copy that also cuts out characters the vocabulary cannot continue a word with.
-
-    WordPiece turns a whole word into [UNK] when one of its characters has no "##c" piece. The
-    copy makes "Køge" "▁K" [UNK] "ge" (decoded "Kge") instead of one [UNK], and a "▁%" never
-    seen in training "▁" "%", which still decodes exactly. It changes only sentences that the
-    plain tokenizer gives an [UNK], so it runs on those alone and is rebuilt from the vocabulary
-    on load rather than saved.
+    """A copy that cuts out characters the vocabulary cannot continue a word with, so "Køge" is
+    "▁K" [UNK] "ge" rather than one [UNK]; used only on sentences that plain gives an [UNK].
     """
     vocab = tokenizer.get_vocab()
     known = sorted(t[len(CONTINUE) :] for t in vocab if t.startswith(CONTINUE) and len(t) == 3)

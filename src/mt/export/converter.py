@@ -1,18 +1,10 @@
 """Our Transformer as a CTranslate2 `TransformerSpec`, built the documented way: a `Converter`.
 
-Imported only once `ctranslate2` is known to be installed (mt.export.writer checks), so the rest of
-mt imports and trains without it. One small function per part of the model, named after the part,
-each copying our tensors (safetensors names, see mt.model.transformer) into the spec's variables:
-
-    embeddings   src/tgt token tables; CTranslate2 scales them by sqrt(d) as our Transformer does
-    positions    our own sinusoidal table (interleaved sin/cos), not CTranslate2's default layout
-    attention    fused q|k|v (self) or q + fused k|v (cross), each with its layer norm
-    feed-forward d -> d_p -> d with ReLU and its layer norm
-    output       final norms (pre-norm only) and the vocabulary projection with its bias
-
-Pre-norm and post-norm map onto the spec's `pre_norm` flag: a post-norm layer normalises after the
-residual addition, as mt.model.transformer.Residual does. Tied embeddings need nothing special: the
-three copies are equal, and the spec stores them once (it aliases equal variables).
+Imported only once `ctranslate2` is known to be installed (mt.export.writer checks). One small
+function per part copies our tensors (safetensors names, mt.model.transformer) into the spec:
+embeddings, positions (our interleaved sin/cos table, not CTranslate2's layout), attention (fused
+q|k|v, or q + fused k|v), feed-forward and output. Post-norm maps onto `pre_norm=False`; tied
+embeddings need nothing, as the spec stores equal variables once.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Dropout whose masks cost a third of torch's on a CPU: 16 random bits a position.
 
-`torch.nn.Dropout` on a CPU draws one Bernoulli variable a position from the Mersenne Twister,
-about 8 ns each on one AVX-512 core; the Transformer's 22 dropouts (embeddings, residuals, the
-feed-forward hidden layer, attention probabilities) took a quarter of a default-recipe training
-step (docs/performance.md, "Where a training step's time goes"). Here each 32-bit draw gives two
-positions their 16 bits, compared with a threshold: a position is dropped with probability
-round(p · 65536) / 65536 (within 0.00001 of p), kept ones are scaled by 1 / (1 - p) as usual.
-Outside training, or with p = 0, both are the identity, so evaluation and decoding are unchanged.
+torch's one Bernoulli draw a position took a quarter of a CPU training step over 22 dropouts
+(docs/performance.md). Here each 32-bit draw serves two positions, dropped with probability
+round(p · 65536) / 65536 (within 0.00001 of p), kept ones scaled by 1 / (1 - p). Outside training
+or with p = 0 it is the identity.
 """
 
 from __future__ import annotations

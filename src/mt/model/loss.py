@@ -44,11 +44,8 @@ class TokenStats:
 
 
 class RunningSums:
-    """Training loss and hits kept on the device until the loop needs them as numbers.
-
-    Reading a CUDA tensor waits for the GPU, so on CUDA the loop reads them only to report,
-    evaluate or stop; on the CPU every step.
-    """
+    """Training loss and hits kept on the device until the loop needs them as numbers: reading a
+    CUDA tensor waits for the GPU."""
 
     def __init__(self, device: torch.device) -> None:
         self.loss = torch.zeros((), device=device, dtype=torch.float64)
@@ -88,11 +85,8 @@ def real_position_logits(model: Callable[..., Tensor], batch: Batch) -> Tensor:
 def masked_loss_terms(
     logits: Tensor, target: Tensor, label_smoothing: float = 0.0
 ) -> tuple[Tensor, Tensor]:
-    """Summed cross-entropy and number of argmax hits over already-selected real positions.
-
-    logits (N, V) and target (N,) hold only non-padding positions, so the mean loss is
-    ``loss_sum / N`` exactly as the thesis defines it.
-    """
+    """Summed cross-entropy and argmax hits over real positions only (logits (N, V), target (N,)),
+    so the mean loss is ``loss_sum / N`` as the thesis defines it."""
     logits = logits.float()  # argmax too: over bf16 it took 2.8x as long as over fp32 on a CPU
     loss_sum = F.cross_entropy(logits, target, reduction="sum", label_smoothing=label_smoothing)
     correct = (logits.argmax(dim=-1) == target).sum()

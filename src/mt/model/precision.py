@@ -1,11 +1,9 @@
 """Mixed precision: `--precision auto|fp32|bf16|fp16` as one autocast context on any device.
 
-`auto` is measured, not guessed from CPU flags: machines of one type differ (AVX2 only, AVX-512
-with bf16 dot products, AMX tiles), and whether bf16 pays depends on the model's shapes as much as
-on the flags. On a CPU, `auto` runs the model's own workload in fp32 and in bf16 for a second or
-two (`probe_precision`), and takes bf16 only where it is faster by PROBE_GAIN with the same
-results; the verdict is cached per machine, torch version, model shape and workload, so later runs
-decide at once. A CUDA GPU takes bf16 where it supports it.
+On a CPU `auto` is measured, not guessed from flags (whether bf16 pays depends on the model's
+shapes as much): `probe_precision` runs the model's own workload in both for a second or two and
+takes bf16 only where it is PROBE_GAIN faster with the same results; the verdict is cached per
+machine, torch, shape and workload. A CUDA GPU takes bf16 where it supports it.
 """
 
 from __future__ import annotations
@@ -91,13 +89,9 @@ def resolve_precision(
     what: str = "the model",
     flags: frozenset[str] | None = None,
 ) -> tuple[str, str]:
-    """The concrete mode for ``requested`` on ``device``, and a short reason to print.
-
-    Any mode but "auto" is kept as asked. "auto" is bf16 on a CUDA GPU that supports it; on a CPU
-    it is what ``probe`` measured where the CPU has bf16 instructions (``flags``: this CPU's
-    unless given; where they can't be read the probe decides), fp32 where it has none or there is
-    nothing to probe with.
-    """
+    """The concrete mode for ``requested`` on ``device`` and a reason to print. "auto" is bf16 on
+    a CUDA GPU that has it; on a CPU, what ``probe`` measured where ``flags`` show bf16 (or can't
+    be read), else fp32."""
     if requested != "auto":
         return requested, f"{requested} (as asked)"
     if device.type == "cuda":
@@ -171,20 +165,17 @@ def probe_precision(
 
 
 def close_call(speedup: float) -> str:
-    """Why a speed-up this near the threshold can't decide for later runs, or "". A probe of
-    about a second can be misled by the host: one measured bf16 decoding at 1.04x fp32 right
-    after an hour of training where fresh probes of the same model measure 1.30-1.37x, and the
-    cached verdict kept every later translation in fp32, 1.5-1.8x slower than bf16."""
+    """Why a speed-up this near the threshold can't decide for later runs, or "": a probe right
+    after training measured 1.04x where fresh ones measure 1.30-1.37x, and its cached verdict
+    kept later translations in fp32."""
     if abs(speedup / PROBE_GAIN - 1.0) >= CLOSE_CALL:
         return ""
     return f"bf16 {speedup:.2f}x is too close to the {PROBE_GAIN}x threshold"
 
 
 def busy_machine(load: Callable[[], tuple[float, ...]] = os.getloadavg) -> str:
-    """Why timings taken now can't stand for this machine, or "". With more runnable processes
-    than CPUs, both modes are timed in slices of other work: one such probe here measured bf16
-    at 0.59x fp32 where a quiet one measures 1.45x. Such a verdict serves the run that made it,
-    and the next start probes again."""
+    """Why timings taken now can't stand for this machine, or "": with more runnable processes than
+    CPUs a probe measured bf16 at 0.59x fp32 where a quiet one measures 1.45x."""
     cpus = os.cpu_count() or 1
     recent = load()[0]
     return f"load average {recent:.1f} on {cpus} CPUs" if recent > cpus else ""

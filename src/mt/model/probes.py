@@ -1,10 +1,6 @@
-"""The workloads `--precision auto` measures: the model's own training step and decoding steps,
-on a synthetic batch of the shape training or translating gives it (mt.model.precision times
-them in fp32 and bf16).
-
-The batch is random labels: the probe asks how fast the shapes run and whether bf16 changes the
-numbers, not what the model says. RNG state is saved and restored, so probing leaves a seeded
-run exactly as it would have been.
+"""The workloads `--precision auto` measures: the model's own training and decoding steps on a
+random batch of the shape they get (speed and agreement, not meaning). RNG state is restored, so a
+seeded run is unchanged by probing.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""A trained run made into a model that ships inside the package (src/mt/shipped/NAME/).
-
-What a user needs to translate, fine-tune from and check it, and nothing else: the best weights
-stored in bfloat16 (half the bytes; every loader widens them to float32, and the dev sets say
-what the rounding costs: docs/release.md), the tokenizers, the name and word tables,
-calibration.json, model.json and train.json (its lineage kept), metrics.csv (the training
-figures `GET /model` reports), the card (mt.catalog.cards) and checksums.sha256, which
-mt.catalog.modelinfo checks each time the model is opened. No checkpoints, no optimizer state.
+"""A trained run made into a model that ships inside the package (src/mt/shipped/NAME/): what a
+user needs to translate, fine-tune from and check it (best weights in bfloat16, tokenizers,
+tables, configs, metrics.csv, the card, checksums.sha256), no checkpoints or optimizer state.
 
     python -m mt.cli.ship model runs/model --name NAME
 """

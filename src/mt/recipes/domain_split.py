@@ -1,32 +1,18 @@
-"""Our own split of the shared development data by document into three parts: train to
-fine-tune on, development (dev) to make every choice on (recipes, shares, thresholds, calibration
-targets), and test, scored once for the record, for the domain benchmarks (bench_domain,
-bench_trust, bench_protect, bench_glossary) and `make model`.
+"""Our split of the shared development data by document into train (to fine-tune on), dev (every
+choice) and test (scored once), for the domain benchmarks and `make model`.
 
-The held-out documents of the four sources are not in ../shared and never used. What is there
-(the sources' development part) is split again here, by document as the sources were, with salts
-of our own so this split is independent of theirs:
+The sources' held-out documents are never used; their development part is split again by
+document, with salts of our own:
 
     test = int(sha1(("mt-bench:" + key).encode()).hexdigest(), 16) % 100 < TEST_PERCENT
     dev = not test and int(sha1(("mt-dev:" + key).encode()).hexdigest(), 16) % 100 < DEV_PERCENT
 
-The test part is the one of the two-part split before (the same documents, so its figures stay
-comparable); the development part is taken from what was training.
-
-- python-docs: a document is a .po file (its path below python-docs-es); pairs are its translated
-  entries (polib: not fuzzy, not obsolete, msgstr not empty).
-- tldr: a document is a page name (every platform's page for a command falls on one side); pairs
-  are the lines of pages with as many lines in both languages: `>` and `-` descriptions with their
-  marker cut, commands without their backticks.
-- libreoffice: a document is a help page (the file column); pairs.tsv (plain text), and the
-  tagged.tsv rows of train pages go to train too (those of dev and test pages nowhere).
-- news: a document is a WMT test set; newssyscomb2009 is the test part, news-test2008 the
-  development part, the other three train.
+A document is a .po file (python-docs), a page name across platforms (tldr), a help page
+(libreoffice) or a WMT test set (news: newssyscomb2009 test, news-test2008 dev).
 
     python -m mt.recipes.domain_split --domains ../shared/data/domains --out bench/domains
 
-writes train/<domain>.tsv, dev/<domain>.tsv and test/<domain>.tsv (english<TAB>spanish) and prints
-the counts; a domain whose files are absent is left out with a line.
+writes {train,dev,test}/<domain>.tsv (english<TAB>spanish); an absent domain is left out.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
-"""Our split of the shared general-domain parallel sets by document, for `make model` and
-`make bench-general`: train to learn from, development (dev) to make every choice on, and test,
-scored once for the record.
+"""Our split of the shared general-domain parallel sets by document into train, dev (every choice)
+and test (scored once), for `make model` and `make bench-general`.
 
-- TICO-19 (tico19.tsv) keeps its source documents in order but names none, so a document here is
-  a block of BLOCK consecutive lines (a paragraph-sized run of one article).
-- XQuAD (xquad.tsv): a document is a context paragraph with the questions asked of it.
-- FLORES dev (flores-dev.tsv) is test only: never trained on, never chosen on.
-
-A set whose file is absent is left out with a line (`mt download --recipe` fetches XQuAD alone).
+A document is a block of BLOCK consecutive lines in TICO-19 (which names none) and a context
+paragraph with its questions in XQuAD; FLORES dev is test only. An absent set is left out.
 
     part = test if bucket < TEST_PERCENT, dev if bucket < TEST_PERCENT + DEV_PERCENT, else train
     bucket = int(sha1(("mt-general:" + set + ":" + document).encode()).hexdigest(), 16) % 100
 
     python -m mt.recipes.general_split --general ../shared/data/general --out bench/general
-
-writes train/, dev/ and test/<set>.tsv (english<TAB>spanish) and prints the counts.
 """
 
 from __future__ import annotations

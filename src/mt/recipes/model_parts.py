@@ -1,10 +1,6 @@
-"""The held-out files `make model` gives `mt prepare --selection/--test`: what the release model
-is chosen on and what it is tested on, so that the English of both stays out of its training.
-
-- selection.tsv: the first SELECTION_TATOEBA pairs of Tatoeba's selection part, and the first
-  SELECTION_EACH pairs of every dev part (the four domains, TICO-19, XQuAD);
-- test.tsv: the first TEST_TATOEBA pairs of make bench's Tatoeba test part and every test part
-  that bench_general.py scores whole (newssyscomb2009, TICO-19, XQuAD, FLORES dev).
+"""The held-out files `make model` gives `mt prepare --selection/--test`, so that the English of
+both stays out of training: selection.tsv (SELECTION_TATOEBA Tatoeba pairs and SELECTION_EACH of
+every dev part) and test.tsv (TEST_TATOEBA Tatoeba pairs and every general test part).
 
     python -m mt.recipes.model_parts --tatoeba runs/tatoeba-split --split runs/model-split \
         --general runs/model-general --out runs/model-parts

@@ -1,13 +1,8 @@
-"""The release recipe (`make model`, docs/general.md) as resumable steps (mt.recipes.steps): our
-splits of the shared data, Tatoeba's split, the held-out parts, back-translation, `mt prepare`,
-`mt train`, `mt evaluate` and a demo translation, each run as the command a person would type, in
-this environment (`python -m mt ...`), so the steps' work is exactly what those commands do.
+"""The release recipe (`make model`, docs/general.md) as resumable steps (mt.recipes.steps), each
+run as the command a person would type (`python -m mt ...`). Every path is under RUNS (default
+runs/), the stamps in RUNS/.recipe/; absent shared data is left out with what it feeds.
 
     python -m mt.cli.release --budget 95m        # what `make model` runs
-
-Every path is under RUNS (default runs/); the stamps are in RUNS/.recipe/. Shared data that is
-absent is left out as before: no domains, no domain data; no general sets, no general data; no
-monolingual file, no back-translation of it.
 """
 
 from __future__ import annotations

@@ -1,26 +1,13 @@
-"""Resumable steps for a recipe (`make model`): each step declares the files it reads, its options
-and the files it writes, and is skipped when its stamp says that the same inputs and options gave
-outputs that are still there, unchanged (make's file targets; Snakemake's and DVC's stages).
+"""Resumable steps for a recipe (`make model`): each step declares its inputs, options and outputs,
+and is skipped when its stamp says the same inputs and options gave outputs still there, unchanged.
 
-A stamp, STAMPS/STEP.json, is written before a step's commands run ("complete": false, its
-options and inputs) and again once they have all succeeded ("complete": true, its outputs added).
-On the next run a step is
+STAMPS/STEP.json is written before a step runs ("complete": false) and after it succeeds
+("complete": true, outputs added). Next time a step is skipped (complete, all the same), resumed
+(incomplete, same inputs and options) or run again: its outputs removed first and every step
+downstream of it rerun (their stamps removed at its start, so a killed recipe still redoes them).
 
-- skipped when its stamp is complete, its options and inputs are the stamp's and its outputs still
-  are too;
-- resumed when its stamp is not complete but its options and inputs are the same, and the step
-  can go on from what a killed run left (`mt train --resume`);
-- otherwise run again: its outputs are removed first (unless the step's command checks and keeps
-  what it finds itself, as `mt backtranslate` does with its sidecar, and the inputs and options
-  are unchanged), and every step that reads its outputs, directly or through another, runs again
-  after it. Their stamps are removed when it starts, so a recipe killed in between still redoes
-  them.
-
-A file is known by its SHA-256. A file whose size and modification time (in nanoseconds) are the
-ones its stamp recorded is taken to have the recorded digest without being read again, as git's
-index does: a recipe's inputs and outputs come to hundreds of megabytes (4,467 files of domain
-data, the prepared token arrays, the weights), and checking an up-to-date recipe should take a
-moment, not a minute. A file copied or touched but not changed is read once and still matches.
+A file is known by its SHA-256, trusted without rereading while its size and nanosecond mtime
+match the stamp (as git's index does): a recipe's files come to hundreds of megabytes.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Keep a long run's resident memory flat on the CPU: bounded oneDNN caches, a trimmed heap.
 
-Sentence lengths vary, so nearly every batch has a new shape. For each new shape oneDNN builds a
-primitive (a kernel and its scratchpad) and keeps it, up to 1,024 of them in its cache and as many
-again in PyTorch's ideep LRU cache: resident memory climbs for thousands of steps (a 6-minute
-bf16 run on back-translated news went from 0.8 to 3.7 GB). Capping both caches at CACHE_CAPACITY
-held it at 1.1-1.3 GB with no loss of speed (1,266 against 1,157 target tokens/s, docs/general.md);
-glibc then still keeps freed activations in its arenas, which `malloc_trim` hands back.
+Nearly every batch has a new shape, and oneDNN and ideep each cache up to 1,024 primitives for
+them: a 6-minute bf16 run climbed from 0.8 to 3.7 GB. CACHE_CAPACITY held it at 1.1-1.3 GB with no
+loss of speed; `malloc_trim` hands back what glibc keeps in its arenas.
 """
 
 from __future__ import annotations

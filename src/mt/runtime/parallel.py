@@ -1,13 +1,7 @@
-"""Pure-Python work over many rows spread over worker processes.
-
-An epoch's augmentation (shared spans, placeholders, casual noise) is regular expressions and
-string edits over hundreds of thousands of pairs: minutes in one process, the wait before a run's
-first step and at every epoch's start. Each worker gets whole rows with any random numbers already
-drawn, so the result is the one a single process gives, whatever the number of workers.
-
-Workers are spawned, not forked: the trainer holds torch's and the tokenizers' threads, and a fork
-of a process with threads can deadlock its child. A spawned worker imports the main module, so a
-script that trains must keep its work under `if __name__ == "__main__":`, as mt's own commands do.
+"""Pure-Python work over many rows (an epoch's augmentation: minutes in one process) spread over
+worker processes. Each worker gets whole rows with their random numbers already drawn, so the
+result is the same whatever the number of workers. Workers are spawned, not forked (a fork of the
+trainer's threads can deadlock), so a training script keeps its work under `__main__`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""LibreTranslate's `detectedLanguage` for `"source": "auto"`: which language a text is in.
-
-The answer comes from the identifier the `not_english` flag asks (mt.quality.flags.language_of:
-py3langid among English, Spanish and the languages most often pasted by mistake), with its
-probability as the confidence in percent, as LibreTranslate gives it. A text without letters
-gives no evidence: it is answered in the served source language with confidence 0.
+"""LibreTranslate's `detectedLanguage` for `"source": "auto"`, from the `not_english` flag's
+identifier (mt.quality.flags.language_of) with its probability in percent. A text without letters
+is answered in the served source language with confidence 0.
 """
 
 from __future__ import annotations

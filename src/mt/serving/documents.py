@@ -1,9 +1,6 @@
-"""Documents through the server: HTML texts on /translate and files on /translate_file.
-
-The units of every document in a request go to the decoding worker as one job, so they batch
-with everyone else's lines; putting the markup back (which may ask the model for an alignment)
-runs in a thread of its own, never on the event loop. Translated files wait in a small store for
-their download, as LibreTranslate answers /translate_file with a URL to fetch.
+"""Documents through the server: HTML texts on /translate and files on /translate_file. A
+document's units go to the decoding worker as one job, batching with everyone's lines; putting the
+markup back runs in a thread, never on the event loop.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""What `GET /model` says about the served model: its description (mt.catalog.modelinfo, read once
-at start), its parameters, and what its directory holds besides.
-
-The training history and evaluation files are optional and read tolerantly: an export has no
-metrics.csv, and evaluation JSON files (`mt evaluate --json`) are found by their content.
+"""What `GET /model` says about the served model: its description, its parameters, and its
+directory's optional training and evaluation files (read tolerantly: an export has no metrics.csv).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """`mt serve`: open the socket, run the app under uvicorn, stop cleanly on Ctrl-C or SIGTERM.
 
-uvicorn's graceful shutdown stops accepting connections, lets the requests in flight finish, then
-runs the app's shutdown (the decoding worker drains its queue). `/health` turns 503 as soon as the
+In-flight requests finish and the worker drains its queue; `/health` turns 503 as soon as the
 signal arrives, so a load balancer stops sending before the port closes.
 """
 

@@ -1,11 +1,8 @@
 """One decoding thread fed by the event loop: requests from all clients become one model batch.
 
-The event loop never runs the model. A request puts a job (its lines and an asyncio future) on a
-queue and awaits the future; the decoding thread takes every job that is waiting, waits a few
-milliseconds more while other requests are still being read, decodes all their lines with one
-`Translator.translate` call and hands each request its slice back on the event loop. So
-throughput grows with the number of clients instead of queueing behind a lock, and a request never
-waits for a model call that started before it if it can join the next one.
+A request queues its lines with an asyncio future; the thread takes every waiting job, waits a few
+milliseconds for requests still being read, and decodes them all in one `Translator.translate`
+call. So throughput grows with clients instead of queueing behind a lock.
 """
 
 from __future__ import annotations
@@ -43,11 +40,8 @@ _STOP = None
 
 
 class BatchingWorker:
-    """Loads the translator and decodes in one thread; `translate()` is awaited by requests.
-
-    `load` runs in the decoding thread, so `/health` can answer 503 while a model loads and torch's
-    thread setting applies where the model runs.
-    """
+    """Loads the translator and decodes in one thread (so `/health` answers 503 while it loads,
+    and torch's thread setting applies where the model runs); requests await `translate()`."""
 
     def __init__(
         self,
@@ -183,11 +177,8 @@ class BatchingWorker:
     def _gather(self, first: _Job) -> tuple[list[_Job], bool]:
         """Every job already waiting, plus those arriving within `batch_wait` while requests are
         still being read, and within `return_wait` while fewer clients than the last model call
-        answered have sent again; True as well when the stop mark was met.
-
-        The second wait keeps busy clients in one batch: without it 32 clients that each wait for
-        their answer settle into two alternating batches of 16, each paying the model call's fixed
-        cost, while the clients just answered are a millisecond away from sending again."""
+        answered have sent again (else 32 clients settle into two alternating batches of 16); True
+        as well when the stop mark was met."""
         jobs = [first]
         lines = len(first.lines)
         started = time.perf_counter()

@@ -1,10 +1,6 @@
-"""Files written so that a reader, or a crash, sees the old file or the complete new one.
-
-Everything goes to a temporary sibling first, is synced, moved into place with ``os.replace``, and
-the directory is synced so the rename itself survives a crash. The file gets the permissions the
-user's umask gives, as a plain ``open`` would (a run directory must be readable by the group or
-the service account that serves it). No torch here: `mt prepare` and `mt download` use it and must
-start fast.
+"""Files written so that a reader, or a crash, sees the old file or the complete new one: a synced
+temporary sibling, ``os.replace``, then a synced directory. Permissions follow the umask as a plain
+``open`` would (a group or a service account may serve the run). No torch: `mt prepare` starts fast.
 """
 
 from __future__ import annotations

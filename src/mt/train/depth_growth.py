@@ -1,13 +1,9 @@
-"""Growing a trained model deeper (`mt train --init-from RUN --encoder-layers N`): the shipped
-model can become the deep-encoder student (issue 66) without starting from nothing.
+"""Growing a trained model deeper (`mt train --init-from RUN --encoder-layers N`).
 
-The new layers go on top of the base's, before the stack's closing norm, and start as the
-identity: in a pre-norm layer each sublayer's output is added to its input, so with the output
-projections of its attention and feed-forward at zero the layer passes its input through, and
-the grown model computes exactly what the base did (a warm start that loses nothing, as Net2Net's
-deeper networks, Chen et al. 2016, and zero-initialised residual branches, Zhang et al. 2019).
-The other weights of a new layer are drawn as a fresh model's, so the zero projections get
-gradients at once and the layer learns from the first step.
+New layers go on top, before the closing norm, with their attention and feed-forward output
+projections at zero: a pre-norm layer then passes its input through, so the grown model computes
+exactly what the base did (Net2Net; Zhang et al. 2019). Their other weights are drawn fresh, so
+the zero projections get gradients from the first step.
 """
 
 from __future__ import annotations

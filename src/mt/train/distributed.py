@@ -1,8 +1,7 @@
 """PyTorch's own distributed engine, used when `torchrun` sets WORLD_SIZE: DDP, NCCL or gloo.
 
-A single process gets the same interface with every collective a no-op, so the training loop has
-one code path. Every collective here must be called the same number of times, in the same order,
-on every rank: the training loop calls them at points that depend only on the step number.
+A single process gets the same interface with no-op collectives, so the loop has one code path.
+Every rank must call the collectives alike: the loop calls them at points set by the step alone.
 """
 
 from __future__ import annotations
@@ -75,11 +74,8 @@ class Distributed:
 
 
 def setup_distributed(device_name: str) -> tuple[Distributed, str]:
-    """Join the process group torchrun describes; returns the handle and the device to use.
-
-    Under torchrun each process takes the GPU of its local rank (NCCL) when CUDA is asked for or
-    available, else the CPU (gloo).
-    """
+    """Join torchrun's process group on the local rank's GPU (NCCL) where CUDA is asked for or
+    available, else the CPU (gloo); the handle and the device."""
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     if world_size <= 1:
         return Distributed(), device_name

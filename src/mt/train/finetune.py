@@ -1,14 +1,9 @@
-"""Fine-tuning: a new run that starts from a trained run's weights (`mt train --init-from RUN`),
-optionally rehearsing the base data (`--mix BASE_PREPARED:FRACTION`).
+"""Fine-tuning: a new run from a trained run's weights (`mt train --init-from RUN`), optionally
+rehearsing the base data (`--mix BASE_PREPARED:FRACTION`).
 
-As Marian's --pretrained-model and fairseq's --restore-file --reset-optimizer: the weights and
-model settings come from RUN, the optimizer and step count start afresh, and the training
-settings are RUN's with a schedule for fine-tuning (mt.train.run_config.finetune_run_config).
-Everything is checked before the run directory is claimed: the prepared data must use RUN's
-vocabulary (the same ids for the same pieces; labels appended after them by `mt prepare
---tokenizers-from` get new rows, mt.train.vocab_rows) and RUN's weights must fit its model.json.
-The run directory's train.json records the lineage, base run and the SHA-256 of the weights it
-started from, so a fine-tuned model can always be traced to its base.
+As Marian's --pretrained-model: weights and model settings from RUN, optimizer and steps afresh.
+Everything is checked before the run directory is claimed (RUN's vocabulary, appended labels get
+new rows: mt.train.vocab_rows), and train.json records the base run and its weights' SHA-256.
 """
 
 from __future__ import annotations

@@ -1,38 +1,19 @@
 """Model FLOPs of training: the numerator of model FLOP utilisation (MFU).
 
-The count is the standard one (Kaplan et al. 2020, "Scaling laws for neural language models",
-§2.1 and Table 1; Chowdhery et al. 2022, "PaLM", Appendix B). A weight matrix of m × n applied to
-one token is m·n multiply-adds (2·m·n FLOPs) forward and twice that backward (the gradients of
-its input and of its weights), so training costs 6 FLOPs per weight a token passes through.
-Attention adds, per layer and per (query, key) pair, d multiply-adds for q·k and d for the
-weighted sum of v: 12·d FLOPs in training, PaLM's "12·L·H·Q·T" per token (H·Q = d, T the
-length attended over). As in PaLM the causal mask is not discounted: a decoder position is
-charged for its whole target sentence. Embedding lookups, biases, layer norms, softmax and
-activations are left out, as both papers leave them out, and so is recomputation (there is none):
-this is model FLOPs, not hardware FLOPs.
+The standard count (Kaplan et al. 2020 §2.1; PaLM, Appendix B): 6 FLOPs per weight a token passes
+through (2 forward, 4 backward), plus 12·d per layer and (query, key) pair for attention, the causal
+mask not discounted. Embeddings, biases, norms, softmax and activations are left out: model FLOPs,
+not hardware FLOPs. An encoder-decoder does not touch every weight for every token, so the weights
+are split by what passes through them (d_model d, perceptron d_p, target vocabulary V):
 
-An encoder-decoder does not touch the same weights for every token, so "6 × parameters" is
-split by what each token passes through (for d_model d, perceptron d_p, target vocabulary V):
+- a source token: encoder self-attention (4d²) and perceptron (2·d·d_p), decoder cross-attention
+  keys and values (2d²);
+- a target token: decoder self-attention (4d²), cross-attention query and output (2d²), perceptron
+  and the output projection d·V (2.0M of the 2+2 shipped shape's 4.7M weights);
+- a pair of positions: 2·d per layer in each attention (S², T², S·T).
 
-- a source token: each encoder layer's self-attention projections (4d²) and perceptron (2·d·d_p),
-  and each decoder layer's cross-attention keys and values (2d²), made once per source token;
-- a target token: each decoder layer's self-attention (4d²), cross-attention query and output
-  (2d²) and perceptron (2·d·d_p), and the output projection d·V. At d 256 and V 8,000 that
-  projection is 2.0M of the 4.7M weights of the 2+2 shipped shape: the largest single term;
-- a pair of positions: 2·d per layer in encoder self-attention (S² a sentence), in decoder
-  self-attention (T²) and in cross-attention (S·T).
-
-Tokens are real ones, never padding, and the attention terms use each sentence's own lengths:
-MFU credits the work the model needed, not what batching made it do on padding.
-
-Encoder and decoder depths are each stack's own (ModelConfig.encoder_depth, decoder_depth).
-
-The recurrent baseline (mt.model.rnn) is counted the same way: per source token the
-bidirectional encoder's gates (4 for an LSTM, 3 for a GRU, each H·(input + H)) and the attention
-keys (2H·H); per target token the decoder cells (the first fed [embedding; attentional vector]),
-Bahdanau's query projection, the combination 3H·H, the tied projection H·E and the output
-projection; per (target, source) pair the score (H) and the context (2H); per sentence the bridge
-to the decoder's first state.
+Only real tokens count, with each sentence's own lengths: MFU credits the work the model needed,
+not padding. The recurrent baseline (mt.model.rnn) is counted the same way, gate by gate.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Start or resume a training run: the steps in order, each done by the module that owns it.
 
-Configuration is assembled in mt.config, the run directory claimed and written by mt.model.rundir,
-the data encoded by mt.data.feed.batching, the model trained by mt.train.trainer. `train_run` is
-what `mt train` calls; a library user calls it too, with option changes by config field name, e.g.
-``train_run(prepared=Path("data/prepared"), out=Path("runs/a"), changes={"max_steps": 100})``. A
-fine-tuned run (``init_from``, ``mix``) is set up by mt.train.finetune and then trains, resumes and
-exports like any other.
+`train_run` is what `mt train` calls and what a library user calls, with option changes by config
+field name: ``train_run(prepared=Path("data/prepared"), out=Path("runs/a"), changes={"max_steps":
+100})``. A fine-tuned run is set up by mt.train.finetune, then trains like any other.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
-"""The dense peak FLOP/s of the device training runs on: the denominator of MFU.
+"""The dense peak FLOP/s of the device training runs on: the denominator of MFU (PaLM, §4.1).
 
-Model FLOP utilisation (Chowdhery et al. 2022, "PaLM", §4.1 and Appendix B) is the model FLOP/s
-achieved over the hardware's peak at the precision the matrix products run in: bf16 or fp16
-under autocast; for fp32 TF32 where torch lets matrix products use it
-(``torch.set_float32_matmul_precision("high")``; mt leaves the default, "highest"), else plain
-FP32. NVIDIA's datasheets print tensor-core figures "with sparsity" (2:4 structured sparsity,
-which a dense model never uses): the dense peak is half of that, and the table holds the dense
-figure.
-
-A CPU gets no peak here: its peak depends on the vector units (an AVX2 core does 2 FMA of 8
-fp32 a cycle, an AVX-512 core up to twice that, bf16 needs avx512_bf16 or AMX), on the clock
-under that load (AVX-512 lowers it on many parts, a shared cloud core may boost or not) and on
-how many cores torch really gets; torch reports none of it reliably, and a guessed peak would
-make a guessed MFU look measured. Where the peak is not known, MFU is "n/a" unless
-``mt train --peak-tflops X`` says it.
+The peak is at the precision the matrix products run in (bf16/fp16 under autocast, else FP32: mt
+leaves torch's "highest" matmul precision, so no TF32). NVIDIA prints tensor-core figures "with
+sparsity"; the table holds the dense half. A CPU gets no peak: it depends on vector units, clock
+under load and cores torch really gets, none reported reliably, and a guessed peak would make a
+guessed MFU look measured; MFU is "n/a" unless `mt train --peak-tflops X` says it.
 """
 
 from __future__ import annotations

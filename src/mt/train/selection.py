@@ -1,16 +1,9 @@
-"""Model selection during training: score on the selection part, keep the best weights, keep the
-last snapshots and average them at the end.
+"""Model selection during training: score on the selection part, keep the best weights (lowest
+selection loss), keep the last snapshots and average them at the end if that scores better still.
 
-The best weights are those with the lowest selection loss seen so far; the average of the last
-``average_last`` evaluation snapshots replaces them only when it scores better still. The trainer
-decides when to evaluate; this class knows nothing of the trainer.
-
-With ``eval_sample`` a fixed, seeded sample of the selection part decides (best weights,
-patience, averaging) and the rest is scored only for the record, at an epoch's end and at the end
-of training. Confirming each new best on the whole part would cost the whole evaluation whenever
-the model improves, which in an hour of training is nearly always (the first four evaluations of
-a `make bench` run all improved). The 24k-pair part of the 119k corpus takes about 28 s to score
-on 2 cores; 3,000 pairs an eighth of that.
+With ``eval_sample`` a fixed, seeded sample decides (best, patience, averaging) and the rest is
+scored only for the record at an epoch's end: confirming each new best on the whole part would cost
+a full evaluation almost every time (28 s for 24k pairs on 2 cores; 3,000 pairs an eighth of that).
 """
 
 from __future__ import annotations

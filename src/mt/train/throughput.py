@@ -1,14 +1,8 @@
 """Tokens/s, model TFLOP/s and MFU of training, as the run measures them.
 
-A lent GPU comes back only with the files a run wrote, so a run records its own throughput: each
-metrics.csv row has the real (non-padding) tokens trained on so far and the rates since the row
-before it, and the end of training gives the rates of the whole command. Seconds are training
-seconds: `elapsed` less the selection evaluations (`eval_seconds`); what remains counts the
-steps, reading batches and writing checkpoints, and for the first row the warm-up of the first
-steps too. Model FLOPs are mt.train.flops', the peak mt.train.peaks'.
-
-Every process counts the batches it trains on; a row sums the counts over processes, so each row
-is a collective that every process reaches (evaluations are, by mt.train.trainer's rules).
+A lent GPU returns only the files a run wrote, so each metrics.csv row records real tokens so far
+and the rates since the row before, over training seconds (`elapsed` less `eval_seconds`). A row
+sums counts over processes, so it is a collective every process reaches.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The training loop: Adam steps on masked cross-entropy, evaluations, and why training stops.
 
-`Trainer.train` reads top to bottom: epochs of optimizer steps, an evaluation when one is due,
-and the stopping rules, all of which live in one section below ("why training stops"). The
-learning rate is mt.train.schedule's; what a checkpoint holds and how a run resumes from it,
-mt.train.resume's.
-
 One optimizer step consumes ``world_size * grad_accum`` consecutive batches of the epoch's
-deterministic batch list (rank r takes its ``grad_accum`` share), and every micro-batch's loss is
-divided by the target-token count of the whole step. So a step means the same update whether it
-runs on one process with accumulation or on several with DistributedDataParallel.
+deterministic batch list, and every micro-batch's loss is divided by the whole step's target
+tokens, so a step is the same update on one process with accumulation or on several with DDP.
 """
 
 from __future__ import annotations
@@ -198,11 +192,8 @@ class Trainer:
     # ----- why training stops: every rule ------------------------------------------------------
 
     def _stop_after_step(self) -> str:
-        """The step limit, Ctrl-C and the time budget, the same on every rank (rank 0 decides).
-
-        The step limit is the same everywhere; the clock and Ctrl-C are per process, so several
-        processes consult rank 0 about them only every REPORT_EVERY steps: a broadcast is a sync.
-        """
+        """The step limit, Ctrl-C and the time budget, the same on every rank: rank 0 decides the
+        per-process ones only every REPORT_EVERY steps, since a broadcast is a sync."""
         config, progress = self.config, self.progress
         if config.max_steps and progress.step >= config.max_steps:
             return f"reached --max-steps {config.max_steps}"

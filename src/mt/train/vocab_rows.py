@@ -1,11 +1,8 @@
-"""The rows a fine-tuned model gains when its prepared data grew the base run's vocabularies
-(mt.data.prepare.vocab_growth appends labels, so every old id keeps its meaning).
+"""The rows a fine-tuned model gains when its prepared data grew the base run's vocabularies.
 
-The base's rows are copied exactly. Each new row of an embedding or of the output projection is
-the mean of the base's ordinary rows (specials left out): a neutral word the model has already
-learned to place. Each new output bias is the lowest of the base's, so at step 0 a new piece is
-no likelier than the rarest old one and takes next to no probability from the pieces the base
-predicts; training raises it where the data uses it.
+The base's rows are copied exactly. A new embedding or output row is the mean of the base's
+ordinary rows (a neutral word), and a new output bias the base's lowest, so at step 0 a new piece
+takes next to no probability from those the base predicts.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Growing a trained model wider (`mt train --init-from RUN --ff N`): the shipped model's
-perceptrons can take the student's width (issue 75) without losing what they learned.
+"""Growing a trained model wider (`mt train --init-from RUN --ff N`) without losing what it learned.
 
-A feed-forward sublayer is W2·relu(W1·x + b1) + b2. Its first projection keeps the base's d_p
-rows and gains new ones drawn as a fresh model's; its second keeps the base's columns and gains
-zero columns for the new units. The new units then add nothing, so the wider model computes
-exactly what the base did (Net2Net's function-preserving widening, Chen et al. 2016), while the
-drawn rows give the zero columns gradients from the first step.
+A feed-forward W2·relu(W1·x + b1) + b2 keeps the base's rows of W1 and gains freshly drawn ones,
+and keeps W2's columns and gains zero ones: the new units add nothing, so the wider model computes
+exactly what the base did (Net2Net), while the drawn rows give the zero columns gradients at once.
 """
 
 from __future__ import annotations

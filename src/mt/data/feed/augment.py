@@ -1,16 +1,10 @@
 """Each epoch's training pairs as the model sees them: placeholder tokens and source noise.
 
-With `--placeholders RATE` that share of the pairs whose two sides copy a span (a URL, code, a
-number, a name: mt.text.spans) get those spans replaced by PLACEHOLDERS on both sides, so that the
-model learns to copy the tokens the Translator puts in for protected spans. With `--source-noise`
-sources are made casual (mt.data.feed.noise) after that. Both draws are made for every row at
-once from (seed, epoch), so a resumed run sees exactly the pairs an uninterrupted one would.
-
-A row is made when a batch first reads it: the first step waits for its own 64 rows, not for an
-epoch's minutes of regular expressions. On a GPU, whose steps outrun that, `fill` makes a whole
-epoch at once over worker processes (mt.runtime.parallel), before its steps (mt.data.feed.prefetch).
-Batches are planned on the prepared lengths, so the plan needs no row made; only the rows an epoch
-changes are encoded again (a text encodes to the ids prepare stored for it).
+`--placeholders RATE` replaces the spans both sides share (mt.text.spans) with PLACEHOLDERS, so the
+model learns to copy the Translator's stand-ins; `--source-noise` then makes sources casual
+(mt.data.feed.noise). Both are drawn for every row at once from (seed, epoch), so a resumed run sees
+the same pairs. A row is made when a batch first reads it (the first step waits for 64 rows, not
+an epoch of regular expressions); on a GPU `fill` makes the epoch at once over workers.
 """
 
 from __future__ import annotations

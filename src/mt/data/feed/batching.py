@@ -163,10 +163,8 @@ def with_augmentation(
     ahead: bool = False,
 ) -> Callable[[int], EncodedPairs] | None:
     """Each epoch's training pairs with placeholders and source noise (mt.data.feed.augment), or
-    None when the config asks for neither; `pairs` are the texts of `train`. A source that is not
-    English gets only the language-neutral noise kinds. Rows are made as batches read them; with
-    `ahead` (a GPU, whose steps outrun that) each epoch is made in full before its steps, the
-    next one while it trains (mt.data.feed.prefetch)."""
+    None when the config asks for neither; with `ahead` (a GPU) made an epoch at a time
+    (mt.data.feed.prefetch)."""
     epoch_pairs = augmentation(train.source, train.target, pairs, codecs, config, english_source)
     if epoch_pairs is None:
         return None
@@ -278,10 +276,8 @@ def batch_indices(
 ) -> list[np.ndarray]:
     """Index groups for one epoch: shuffle, sort within pools by length, cut, shuffle the batches.
 
-    With ``batch_tokens`` > 0 a batch holds as many sentences as fit in that many padded target
-    (or source, whichever is longer) positions; otherwise ``batch_size`` sentences. The work is
-    NumPy per pool and per batch, never Python per sentence, so planning an epoch of 16M pairs
-    takes seconds.
+    With ``batch_tokens`` > 0 a batch fills that many padded positions (the longer side), else
+    holds ``batch_size`` sentences. NumPy per pool, never Python per sentence: 16M pairs in seconds.
     """
     count = len(src_lengths)
     rng = np.random.default_rng([seed, epoch])

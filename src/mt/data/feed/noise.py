@@ -1,27 +1,12 @@
 """Source-side noise for training: make some English sentences look typed casually.
 
-Tatoeba's English is capitalised and ends in punctuation; what people type often is neither, and a
-model that never saw such input translates it worse. With `--source-noise RATE` that share of the
-training sources is, each epoch, made casual in the ways `--source-noise-kinds` names:
+A model that only saw Tatoeba's careful English translates casual input worse. With
+`--source-noise RATE` that share of sources is, each epoch, made casual in the
+`--source-noise-kinds` ways: lower, punctuation, apostrophes, typos (mt.text.casual). Only prose
+is touched (mt.text.prose): a slip in "git status" would teach the model to mend program names.
 
-- lower: lowercased (half the chosen sentences);
-- punctuation: final punctuation dropped (half) or "." / "!" swapped (a tenth);
-- apostrophes: apostrophes dropped ("don't" -> "dont"; half), by mt.text.casual;
-- typos: a few keyboard slips (mt.text.casual.TYPO_RATE of the words), by mt.text.casual.
-
-Only prose is made casual (mt.text.prose): a command line or a line of code is typed as it is,
-and a slip in "git status" would teach the model to mend program names.
-
-mt.data.feed.batching encodes them again. The draw is a pure function of (seed, epoch), like the
-batch order, so a resumed run sees exactly the sources an uninterrupted one would. Targets never
-change. The default kinds, "lower,punctuation", draw exactly what --source-noise drew before there
-were kinds; the two new kinds take their draws from a stream of their own.
-
-The synthetic tag that starts a back-translated source (mt.data.tokenization.SYNTHETIC_TAG) is
-kept as it is, so lowercasing never turns it into plain text. A source that is not English
-(`english_source=False`, a Spanish→English model) gets only the kinds that are no English
-heuristic, lower and punctuation, and the prose check (English function words) is not asked:
-only a command line is left alone.
+The draw is a pure function of (seed, epoch), so a resumed run sees the same sources; targets and
+the synthetic tag never change. A non-English source gets only lower and punctuation.
 """
 
 from __future__ import annotations

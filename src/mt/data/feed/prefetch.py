@@ -1,12 +1,8 @@
 """On a GPU: an epoch's pairs made in full before its steps, and the next one while it trains.
 
-An epoch's placeholders and noise (mt.data.feed.augment) are made row by row as batches read them,
-which costs a CPU step about 1% but holds back a GPU, whose steps are tens of times shorter: on
-the lent H200 a run made that way did 790 steps in its first 100 s, where one whose epoch was
-made first did 40 steps/s (docs/performance.md). So there the epoch asked for is made in full
-first, over worker processes (mt.runtime.parallel), and the next one in a background thread while
-this one trains. Both are a pure function of the epoch: the run sees the pairs it would have made
-itself.
+Made row by row (mt.data.feed.augment) they cost a CPU step 1% but starve a GPU (on the H200, 790
+steps in the first 100 s against 40 steps/s). Both epochs are a pure function of the epoch number,
+so the run sees the pairs it would have made itself.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Rehearsal against forgetting: each fine-tuning epoch also trains on a share of the base data.
 
-`mt train PREPARED --init-from RUN --mix BASE_PREPARED:FRACTION` makes FRACTION of every epoch's
-pairs base pairs: with n new pairs, round(n * FRACTION / (1 - FRACTION)) base pairs drawn anew
-each epoch from (seed, epoch), without repeats while the base data has enough. Batches are then
-planned over the union as usual, so on average each batch holds that share too. Nothing is
-copied: the union is a view over both prepared directories' token arrays.
+`--mix BASE_PREPARED:FRACTION` adds round(n * FRACTION / (1 - FRACTION)) base pairs to n new ones,
+drawn anew each epoch from (seed, epoch), without repeats while the base has enough. The union is
+a view over both directories' token arrays, batched as usual.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""A trained run read as the base of new data: its tokenizers and model settings, checked.
-
-`mt prepare --tokenizers-from RUN` encodes a user's data with the labels RUN's model knows, so
-`mt train --init-from RUN` can continue from its weights: a vocabulary learned anew would give
-the same ids other meanings. Only the files are read here (no torch, no weights).
+"""A trained run read as the base of new data (`mt prepare --tokenizers-from RUN`): its tokenizers
+and model settings, checked, so its weights keep their ids' meanings. No torch, no weights.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""How well a run's tokenizers cover new data, against the data they were learned from.
-
-A vocabulary learned on short everyday sentences cuts documentation into many more word-pieces
-per word, and an unknown label is text the model can neither read nor write. Both figures on a
-sample of the new training part, beside the same figures on the base run's training part, tell
-whether fine-tuning with the run's tokenizers is sound (`mt prepare --tokenizers-from`).
+"""How well a run's tokenizers cover new data (pieces per word, unknown labels on a sample), beside
+the same figures on the run's own training part: whether `mt prepare --tokenizers-from` is sound.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Documentation pairs are paragraphs; the model learns sentences. A pair whose two sides split
-into the same number of sentences becomes that many sentence pairs, in order; one whose sides
-split differently stays whole (the `--max-length` filter then keeps it or leaves it out).
-
-Markup is text here and is kept verbatim: a cut is only allowed where no reST literal or role
-(`` ``x`` ``, `` :func:`x` ``) is open, no HTML tag is half written and no element is open, so a
-`<span class="emph">Note. Then</span>` is never cut in two. Such a paragraph stays whole.
+"""Documentation pairs are paragraphs; the model learns sentences. A pair whose sides split into
+the same number of sentences becomes that many pairs, in order; otherwise it stays whole. Markup is
+kept verbatim and never cut inside (an open reST literal or role, a tag, an element), so
+`<span class="emph">Note. Then</span>` stays one.
 """
 
 from __future__ import annotations

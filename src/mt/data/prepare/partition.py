@@ -1,10 +1,6 @@
-"""The split of `mt prepare`, decided on 64-bit hashes alone: duplicates, parts grouped by
-English sentence, and the tokenizers' sample.
-
-Each pair is two hashes in NumPy arrays (its English sentence, and the pair), so a corpus of
-millions of pairs is split without holding its text: groups are English sentences in order of
-first appearance, shuffled with the seed, the selection and test parts capped; the result is the
-same as grouping the strings.
+"""The split of `mt prepare`, decided on 64-bit hashes alone (English sentence, pair) so millions
+of pairs split without their text: duplicates, parts grouped by English sentence (first-appearance
+order, shuffled with the seed, selection and test capped) and the tokenizers' sample.
 """
 
 from __future__ import annotations

@@ -1,33 +1,14 @@
 """`mt prepare`: corpus files -> a prepared directory (cleaned parts, tokenizers, token arrays).
 
-The corpora are read as streams, so memory does not grow with their size except for two 8-byte
-hashes a pair (duplicates and the English sentence of each pair) and the offsets of the encoded
-training part:
+Corpora are streamed, so memory grows only by two 8-byte hashes a pair and the training part's
+offsets: read and spool (spool.py), split on the hashes (partition.py), train tokenizers on a
+seeded sample, encode every part (token arrays for train and selection, tokenarrays.py), count
+lexicon.tsv (lexicon.py) and words.tsv (wordstats.py) from the training English.
 
-1. read (spool.py): every corpus is cleaned and filtered chunk by chunk and spooled to one
-   temporary file, keeping only the hashes in NumPy arrays;
-2. split: duplicates and the split by English sentence are decided on the hashes alone
-   (partition.py), with the selection and test parts capped; the spool is then written out part
-   by part;
-3. tokenizers are trained on a seeded sample of the training part (all of it, in file order,
-   when it is smaller than the sample);
-4. every part is encoded in batches (pairs over `--max-length` leave it here); the training and
-   selection parts are written as the token arrays that `mt train` reads row by row
-   (tokenarrays.py);
-5. the capitalised words of the training part are counted into lexicon.tsv (lexicon.py), so that
-   translation can tell names, which it copies, from ordinary words; and how the training English
-   spells its words and starts its questions into words.tsv (wordstats.py), so that translation
-   can normalise casual input (mt.text.normalize).
-
-With `--reverse` (PrepareConfig.reverse) the parts are written Spanish first, so the Spanish is
-the source of every later stage; the split stays grouped by English sentence, so the two
-directions of the same inputs have the same parts. The English-only tables (lexicon.tsv,
-words.tsv) are written empty for a Spanish source. `--synthetic` files (back-translations) are
-tagged, kept to the training part and capped (synthetic.py).
-
-The directory is built under a temporary sibling name and renamed into place, so an interrupted run
-never leaves a half-prepared directory behind. `mt.data.prepared_dir.load_prepared` is how `train`,
-`translate` and `evaluate` read it back.
+With `--reverse` the parts are written Spanish first, still split by English sentence, so both
+directions share their parts; the English-only tables are then empty. `--synthetic` files are
+tagged, kept to the training part and capped (synthetic.py). The directory is built under a
+temporary sibling name and renamed into place, so an interrupted run leaves nothing half-made.
 """
 
 from __future__ import annotations
@@ -99,11 +80,8 @@ def prepare_corpus(
     tokenizers_from: str | Path | None = None,
     synthetic: Sequence[CorpusInput] = (),
 ) -> PrepareResult:
-    """Clean, filter, de-duplicate and split `corpora`, train tokenizers on (a sample of) the
-    training part, encode it, and write `out`; `selection` and `test` files replace the split's
-    held-out parts. With `tokenizers_from` (a run directory or a shipped model) its tokenizers
-    are copied and used instead, and prepare.json tells how well they cover the new data.
-    `synthetic` corpora (back-translations) are tagged and only train (synthetic.py)."""
+    """`corpora` prepared into `out`; `selection` and `test` files replace the split's held-out
+    parts, and `tokenizers_from`'s tokenizers (a run or a shipped model) replace trained ones."""
     started = time.perf_counter()
     inputs = _inputs(corpora)
     real = len(inputs)

@@ -1,16 +1,10 @@
 """Back-translated pairs (`mt prepare --synthetic PAIRS.tsv`): tagged, training part only, capped.
 
-Tagged back-translation (Caswell et al. 2019): the source of every synthetic pair starts with
-SYNTHETIC_TAG, one token of the source vocabulary, so the model learns to tell machine-made
-sources from real ones and is not taught to write like the reverse model. Real sources carry no
-tag, and neither does anything translated later, so the model translates as it does real data.
-
-Synthetic pairs never decide or enter the selection and test parts: the split is made on the real
-pairs alone, and a synthetic pair whose English sentence is in one of those parts leaves (its
-Spanish would be a near-copy of a held-out reference). A synthetic pair that repeats a real pair
-is a duplicate of it and leaves too. Then at most `share` of the training pairs (real ones counted
-with their `--sampling-temperature` repeats) are synthetic: a seeded sample of them when there are
-more, never repeated.
+Tagged back-translation (Caswell et al. 2019): every synthetic source starts with SYNTHETIC_TAG,
+so the model tells machine-made sources from real ones and does not learn to write like the
+reverse model. The split is made on real pairs alone; a synthetic pair whose English is held out
+(its Spanish would near-copy a reference) or that repeats a real pair leaves. At most `share` of
+the training pairs (with their temperature repeats) are synthetic: a seeded sample, never repeated.
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
 """Small corpora kept visible: each corpus's training pairs repeated by a temperature rule.
 
-Trained on Tatoeba (107k training pairs) next to 10k pairs of news, a model sees news in one batch
-of twenty and learns little of it. With `mt prepare --sampling-temperature T` the training part
-holds each corpus's pairs `repeats` times, chosen so that its share goes as size^(1/T) rather
-than size (T = 1: as they are; T = 2: square roots, the usual choice for multi-corpus and
-multilingual training, as in fairseq's `--sampling-temperature`; large T: near equal shares):
+Next to Tatoeba's 107k pairs, 10k of news is one batch in twenty and little learnt. With
+`mt prepare --sampling-temperature T` a corpus's share goes as size^(1/T) (T = 2: square roots,
+as fairseq's `--sampling-temperature`):
 
     repeats_i = max(1, round((largest / size_i) ** (1 - 1/T)))
 
-The largest corpus is never repeated; a corpus is never left out. Repeating is decided on the
-training pairs only, after the split: the selection and test parts, and the sample the tokenizers
-learn from, are those of T = 1.
+Only the training part is repeated, after the split; selection, test and the tokenizers' sample
+are those of T = 1.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Growing a trained run's vocabularies for new data (`mt prepare --tokenizers-from RUN`).
 
-A run trained on everyday sentences has no label for "<", "{" or "|": every HTML tag, reST role
-and `{{placeholder}}` of a software manual is [UNK], which a fine-tuned model can neither read
-nor write. So each character the new training text holds at least `min_count` times and the
-run's vocabulary cannot spell gets a word-start piece ("<") and a continuation piece ("##<")
-where it lacks them,
-and the placeholders that protected spans need are added if missing. New labels are appended
-after the run's, so every old id keeps its meaning and `mt train --init-from` copies the run's
-rows for them (mt.train.finetune).
+A run trained on everyday sentences reads "<", "{" or "|" as [UNK], so every HTML tag or
+`{{placeholder}}` of a manual is lost. Each character the new text holds `min_count` times and the
+run cannot spell gets a word-start and a "##" piece, and missing placeholders are added. New labels
+go after the run's, so old ids keep their meaning for `mt train --init-from` (mt.train.finetune).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """Read a parallel corpus (TSV, CSV or two line-aligned files, plain or compressed) as a stream,
-clean it and report bad lines (the split by English sentence is prepare's, on hashes).
-
-`stream_corpus` never holds more than one chunk of lines, so a web corpus of many millions of
-pairs streams through in bounded memory; per-chunk work is vectorised (a scan of the joined text
-finds the few lines that need cleaning). A bad line is reported with its file and line number and
-skipped, or, with `strict=True`, stops the run. `read_corpus` collects a whole (small) corpus.
+clean it and report bad lines. `stream_corpus` holds one chunk at a time, its work vectorised; a
+bad line is reported with file and line and skipped, or stops the run with `strict=True`.
 """
 
 from __future__ import annotations

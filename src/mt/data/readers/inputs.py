@@ -1,8 +1,5 @@
-"""Which corpora one `mt prepare` reads: TSV/CSV files, line-aligned file pairs, or a list file.
-
-OPUS distributes a corpus as two line-aligned files (`corpus.en`, `corpus.es`), usually
-compressed; Tatoeba as one TSV. Several corpora of either kind can go into one prepared
-directory, with counts per corpus in prepare.json.
+"""Which corpora one `mt prepare` reads: TSV/CSV files, line-aligned file pairs (as OPUS ships
+them), or a list file; prepare.json counts each corpus.
 """
 
 from __future__ import annotations

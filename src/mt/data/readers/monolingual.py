@@ -1,10 +1,8 @@
 """Monolingual text as a stream of (line number, paragraph): what `mt backtranslate` reads.
 
-A file is plain lines, one paragraph (or sentence) a line, or the `doc<TAB>paragraph` lines of
-../shared/data/general, plain or compressed (.gz, .xz, .zst: streams.open_binary tells them by
-their first bytes). A line with a TAB is `doc<TAB>paragraph` and gives the text after its first
-TAB; blank lines are skipped. Nothing is held but one block of lines. A line that is not UTF-8
-stops the read with one line naming the file and the line; so does a file with no text at all.
+Plain lines, or ../shared/data/general's `doc<TAB>paragraph` (the text after the first TAB), plain
+or compressed; blank lines are skipped. A line that is not UTF-8, or a file with no text, stops the
+read with one line naming the file and line.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Gettext .po files as English-Spanish segments, read with polib (the parser the gettext-based
-projects, Sphinx's translators and python-docs-es use themselves).
+"""Gettext .po files as English-Spanish segments, read with polib.
 
-Only entries a translator finished are pairs: fuzzy entries (a changed source, an old `msgstr`),
-obsolete (`#~`) and untranslated entries are counted and left out, and so is the header (the
-`msgid ""` entry that holds the metadata). `msgctxt` only tells apart entries with the same
-`msgid`; it is not text, so it stays out of the pair. A plural entry gives two pairs: `msgid`
-with the singular `msgstr[0]`, `msgid_plural` with `msgstr[1]` (Spanish has two forms).
-msgid is English and msgstr Spanish whatever the header's `Language` says: tools leave wrong ones
-(python-docs-es has Spanish files whose header says en_GB).
+Only finished entries are pairs: fuzzy, obsolete and untranslated ones are counted and left out,
+and so is the header. `msgctxt` is not text. A plural entry gives two pairs (`msgid` with
+`msgstr[0]`, `msgid_plural` with `msgstr[1]`). msgid is English and msgstr Spanish whatever the
+header's `Language` says (python-docs-es has Spanish files whose header says en_GB).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Read corpus files as streams of lines, plain or compressed, without holding a file in memory.
-
-Web corpora of many millions of pairs come as gzip, xz or zstd files; `open_binary` decompresses
-them transparently (told apart by their first bytes, not their names) and turns every read
-failure, including a damaged compressed stream found half-way, into one `MtError` line naming the
-file. `iter_blocks` cuts the bytes into blocks of whole lines, a few MB each; `iter_lines` decodes
-them. No pandas here.
+"""Read corpus files as streams of lines, plain or compressed (gzip, xz, zstd, told by their first
+bytes), without holding a file in memory. Any read failure, a damaged stream found half-way
+included, is one `MtError` line naming the file. No pandas here.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""The files translators keep (gettext .po, TMX, XLIFF) as English-Spanish segments.
-
-A software project's .po files or a translator's memory are the data a user adapts a model to.
-A file that cannot be read as its format says is one MtError naming the file, the entry and the
-problem, and `mt prepare` then writes nothing; entries that are merely unfinished are counted
-(translator_entries.py).
-
-Formats are told by suffix; a directory is read as all the translator files below it, in path
-order, each with its own counts.
+"""The files translators keep (gettext .po, TMX, XLIFF) as English-Spanish segments, told by
+suffix; a directory is every such file below it, in path order. An unreadable file is one MtError
+naming file, entry and problem; unfinished entries are only counted (translator_entries.py).
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """TMX 1.4 and XLIFF 1.2 / 2.x files as English-Spanish segments.
 
-The XML is parsed by the standard library's expat through defusedxml, which refuses entity
-declarations and external references instead of expanding them: a memory downloaded from anywhere
-could otherwise exhaust memory with nested entities (the "billion laughs") or read local files.
-A refusal is an MtError that says so.
-
-Sides are chosen by primary language subtag, so `en-US`, `en_GB` and `EN` are English and `es`,
-`es-ES` and `es-419` Spanish. Inline markup is kept as the original text it stands for: TMX and
-XLIFF 1.2 store it as native code inside `<bpt>`, `<ept>`, `<ph>` and `<it>`, XLIFF 2 in the
-unit's `<originalData>`, referred to by `dataRef`. Elements without native code (`<g>`, `<x/>` of
-XLIFF 1.2, annotations) give their text only.
+Parsed through defusedxml, which refuses entity declarations and external references (a memory
+from anywhere could otherwise exhaust memory or read local files); a refusal is an MtError. Sides
+go by primary language subtag (`en_GB`, `es-419`). Inline markup is kept as the original text it
+stands for (native code in `<bpt>`/`<ph>`..., or XLIFF 2's `<originalData>`); elements without
+native code give their text only.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The parallel corpora at the data root and in `general/`, from their downloads, as the READMEs
-say they were made:
-
-- `spa-eng.tsv`: the member `spa-eng/spa.txt` of `spa-eng.zip`, byte for byte;
-- `general/xquad.tsv`: XQuAD's English and Spanish JSON, articles matched by title, paragraphs
-  and questions by position (question ids checked), a `context` line per paragraph followed by a
-  `question` line per question; whitespace runs made one space, ends trimmed, the BOM before the
-  Spanish contexts removed; answers left out.
+say they were made: `spa-eng.tsv` byte for byte from `spa-eng.zip`, and `general/xquad.tsv` from
+XQuAD's two JSON files (articles by title, paragraphs and questions by position, a `context` line
+per paragraph then a `question` line per question, whitespace collapsed, BOM removed).
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """Three of the four domains of ../shared/data/domains from their downloads, as its README says
-they were made (the fourth, LibreOffice help, is mt.data.sources.libreoffice):
-
-- python-docs-es: every `.po` file of GitHub's archive of the pinned commit whose path is not
-  held out, byte for byte, at `domains/python-docs-es/<path>`;
-- tldr: every page of both languages (`pages/<platform>/<page>.md` and
-  `pages.es/<platform>/<page>.md`) whose name is not held out, byte for byte, at
-  `domains/tldr/en/...` and `domains/tldr/es/...`;
-- news: the five development WMT sets of OPUS-MT-testsets concatenated verbatim, in order, into
-  `domains/news/news-dev.en` and `news-dev.es`.
-
-Each conversion takes its downloads in the registry's order and the root to write under.
+they were made (LibreOffice help is mt.data.sources.libreoffice): python-docs-es's `.po` files
+and tldr's pages (both languages) byte for byte, held-out ones skipped; news as the five WMT
+development sets concatenated in order into `news-dev.en` and `news-dev.es`.
 """
 
 from __future__ import annotations

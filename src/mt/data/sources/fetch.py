@@ -1,22 +1,11 @@
 """`mt download --recipe`: every source of the registry into a data root laid out like
 ../shared/data, each checked against the digests its README records.
 
-For each source:
-
-1. its files already under the root with their recorded digests: skipped; one that is there
-   with another digest is reported and left alone (it may be someone's own);
-2. not reproducible: a line says why and which file to bring;
-3. its downloads go to ROOT/.downloads/SOURCE/NAME.part (resumed with HTTP Range), and are
-   renamed to NAME once their SHA-256 is the recorded one (where one is recorded); a wrong digest
-   removes the part, since resuming it could only give the same wrong file;
-4. the conversion writes into ROOT/.downloads/SOURCE/staging; each file is checked there and only
-   then moved to its final name, so no name under the root ever holds a partial or unchecked file;
-5. the downloads are removed once the files are in place (an archive also holds the documents
-   that ../shared holds out); when a conversion fails, those whose digest is recorded are kept
-   for the next run, the others go (a new download may differ).
-
-No network is one error, naming the source and the address, that ends the run: every other
-source would fail the same way. Other failures are one line each and the run goes on.
+A file already there with its digest is skipped, one with another digest reported and left alone.
+Downloads go to ROOT/.downloads/SOURCE/NAME.part (resumed with HTTP Range; a wrong digest removes
+it), conversions write to a staging folder and move each file to its name only once checked, so no
+name under the root ever holds a partial or unchecked file. No network is one error that ends the
+run; other failures are one line each and the run goes on.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The documents ../shared/data/domains leaves out (held out elsewhere for blind evaluation):
+"""The documents ../shared/data/domains holds out for blind evaluation, with domains/README.md's key
+(a .po path, a tldr page name, a help page path); they are skipped before being read:
 
     held_out = int(hashlib.sha1(key.encode("utf-8")).hexdigest(), 16) % 100 < 15
-
-with the key of domains/README.md: a .po file's path in python-docs-es, a tldr page's name, a
-LibreOffice help page's path below its language folder. Held-out documents are skipped before
-they are read, never written under the data root, and the archive that held them is removed once
-the files are in place.
 """
 
 from __future__ import annotations

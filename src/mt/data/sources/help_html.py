@@ -1,12 +1,7 @@
 """The segments of one compiled LibreOffice help page: every `<p>` and `<h1>`–`<h5>` whose `id`
-starts with `par_id` or `hd_id`, with
-
-- its text: entities decoded, `<br>` a space, and of a `switchinline` (a text with one variant
-  per system or application) only the variant whose id starts with `default`, or the first when
-  none does, so `Command`/`Ctrl` reads `Ctrl`;
-- its inner HTML exactly as the page has it.
-
-Whitespace is left as it is; mt.data.sources.libreoffice normalises it.
+starts with `par_id` or `hd_id`, with its text (entities decoded, `<br>` a space, a
+`switchinline`'s `default` variant, else its first) and its inner HTML as written. Whitespace is
+mt.data.sources.libreoffice's to normalise.
 """
 
 from __future__ import annotations

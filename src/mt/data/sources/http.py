@@ -1,13 +1,8 @@
-"""Resumable HTTP downloads into a `.part` file.
+"""Resumable HTTP downloads into a `.part` file, with urllib (httpx is only a dev dependency).
 
-The standard library's urllib, not httpx: httpx is only a development dependency of mt, and a
-download here needs nothing urllib lacks (a GET with one `Range` header, redirects followed with
-the header kept, a body read in blocks); `mt download` already uses it for the corpus.
-
-A `.part` file that exists is resumed: the request asks for `Range: bytes=SIZE-`; a `206` answer
-is appended, a `200` (the server ignores ranges, as GitHub's generated archives do) starts the
-file over, a `416` means nothing is left to fetch. A connection that breaks mid-body leaves the
-part for the next run. Checking what was fetched is the caller's (mt.data.sources.fetch).
+An existing `.part` asks for `Range: bytes=SIZE-`: a `206` is appended, a `200` (GitHub's
+generated archives ignore ranges) starts over, a `416` means nothing is left. A broken connection
+leaves the part for the next run; checking what was fetched is mt.data.sources.fetch's.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
-"""LibreOffice help from Debian's `libreoffice-help-en-us` and `libreoffice-help-es` packages into
+"""LibreOffice help from Debian's `libreoffice-help-en-us` and `-es` packages into
 `domains/libreoffice-help/pairs.tsv` and `tagged.tsv` (english<TAB>spanish<TAB>page), as
-domains/README.md says they were made:
+domains/README.md says they were made (and checked against the digests it records).
 
-- pages: the compiled HTML below `usr/share/libreoffice/help/<lang>/`, keyed by their path there
-  (`text/swriter/01/04020000.html`), in byte order; held-out pages are skipped unread;
-- segments (mt.data.sources.help_html) are paired by id: position by position when both pages
-  have the same sequence of ids, else only the ids that occur once in each page;
-- pairs.tsv: the texts with ASCII whitespace runs made one space and the ends trimmed; a pair
-  empty on a side or the same on both sides is dropped, and so is a pair seen before;
-- tagged.tsv: of those, the segments with a tag on either side, their inner HTML with every
-  whitespace run holding a line break, CR or TAB made one space and the ends trimmed; a tagged
-  pair seen before is dropped (apart from the plain pairs: the same plain text may carry
-  different markup).
-
-Both files were checked against the digests the README records (from the packages whose SHA-256
-it records too).
+Pages are keyed by their path below `usr/share/libreoffice/help/<lang>/`, in byte order; segments
+(mt.data.sources.help_html) pair by id, position by position when both pages have the same ids,
+else only ids unique to each. pairs.tsv holds whitespace-collapsed texts; tagged.tsv the tagged
+segments' inner HTML. Empty, identical and repeated pairs are dropped (each file on its own).
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Every source of `make model`'s data, as ../shared/data's READMEs record it: where it comes from
-(addresses, the pinned commit or package version), the SHA-256 of what is downloaded where the
-README records one, the files it gives under a data root laid out like ../shared/data with their
-recorded digests (a folder's is a tree digest, mt.data.sources.digests), its licence, and the
-conversion that makes the files from the downloads.
-
-A source whose README does not say enough to rebuild its files byte for byte is
-`reproducible=False` with the reason: `mt download --recipe` says so and how to bring the file,
-rather than writing something else under its name.
+"""Every source of `make model`'s data, as ../shared/data's READMEs record it: addresses, pinned
+versions, digests of downloads and of the files it gives (tree digests: mt.data.sources.digests),
+licence and conversion. A source its README cannot rebuild byte for byte is `reproducible=False`
+with the reason, rather than something else written under its name.
 """
 
 from __future__ import annotations
