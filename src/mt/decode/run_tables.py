@@ -24,7 +24,7 @@ def table_of_run(model_dir: Path, name: str, *, read: Callable[[Path], T]) -> T:
     """The table `name` of `model_dir`, read from its own copy."""
     path = model_dir / name
     if not path.is_file():
-        raise MtError(f"{model_dir}: no {name}; it was made by an older mt: use the mt version that wrote it")
+        raise MtError(f"{model_dir}: no {name}; made by an older mt: use the version that wrote it")
     return read(path)
 
 
