@@ -90,8 +90,9 @@ class AttentionAligner:
 
     def align(self, pairs: Sequence[tuple[str, str]]) -> Iterator[Matrix]:
         """The model sees up to batch_size pairs at once, of at most batch_pieces pieces in all
-        (a long unit's teacher-forced pass holds its pieces' keys and values in every layer: 32
-        units of 1,000 characters took a hundred MB more than short ones); their word matrices
+        (a teacher-forced pass holds its pieces' keys and values in every layer: 32 units of up
+        to 1,000 characters at once took a 300 KB HTML page's peak to 319 MB above the loaded
+        model, against 181 MB with the bound); their word matrices
         are held as float32 arrays and each becomes Python floats only as it is taken."""
         batch: list[tuple[tuple[str, str], tuple | None]] = []
         pieces = 0
