@@ -52,7 +52,7 @@ MEMORY_MARGIN_MB = 32.0
 """How much more the peak memory a document adds beyond its plain lines may be at the largest size
 than at MEMORY_FROM_KB: the parsed page held whole (its text, units and skeleton as Python
 objects: 20 bytes per byte for a 1,000 KB .po by tracemalloc, 18 MB from 100 KB) and the noise
-of one peak (two runs of one 300 KB HTML page peaked 26 MB apart). A piece's working memory
+of one peak (two runs of one 300 KB HTML page peaked 28 MB apart). A piece's working memory
 does not grow with the page; before its alignment was bounded by pieces, a 300 KB HTML page
 added 130 MB more than its plain lines against 80 MB at 100 KB."""
 SLOPE = 2.0
