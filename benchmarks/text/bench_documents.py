@@ -218,9 +218,14 @@ def _one_pass(
     model: str | None, threads: int, form: str, warm: list[str], document, lines
 ) -> tuple[float, float, float]:
     """In the child: the model loaded and warmed up on a small document of the format and a
-    few lines (the first call of each path loads what it needs), then the pass measured."""
+    few lines (the first call of each path loads what it needs), then the pass measured. The
+    language identifier is loaded first: the quality flags load it once, the first time a
+    translation might copy its source, and 75 MB loaded in one pass and not in the other would
+    swing the comparison by more than its margin."""
     import mt
+    from mt.quality.flags import language_of
 
+    language_of("El comité aprobó el informe.")
     translator = mt.load(model, threads=threads, device="cpu")
     translator.translate_document(generate(form, warm, 2048)[0], format=form)
     translator.translate(warm[-20:])
