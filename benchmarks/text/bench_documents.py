@@ -51,10 +51,10 @@ so that a piece's working memory is in both figures."""
 MEMORY_MARGIN_MB = 32.0
 """How much more the peak memory a document adds beyond its plain lines may be at the largest size
 than at MEMORY_FROM_KB: the parsed page held whole (its text, units and skeleton as Python
-objects: 20 bytes per byte for a 1,000 KB .po by tracemalloc, 18 MB from 100 KB) and the noise
-of one peak (two runs of one 300 KB HTML page peaked 28 MB apart). A piece's working memory
-does not grow with the page; before its alignment was bounded by pieces, a 300 KB HTML page
-added 130 MB more than its plain lines against 80 MB at 100 KB."""
+objects: 15 to 20 MB for a 1,000 KB .po by tracemalloc) and the noise of one peak (two runs of
+one 300 KB HTML page peaked 28 MB apart; the plain lines of a 100 KB page, 35 MB). A piece's
+working memory does not grow with the page; before its alignment was bounded by pieces,
+an HTML page added 83 MB beyond its plain lines at 100 KB and 129 MB at 1,000 KB."""
 SLOPE = 2.0
 """The layer's cost per KB at the largest size over that at the second-largest: about 1 when
 linear, 10 for a square over sizes 10x apart."""
