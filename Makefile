@@ -384,7 +384,7 @@ bench-formats: $(STAMP)  ## documents with markup: HTML, Markdown, .po
 # documents and as plain lines: the slope, and the 300 KB targets (docs/documents.md).
 DOCUMENTS_SIZES ?= 10 100 300 1000
 DOCUMENTS_ARGS ?=
-bench-documents: $(STAMP)  ## documents of 10 KB to 1 MB: linear cost, speed beside plain lines
+bench-documents: $(STAMP)  ## documents of 10 KB to 1 MB: linear cost, speed and memory beside plain lines
 	$(BIN)/python -m benchmarks.text.bench_documents --sizes $(DOCUMENTS_SIZES) $(DOCUMENTS_ARGS)
 
 # Fine-tuning on the four domains of ../shared/data/domains (our own by-document train/dev/test split,

@@ -19,8 +19,9 @@ lines of --text (by default ../shared/data/domains/news/news-dev.en, read in pla
 Targets (exit status 1 on a miss): at --target-kb (300, when --sizes holds it) each format
 translates at no less than half the sentences/s of its plain lines (counted per second of the
 process's CPU time, which other processes' load on a shared machine does not change; wall-clock
-figures are printed beside it), and its peak memory grows by
-at most MEMORY_PER_BYTE bytes per byte of document from the next smaller size; the layer's
+figures are printed beside it); the peak memory a document adds beyond its plain lines does not
+grow with the page: at the largest size it is at most MEMORY_MARGIN_MB more than at the smallest
+size of at least MEMORY_FROM_KB (the slope per byte between them is printed); the layer's
 seconds and memory per KB at its largest size are at most SLOPE times those at its
 second-largest (linear, not quadratic). The figures go to --json (benchmarks/harness.py).
 """
@@ -44,10 +45,16 @@ TEXT = harness.DOMAINS / "news" / "news-dev.en"
 TARGET_KB = 300
 SPEED_RATIO = 0.5
 """A document's sentences/s at least this share of its plain lines'."""
-MEMORY_PER_BYTE = 64.0
-"""Peak resident memory a document may add per byte as it grows (from the next smaller size to
-TARGET_KB): the parsed page (its text, units and skeleton as Python objects) and its output; one
-piece's working memory does not grow with the page, and a page's square would be thousands."""
+MEMORY_FROM_KB = 100
+"""The smallest size the memory target compares with: past one piece (50,000 characters of text),
+so that a piece's working memory is in both figures."""
+MEMORY_MARGIN_MB = 32.0
+"""How much more the peak memory a document adds beyond its plain lines may be at the largest size
+than at MEMORY_FROM_KB: the parsed page held whole (its text, units and skeleton as Python
+objects: 15 to 20 MB for a 1,000 KB .po by tracemalloc) and the noise of one peak (two runs of
+one 300 KB HTML page peaked 28 MB apart; the plain lines of a 100 KB page, 35 MB). A piece's
+working memory does not grow with the page; before its alignment was bounded by pieces,
+an HTML page added 83 MB beyond its plain lines at 100 KB and 129 MB at 1,000 KB."""
 SLOPE = 2.0
 """The layer's cost per KB at the largest size over that at the second-largest: about 1 when
 linear, 10 for a square over sizes 10x apart."""
@@ -85,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         for size in args.sizes:
             rows = _with_model(model, args.threads, args.formats, sentences, size)
             figures["model"].update({f"{form} {size} KB": row for form, row in rows.items()})
-        if args.target_kb in args.sizes:
-            targets += _model_targets(figures["model"], args.formats, args.sizes, args.target_kb)
+        targets += _model_targets(figures["model"], args.formats, args.sizes, args.target_kb)
     _print(figures)
     return report(args.json, figures, targets, threads=args.threads)
 
@@ -212,9 +218,14 @@ def _one_pass(
     model: str | None, threads: int, form: str, warm: list[str], document, lines
 ) -> tuple[float, float, float]:
     """In the child: the model loaded and warmed up on a small document of the format and a
-    few lines (the first call of each path loads what it needs), then the pass measured."""
+    few lines (the first call of each path loads what it needs), then the pass measured. The
+    language identifier is loaded first: the quality flags load it once, the first time a
+    translation might copy its source, and 75 MB loaded in one pass and not in the other would
+    swing the comparison by more than its margin."""
     import mt
+    from mt.quality.flags import language_of
 
+    language_of("El comité aprobó el informe.")
     translator = mt.load(model, threads=threads, device="cpu")
     translator.translate_document(generate(form, warm, 2048)[0], format=form)
     translator.translate(warm[-20:])
@@ -248,23 +259,26 @@ def _status(field: str) -> float:
 def _model_targets(
     model: dict[str, dict], formats: list[str], sizes: list[int], target_kb: int
 ) -> list[Target]:
-    """At `target_kb`: the speed ratio, and the peak memory the document adds per byte as it
-    grows from the next smaller size (both past a piece: what the page itself adds)."""
+    """At `target_kb` (when measured) the speed ratio; from the smallest size of at least
+    MEMORY_FROM_KB to the largest, the growth of the peak memory beyond plain lines."""
     targets = []
-    smaller = [size for size in sizes if size < target_kb]
+    compared = sorted(size for size in sizes if size >= MEMORY_FROM_KB)
     for form in formats:
-        row = model[f"{form} {target_kb} KB"]
-        name = f"{form} {target_kb} KB"
-        ratio = Target(
-            f"{name}: sentences/s over plain lines'", row["speed ratio"], ">=", SPEED_RATIO
-        )
-        targets.append(ratio)
-        if smaller:
-            small, large = model[f"{form} {max(smaller)} KB"]["document"], row["document"]
-            grown = (large["peak MB added"] - small["peak MB added"]) * 2**20
-            per_byte = grown / ((large["KB"] - small["KB"]) * 1024)
-            name = f"{name}: peak memory added per byte over {max(smaller)} KB's"
-            targets.append(Target(name, per_byte, "<=", MEMORY_PER_BYTE))
+        if target_kb in sizes:
+            row = model[f"{form} {target_kb} KB"]
+            name = f"{form} {target_kb} KB: sentences/s over plain lines'"
+            targets.append(Target(name, row["speed ratio"], ">=", SPEED_RATIO))
+        if len(compared) >= 2:
+            small, large = (model[f"{form} {size} KB"] for size in (compared[0], compared[-1]))
+            grown = large["peak MB beyond plain lines"] - small["peak MB beyond plain lines"]
+            kb = large["document"]["KB"] - small["document"]["KB"]
+            print(
+                f"{form}: peak beyond plain lines {small['peak MB beyond plain lines']} MB at "
+                f"{compared[0]} KB, {large['peak MB beyond plain lines']} MB at {compared[-1]} KB:"
+                f" {grown * 2**20 / (kb * 1024):.1f} bytes per byte"
+            )
+            name = f"{form}: peak MB beyond plain lines, {compared[-1]} KB over {compared[0]} KB's"
+            targets.append(Target(name, grown, "<=", MEMORY_MARGIN_MB))
     return targets
 
 

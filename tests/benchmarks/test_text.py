@@ -88,6 +88,21 @@ def test_bench_documents_measures_each_format_as_documents_and_as_lines(
     assert row["document"]["KB"] >= 4
 
 
+def test_bench_documents_memory_target_is_the_growth_beyond_plain_lines() -> None:
+    def row(kb: float, beyond: float) -> dict:
+        return {"document": {"KB": kb}, "peak MB beyond plain lines": beyond}
+
+    model = {"html 10 KB": row(10, 0.0), "html 100 KB": row(100, 80.0)}
+    flat = bench_documents._model_targets(
+        {**model, "html 1000 KB": row(1000, 100.0)}, ["html"], [10, 100, 1000], 300
+    )
+    grown = bench_documents._model_targets(
+        {**model, "html 1000 KB": row(1000, 150.0)}, ["html"], [10, 100, 1000], 300
+    )
+    assert [(t.value, t.met) for t in flat] == [(20.0, True)]  # 10 KB's figure is not used
+    assert [(t.value, t.met) for t in grown] == [(70.0, False)]
+
+
 def test_bench_documents_says_where_its_sentences_are_missing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -166,6 +166,38 @@ def test_the_model_aligner_gives_a_distribution_per_target_word() -> None:
     assert all(len(row) == len(words(source)) and abs(sum(row) - 1) < 1e-5 for row in matrix)
 
 
+def test_the_model_aligner_gives_the_model_a_bounded_number_of_pieces_at_once() -> None:
+    """Batches are cut by pieces (a teacher-forced pass holds every piece's keys and values), and
+    the matrices are the ones one batch gives."""
+    import numpy as np
+
+    from mt.config import DecodeConfig
+    from mt.decode.documents.align import aligner_for
+    from mt.decode.options import TranslateOptions
+    from mt.decode.translator import open_translator
+
+    translator = open_translator(
+        resolve(RUN), TranslateOptions(decode=DecodeConfig(beam_size=1)), device="cpu"
+    )
+    sources = ["Ilse likes bread, ｟1｠.", "Where is the station, Ilse?", "Does Bruno want rice?"]
+    lines = sources * 2
+    pairs = [(s, t.text) for s, t in zip(lines, translator.translate(lines), strict=True)]
+    aligner = aligner_for(translator)
+    whole = list(aligner.align(pairs))
+    engine, sizes = aligner.engine, []
+
+    class Counted:
+        def attention(self, sources, targets):
+            sizes.append(sum(len(s) + len(t) for s, t in zip(sources, targets, strict=True)))
+            return engine.attention(sources, targets)
+
+    aligner.engine, aligner.batch_pieces = Counted(), 40
+    cut = list(aligner.align(pairs))
+    assert len(sizes) >= 3 and max(sizes) <= 40
+    for a, b in zip(cut, whole, strict=True):
+        assert np.allclose(a, b, atol=1e-5)
+
+
 def test_an_export_places_markup_with_attention_as_its_run_does(tmp_path: Path) -> None:
     """CTranslate2 returns the attention the run's PyTorch model gives (float32: the same map to
     rounding), so an export aligns words, and places tags, as its run does."""
