@@ -22,7 +22,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: student bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
+.PHONY: student student-pack student-link bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -163,9 +163,11 @@ gpu-pack: $(STAMP) $(GPU_EXTRA)  ## what a GPU link prepares from, packed to tra
 	rm -rf $(GPU_PACK)/wheels && mkdir -p $(GPU_PACK)/wheels
 	tar cf - $(GPU_INPUTS) | xz -6 -T0 > $(GPU_PACK)/inputs.tar.xz.part
 	mv $(GPU_PACK)/inputs.tar.xz.part $(GPU_PACK)/inputs.tar.xz
-	$(BIN)/pip download --quiet --no-deps --only-binary :all: -d $(GPU_PACK)/wheels \
-		$(shell $(BIN)/pip freeze | grep -i -E '^($(subst $(eval) ,|,$(GPU_WHEELS)))==')
+	$(call gpu_wheels,$(GPU_PACK)/wheels)
 	du -sh $(GPU_PACK)/*
+# $(call gpu_wheels,FOLDER): the wheels of GPU_WHEELS at the versions installed here
+gpu_wheels = $(BIN)/pip download --quiet --no-deps --only-binary :all: -d $(1) \
+	$(shell $(BIN)/pip freeze | grep -i -E '^($(subst $(eval) ,|,$(GPU_WHEELS)))==')
 
 # $(call gpu_prepare,RUN,SYNTHETIC FILES): RUN-data from make model's inputs and those files (the
 # shell looks for them: make expands a recipe before its first line unpacks them)
@@ -186,23 +188,56 @@ gpu_both = pids=""; $(foreach run,$(GPU_RUNS),{ $(call $(1),$(run)) > $(run).$(1
 	pids="$$pids $$!"; };) failed=0; for pid in $$pids; do wait $$pid || failed=1; done; \
 	cat $(foreach run,$(GPU_RUNS),$(run).$(1).log); [ $$failed -eq 0 ]
 
-gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_BASE, results to $OUT
-	mkdir -p $(dir $(GPU_RUN)) && date +%s > $(GPU_RUN).started
-	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(GPU_PACK)/wheels/*.whl
-	tar xJf $(GPU_PACK)/inputs.tar.xz
-	$(call gpu_both,gpu_prepare_run)
-	left=$$(( $(GPU_DEADLINE) - $(GPU_TRAIN_OVERHEAD) - $$(date +%s) + $$(cat $(GPU_RUN).started) )); \
+# $(call gpu_budget,STARTED): the shell's $$budget, GPU_BUDGET or what is left of GPU_DEADLINE since
+# the time in the file STARTED, less GPU_TRAIN_OVERHEAD; fails under 30 s
+gpu_budget = left=$$(( $(GPU_DEADLINE) - $(GPU_TRAIN_OVERHEAD) - $$(date +%s) + $$(cat $(1)) )); \
 	asked=$$(PYTHONPATH=src $(GPU_PYTHON) -c 'import sys; from mt.config import parse_duration; \
 		print(int(parse_duration(sys.argv[1])))' $(GPU_BUDGET)); \
 	budget=$$(( left < asked ? left : asked )); \
 	echo "training for $$budget s: GPU_BUDGET $$asked s, $$left s left before GPU_DEADLINE"; \
 	[ $$budget -ge 30 ] || { echo "error: preparing left $$left s of GPU_DEADLINE, under 30" >&2; exit 1; }; \
-	budget=$${budget}s; $(call gpu_both,gpu_train)
-	for run in $(GPU_RUNS); do name=$$(basename $$run); \
-		PYTHONPATH=src $(GPU_PYTHON) -m mt.cli.ship model $$run --name $$name --into $$run.shipped \
-		&& tar cf - -C $$run.shipped $$name | split -b $(GPU_PART) - $${OUT:?set OUT}/$$name.tar.part- \
-		|| exit 1; done
-	ls -la $$OUT
+	budget=$${budget}s
+# $(call gpu_bring_back,RUNS): each run as a model folder, one tar in GPU_PART pieces under $$OUT
+gpu_bring_back = for run in $(1); do name=$$(basename $$run); \
+	PYTHONPATH=src $(GPU_PYTHON) -m mt.cli.ship model $$run --name $$name --into $$run.shipped \
+	&& tar cf - -C $$run.shipped $$name | split -b $(GPU_PART) - $${OUT:?set OUT}/$$name.tar.part- \
+	|| exit 1; done; ls -la $$OUT
+
+gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_BASE, results to $OUT
+	mkdir -p $(dir $(GPU_RUN)) && date +%s > $(GPU_RUN).started
+	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(GPU_PACK)/wheels/*.whl
+	tar xJf $(GPU_PACK)/inputs.tar.xz
+	$(call gpu_both,gpu_prepare_run)
+	$(call gpu_budget,$(GPU_RUN).started); $(call gpu_both,gpu_train)
+	$(call gpu_bring_back,$(GPU_RUNS))
+
+# The student on a GPU (issue 75, item 5): make student's own prepared data (make model's pairs
+# and all of STUDENT_SPANISH back-translated, 667,395 pairs) travels whole but for its training
+# token arrays, which would not fit beside the working tree: about 26 MB in xz. On the device
+# `make student-link` makes those arrays again, byte for byte as prepare.json records them
+# (mt.data.prepare.rebuild), grows GPU_BASE into the student as make student does (STUDENT_GROWTH),
+# trains it for GPU_BUDGET or what is left of GPU_DEADLINE, and brings it back as gpu-link does.
+STUDENT_PACK ?= runs/student-pack
+STUDENT_GPU_RUN ?= runs/student-gpu
+STUDENT_GROWTH ?= --encoder-layers 6 --ff 1536
+STUDENT_SEED ?= 11
+student-pack: runs/student-data/prepare.json  ## make student's data, packed to travel with a device call
+	rm -rf $(STUDENT_PACK) && mkdir -p $(STUDENT_PACK)
+	$(call gpu_wheels,$(STUDENT_PACK)/wheels)
+	tar cf - --exclude='train.*.ids' --exclude='train.*.offsets' runs/student-data \
+		| xz -6 -T0 > $(STUDENT_PACK)/data.tar.xz.part
+	mv $(STUDENT_PACK)/data.tar.xz.part $(STUDENT_PACK)/data.tar.xz
+	du -sh $(STUDENT_PACK)/*
+student-link:  ## on a device: make student-pack's data unpacked, the student grown and trained, to $OUT
+	mkdir -p $(dir $(STUDENT_GPU_RUN)) && date +%s > $(STUDENT_GPU_RUN).started
+	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(STUDENT_PACK)/wheels/*.whl
+	xz -dc -T0 $(STUDENT_PACK)/data.tar.xz | tar xf -
+	PYTHONPATH=src $(GPU_PYTHON) -m mt.data.prepare.rebuild runs/student-data
+	$(call gpu_budget,$(STUDENT_GPU_RUN).started); \
+	PYTHONPATH=src $(GPU_PYTHON) -m mt train runs/student-data --init-from $(GPU_BASE) \
+		$(STUDENT_GROWTH) --device $(GPU_DEVICE) --batch-size 256 --seed $(STUDENT_SEED) \
+		--time-budget $$budget --eval-every 1000 --out $(STUDENT_GPU_RUN)
+	$(call gpu_bring_back,$(STUDENT_GPU_RUN))
 
 # The recipe's data from its public sources when ../shared/data is not there: resumable, each file
 # checked against the digest its README records; what is there and right is skipped.

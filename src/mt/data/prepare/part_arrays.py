@@ -51,7 +51,7 @@ def encode_parts(
     counts = {name: count_lines(tmp / PART_FILES[name]) for name in PARTS}
     stages.start("encode", sum(counts.values()))
     for name in PARTS:
-        encoded = _EncodedPart(tmp, name, source, target, whole)
+        encoded = EncodedPart(tmp, name, source, target, whole)
         encoded.run(max_length, stages)
         too_long += encoded.too_long
         if max_length:
@@ -71,7 +71,7 @@ def encode_parts(
     return arrays, lengths, parts, too_long
 
 
-class _EncodedPart:
+class EncodedPart:
     """One part's TSV encoded into token arrays. The word-piece filter (`--max-length`) is its own
     step on the encoded ids: a pair it leaves out leaves the part's TSV too, so the text and the
     arrays stay row for row the same."""
