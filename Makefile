@@ -179,8 +179,8 @@ gpu_prepare = PYTHONPATH=src $(GPU_PYTHON) -m mt prepare $(CORPUS) runs/model-sp
 	--max-length 64 --sampling-temperature $(MODEL_TEMPERATURE) --out $(1)-data --force
 # $(call gpu_prepare_run,RUN): GPU_RUN-extra gets GPU_EXTRA beside GPU_SYNTHETIC
 gpu_prepare_run = $(call gpu_prepare,$(1),$(GPU_SYNTHETIC) $(if $(filter %-extra,$(1)),$(GPU_EXTRA)))
-# $(call gpu_train,RUN): GPU_BASE continued on RUN-data for the shell's $$budget seconds
-gpu_train = PYTHONPATH=src $(GPU_PYTHON) -m mt train $(1)-data --init-from $(GPU_BASE) $(GPU_ARGS) \
+# $(call gpu_train,RUN[,DATA]): GPU_BASE continued on DATA (RUN-data) for the shell's $$budget seconds
+gpu_train = PYTHONPATH=src $(GPU_PYTHON) -m mt train $(or $(2),$(1)-data) --init-from $(GPU_BASE) $(GPU_ARGS) \
 	--device $(GPU_DEVICE) --batch-size 256 --seed $(GPU_SEED) --time-budget $$budget \
 	--eval-every 1000 --out $(1)
 # $(call gpu_both,STEP): STEP for each run at once, their logs after; fails if any failed
@@ -213,14 +213,14 @@ gpu-link:  ## on a device: unpack make gpu-pack's files, prepare, continue GPU_B
 
 # The student on a GPU (issue 75, item 5): make student's own prepared data (make model's pairs
 # and all of STUDENT_SPANISH back-translated, 667,395 pairs) travels whole but for its training
-# token arrays, which would not fit beside the working tree: about 26 MB in xz. On the device
+# token arrays, which would not fit beside the working tree: 25 MB in xz. On the device
 # `make student-link` makes those arrays again, byte for byte as prepare.json records them
-# (mt.data.prepare.rebuild), grows GPU_BASE into the student as make student does (STUDENT_GROWTH),
-# trains it for GPU_BUDGET or what is left of GPU_DEADLINE, and brings it back as gpu-link does.
+# (mt.data.prepare.rebuild), grows GPU_BASE into the student as make student does (its GPU_ARGS,
+# benchmarks/quality/student.py's GROWTH), trains it for GPU_BUDGET or what is left of GPU_DEADLINE, and brings it back as gpu-link does.
 STUDENT_PACK ?= runs/student-pack
 STUDENT_GPU_RUN ?= runs/student-gpu
-STUDENT_GROWTH ?= --encoder-layers 6 --ff 1536
-STUDENT_SEED ?= 11
+student-link: GPU_ARGS = --encoder-layers 6 --ff 1536
+student-link: GPU_SEED = 11
 student-pack: runs/student-data/prepare.json  ## make student's data, packed to travel with a device call
 	rm -rf $(STUDENT_PACK) && mkdir -p $(STUDENT_PACK)
 	$(call gpu_wheels,$(STUDENT_PACK)/wheels)
@@ -233,10 +233,7 @@ student-link:  ## on a device: make student-pack's data unpacked, the student gr
 	$(GPU_PYTHON) -m pip install --quiet --no-index --no-deps $(STUDENT_PACK)/wheels/*.whl
 	xz -dc -T0 $(STUDENT_PACK)/data.tar.xz | tar xf -
 	PYTHONPATH=src $(GPU_PYTHON) -m mt.data.prepare.rebuild runs/student-data
-	$(call gpu_budget,$(STUDENT_GPU_RUN).started); \
-	PYTHONPATH=src $(GPU_PYTHON) -m mt train runs/student-data --init-from $(GPU_BASE) \
-		$(STUDENT_GROWTH) --device $(GPU_DEVICE) --batch-size 256 --seed $(STUDENT_SEED) \
-		--time-budget $$budget --eval-every 1000 --out $(STUDENT_GPU_RUN)
+	$(call gpu_budget,$(STUDENT_GPU_RUN).started); $(call gpu_train,$(STUDENT_GPU_RUN),runs/student-data)
 	$(call gpu_bring_back,$(STUDENT_GPU_RUN))
 
 # The recipe's data from its public sources when ../shared/data is not there: resumable, each file

@@ -30,6 +30,8 @@ def test_other_text_is_refused_in_one_line(tmp_path: Path, capsys: pytest.Captur
     train.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(MtError, match=r"train\.en\.ids.* differ from what prepare\.json records"):
         rebuild_arrays(prepared)
+    assert not (prepared / "train.en.ids").exists()  # nothing but the prepared arrays moves in
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.tsv", "prepared"]
     assert main([str(prepared)]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith("error: ")
