@@ -40,14 +40,16 @@ def test_best_weights_follow_the_lowest_selection_loss(tmp_path: Path) -> None:
 def test_only_the_last_snapshots_are_kept_as_copies(tmp_path: Path) -> None:
     trainer = make_trainer(tmp_path, copy_task(20, seed=2), average_last=2)
     weight = next(iter(trainer.model.parameters()))
-    for value in (1.0, 2.0, 3.0):
+    for step, value in enumerate((1.0, 2.0, 3.0), start=1):
         with torch.no_grad():
             weight.fill_(value)
-        trainer.selection.keep_snapshot(trainer.model)
+        trainer.selection.keep_snapshot(trainer.model, step)
     snapshots = trainer.selection.snapshots
     assert len(snapshots) == 2
     name = next(iter(trainer.model.state_dict()))
     assert [float(s[name].flatten()[0]) for s in snapshots] == [2.0, 3.0]
+    on_disk = sorted(p.name for p in (tmp_path / "snapshots").iterdir())
+    assert on_disk == ["step-00000002.safetensors", "step-00000003.safetensors"]
 
 
 def test_the_average_replaces_the_best_weights_only_when_it_scores_better(tmp_path: Path) -> None:
@@ -71,8 +73,9 @@ def test_the_average_replaces_the_best_weights_only_when_it_scores_better(tmp_pa
 
 def test_no_average_without_two_snapshots(tmp_path: Path) -> None:
     trainer = make_trainer(tmp_path, copy_task(20, seed=4), average_last=0)
-    trainer.selection.keep_snapshot(trainer.model)
+    trainer.selection.keep_snapshot(trainer.model, 1)
     assert trainer.selection.snapshots == []
+    assert not (tmp_path / "snapshots").exists()
     assert trainer.selection.average(trainer.model, best_loss=math.inf) == ""
 
 
@@ -109,3 +112,42 @@ def test_without_a_sample_the_whole_part_decides(tmp_path: Path) -> None:
     whole = len(trainer.selection.data)
     assert trainer.progress.history[-1]["selection_pairs"] == whole
     assert trainer.progress.best_loss == pytest.approx(selection_loss(trainer))
+
+
+def test_a_resumed_run_averages_the_snapshots_kept_before_it_stopped(tmp_path: Path) -> None:
+    """The snapshots live on disk: an interrupted run, resumed, averages the same weights as one
+    that never stopped; one written after the checkpoint (a crash between them) is dropped."""
+    data = copy_task(60, seed=7)
+    settings = dict(average_last=3, max_steps=20, eval_every=4, max_epochs=10)
+    straight = make_trainer(tmp_path / "straight", data, **settings)
+    straight.train()
+
+    first = make_trainer(tmp_path / "resumed", data, **{**settings, "max_steps": 12})
+    first.train()
+    stray = tmp_path / "resumed" / "snapshots" / "step-00000099.safetensors"
+    stray.write_bytes(
+        (tmp_path / "resumed" / "snapshots" / "step-00000012.safetensors").read_bytes()
+    )
+    second = make_trainer(tmp_path / "resumed", data, **settings)
+    assert second.restore() == []
+    assert len(second.selection.snapshots) == 3
+    assert not stray.exists()
+    second.train()
+    assert len(second.selection.snapshots) == len(straight.selection.snapshots) == 3
+    for ours, theirs in zip(second.selection.snapshots, straight.selection.snapshots):
+        assert all(torch.equal(ours[name], theirs[name]) for name in theirs)
+    for name, tensor in load_tensors(tmp_path / "straight" / "best.safetensors")[0].items():
+        assert torch.equal(tensor, load_tensors(tmp_path / "resumed" / "best.safetensors")[0][name])
+
+
+def test_a_damaged_snapshot_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    data = copy_task(40, seed=8)
+    make_trainer(tmp_path, data, average_last=3, max_steps=8, eval_every=4).train()
+    kept = sorted((tmp_path / "snapshots").iterdir())
+    assert len(kept) == 3
+    kept[0].write_bytes(b"not weights")
+    resumed = make_trainer(tmp_path, data, average_last=3, max_steps=12, eval_every=4)
+    warnings = resumed.restore()
+    assert len(warnings) == 1 and "skipping a snapshot" in warnings[0], warnings
+    assert kept[0].name in warnings[0]
+    assert len(resumed.selection.snapshots) == 2

@@ -29,6 +29,7 @@ from mt.storage.files import (
     METRICS_CSV,
     MODEL_JSON,
     RUN_MARKERS,
+    SNAPSHOTS,
     WEIGHTS_FORMAT,
     check_format,
     read_json,
@@ -230,6 +231,7 @@ def remove_leftovers(run_dir: Path) -> list[Path]:
     """
     folder = run_dir / CHECKPOINTS
     leftovers = [*run_dir.glob(".*.tmp*"), *folder.glob(".*.tmp*")]
+    leftovers += (run_dir / SNAPSHOTS).glob(".*.tmp*")
     leftovers += [
         path for path in folder.glob("step-*.safetensors") if not path.with_suffix(".json").exists()
     ]

@@ -50,6 +50,7 @@ TRAIN_JSON = "train.json"
 BEST_WEIGHTS = "best.safetensors"
 LAST_WEIGHTS = "last.safetensors"
 CHECKPOINTS = "checkpoints"
+SNAPSHOTS = "snapshots"  # the last evaluations' weights, averaged when the run ends
 METRICS_CSV = "metrics.csv"
 CURVES_PNG = "curves.png"
 CHECKSUMS = "checksums.sha256"  # in prepared and export directories, `sha256sum -c` reads it

@@ -1,5 +1,7 @@
 """Model selection during training: score on the selection part, keep the best weights (lowest
 selection loss), keep the last snapshots and average them at the end if that scores better still.
+The snapshots are kept on disk too, so that a run stopped and resumed averages the same weights as
+one that never stopped.
 
 With ``eval_sample`` a fixed, seeded sample decides (best, patience, averaging) and the rest is
 scored only for the record at an epoch's end: confirming each new best on the whole part would cost
@@ -8,6 +10,7 @@ a full evaluation almost every time (28 s for 24k pairs on 2 cores; 3,000 pairs 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +19,14 @@ from torch import Tensor, nn
 
 from mt.config import TrainConfig
 from mt.data.feed.batching import EncodedPairs
+from mt.errors import MtError
+from mt.model.checkpoint import load_tensors
 from mt.model.loss import TokenStats, evaluate_teacher_forced
 from mt.model.rundir import save_weights
 from mt.model.transformer import make_model
-from mt.storage.files import BEST_WEIGHTS
+from mt.storage.files import BEST_WEIGHTS, SNAPSHOTS
+
+_SNAPSHOT_FILE = re.compile(r"step-(\d+)\.safetensors")
 
 
 class Selection:
@@ -36,6 +43,7 @@ class Selection:
         self.config = config
         self.device = device
         self.best_path = run_dir / BEST_WEIGHTS
+        self.snapshot_dir = run_dir / SNAPSHOTS
         self.writes = writes  # only the main process of a torchrun job writes files
         self.snapshots: list[dict[str, Tensor]] = []
         count, wanted = len(data), config.eval_sample
@@ -71,12 +79,45 @@ class Selection:
         if self.writes:
             save_weights(self.best_path, model)
 
-    def keep_snapshot(self, model: nn.Module) -> None:
-        """A copy of the weights, of which the last ``average_last`` are kept for averaging."""
-        if self.config.average_last < 2:
+    def keep_snapshot(self, model: nn.Module, step: int) -> None:
+        """A copy of the weights, of which the last ``average_last`` are kept for averaging, in
+        memory and in the run's snapshot folder."""
+        keep = self.config.average_last
+        if keep < 2:
             return
         self.snapshots.append({k: v.detach().clone() for k, v in model.state_dict().items()})
-        del self.snapshots[: -self.config.average_last]
+        del self.snapshots[:-keep]
+        if self.writes:
+            save_weights(self.snapshot_dir / f"step-{step:08d}.safetensors", model)
+            for old in self._snapshot_steps()[:-keep]:
+                (self.snapshot_dir / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
+
+    def restore_snapshots(self, step: int) -> list[str]:
+        """The snapshots a resumed run had kept up to its checkpoint's ``step``; any newer one
+        (written before a crash cut the checkpoint short) is dropped, as the run redoes it.
+        Returns a warning for each one that no longer loads (the average then has fewer)."""
+        self.snapshots, warnings = [], []
+        for saved in self._snapshot_steps():
+            path = self.snapshot_dir / f"step-{saved:08d}.safetensors"
+            if saved > step:
+                if self.writes:
+                    path.unlink(missing_ok=True)
+                continue
+            try:
+                tensors, _ = load_tensors(path)
+            except MtError as error:
+                warnings.append(f"skipping a snapshot for the final average: {error}")
+                continue
+            self.snapshots.append({k: v.to(self.device) for k, v in tensors.items()})
+        keep = self.config.average_last
+        self.snapshots = self.snapshots[-keep:] if keep >= 2 else []
+        return warnings
+
+    def _snapshot_steps(self) -> list[int]:
+        if not self.snapshot_dir.is_dir():
+            return []
+        found = (_SNAPSHOT_FILE.fullmatch(p.name) for p in self.snapshot_dir.iterdir())
+        return sorted(int(m.group(1)) for m in found if m)
 
     def average(self, model: nn.Module, best_loss: float) -> str:
         """Average the kept snapshots; save them as best if they beat ``best_loss``. Returns a

@@ -289,7 +289,7 @@ class Trainer:
                 progress.best_loss = decisive.loss
                 improved = True
                 self.selection.save_best(self.model)
-            self.selection.keep_snapshot(self.model)
+            self.selection.keep_snapshot(self.model, progress.step)
         if end_of_epoch:
             progress.epoch_loss_sum, progress.epoch_correct, progress.epoch_count = 0.0, 0, 0
             progress.bad_epochs = 0 if improved else progress.bad_epochs + 1
@@ -391,6 +391,7 @@ class Trainer:
             self.run_dir, model=self.model, optimizer=self.optimizer, device=self.device
         )
         own_dropout_stream(seed=self.config.seed, rank=self.dist.rank, step=self.progress.step)
+        warnings += self.selection.restore_snapshots(self.progress.step)
         grad_accum, notes = grad_accum_keeping_steps(
             saved,
             world_size=self.dist.world_size,
