@@ -45,10 +45,6 @@ def test_the_test_part_is_the_two_part_splits_and_dev_comes_from_training(domain
     libreoffice = domain_split.split_parts("libreoffice", domains)
     tagged = [pair for pair in libreoffice.train if MARKUP in pair.english]
     assert tagged and all(domain_split.part_of(pair.document) == "train" for pair in tagged)
-    assert domain_split.split_domain("tldr", domains) == (
-        domain_split.split_parts("tldr", domains).train,
-        domain_split.split_parts("tldr", domains).test,
-    )
 
 
 def test_the_split_written_twice_is_byte_for_byte_the_same(domains: Path, tmp_path: Path) -> None:

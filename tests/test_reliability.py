@@ -35,6 +35,7 @@ from train_support import copy_task, make_trainer
 TRAIN_FLAGS = [
     *("--preset", "thesis-small", "--lr", "0.5", "--warmup", "20", "--batch-size", "16"),
     *("--max-steps", "48", "--eval-every", "4", "--seed", "3", "--threads", "1", "--device", "cpu"),
+    *("--average-last", "3"),  # the snapshots it averages at the end must survive every stop too
     # Both runs compute in fp32: `auto` would probe in each, and on a busy machine two probes of
     # a close call may choose differently (test_precision covers auto on resume).
     *("--precision", "fp32"),

@@ -41,7 +41,7 @@ from mt.decode.results import total
 from mt.decode.translator import Translator, open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
-from mt.recipes.domain_split import split_domain, test_pairs
+from mt.recipes.domain_split import split_parts, test_pairs
 from mt.text.lexicon import CAPITALISED
 from mt.text.spans import shared_spans
 
@@ -138,7 +138,7 @@ def test_sets(
     out with a note."""
     sets: dict[str, tuple[list, set[str]]] = {}
     for name in DOMAIN_SETS if domains.is_dir() else ():
-        train, _ = split_domain(name, domains)
+        train = split_parts(name, domains).train
         keep = keep_list([(pair.english, pair.spanish) for pair in train])
         sets[name] = protected_pairs(test_pairs(domains, name), limit), keep
     if not domains.is_dir():

@@ -4,12 +4,13 @@ invented in the file's format."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mt.errors import MtError
-from mt.text.bilingual import parse_line, read_bilingual, read_noun_table, read_nouns
+from mt.text.bilingual import parse_line, read_bilingual, read_noun_senses, read_noun_table
 
 DICTIONARY = """\
 # English :: Spanish dictionary (invented for the tests)
@@ -78,6 +79,11 @@ def test_a_line_without_its_separator_or_headword_names_the_file_and_line(
     message = str(refused.value)
     assert message.startswith(f"{path}:{number}: not a dictionary line")
     assert "\n" not in message
+
+
+def read_nouns(path: Path, frequency: Callable[[str], int] | None = None) -> dict[str, str]:
+    """Each noun's first sense: the one a translation uses."""
+    return {headword: senses[0] for headword, senses in read_noun_senses(path, frequency).items()}
 
 
 def test_the_nouns_are_one_word_headwords_with_their_first_one_word_noun_translation(

@@ -134,7 +134,7 @@ def test_a_resumed_run_averages_the_snapshots_kept_before_it_stopped(tmp_path: P
     assert not stray.exists()
     second.train()
     assert len(second.selection.snapshots) == len(straight.selection.snapshots) == 3
-    for ours, theirs in zip(second.selection.snapshots, straight.selection.snapshots):
+    for ours, theirs in zip(second.selection.snapshots, straight.selection.snapshots, strict=True):
         assert all(torch.equal(ours[name], theirs[name]) for name in theirs)
     for name, tensor in load_tensors(tmp_path / "straight" / "best.safetensors")[0].items():
         assert torch.equal(tensor, load_tensors(tmp_path / "resumed" / "best.safetensors")[0][name])

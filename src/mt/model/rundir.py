@@ -142,7 +142,6 @@ def load_run(
 
 # ----- resumable checkpoints -------------------------------------------------------------------
 
-_STEP_FILE = re.compile(r"^step-(\d+)\.json$")
 MODEL_PREFIX = "model."
 """Checkpoint tensors of the model carry this prefix; optimizer and random state have their own."""
 
@@ -163,19 +162,19 @@ def save_checkpoint(
     folder = run_dir / CHECKPOINTS
     save_tensors(folder / f"step-{step:08d}.safetensors", tensors)
     write_json(folder / f"step-{step:08d}.json", {"format_version": WEIGHTS_FORMAT, **state})
-    for old in sorted(_checkpoint_steps(folder))[:-KEEP_CHECKPOINTS]:
+    for old in step_files(folder)[:-KEEP_CHECKPOINTS]:
         (folder / f"step-{old:08d}.json").unlink(missing_ok=True)
         (folder / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
 
 
-def _checkpoint_steps(folder: Path) -> list[int]:
-    if not folder.is_dir():
-        return []
-    return [int(m.group(1)) for p in folder.iterdir() if (m := _STEP_FILE.match(p.name))]
+def step_files(folder: Path, suffix: str = ".json") -> list[int]:
+    """The N of each file step-N`suffix` in `folder` (a checkpoint's JSON by default), in order."""
+    found = (re.fullmatch(r"step-(\d+)" + re.escape(suffix), p.name) for p in folder.glob("step-*"))
+    return sorted(int(m.group(1)) for m in found if m)
 
 
 def has_checkpoint(run_dir: Path) -> bool:
-    return bool(_checkpoint_steps(run_dir / CHECKPOINTS))
+    return bool(step_files(run_dir / CHECKPOINTS))
 
 
 def load_latest_checkpoint(
@@ -185,7 +184,7 @@ def load_latest_checkpoint(
     warnings name any newer one that did not."""
     folder = run_dir / CHECKPOINTS
     warnings: list[str] = []
-    for step in sorted(_checkpoint_steps(folder), reverse=True):
+    for step in reversed(step_files(folder)):
         try:
             state = _read_checkpoint_state(folder / f"step-{step:08d}.json")
             path = folder / f"step-{step:08d}.safetensors"
@@ -205,7 +204,7 @@ def load_latest_checkpoint(
 def latest_checkpoint_state(run_dir: Path) -> dict[str, Any] | None:
     """The JSON state of the newest checkpoint, without its tensors; None where there is none
     or it can't be read (resuming then finds the checkpoint to use and says why)."""
-    steps = _checkpoint_steps(run_dir / CHECKPOINTS)
+    steps = step_files(run_dir / CHECKPOINTS)
     if not steps:
         return None
     try:

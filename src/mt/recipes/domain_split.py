@@ -146,12 +146,6 @@ def split_parts(domain: str, root: Path) -> Parts:
     return parts
 
 
-def split_domain(domain: str, root: Path) -> tuple[list[DomainPair], list[DomainPair]]:
-    """(train, test) pairs of one domain; the dev part is in neither."""
-    parts = split_parts(domain, root)
-    return parts.train, parts.test
-
-
 def test_pairs(root: Path, domain: str) -> list[tuple[str, str]]:
     """The (english, spanish) pairs of one domain's test part, for the benchmarks."""
     return [(pair.english, pair.spanish) for pair in split_parts(domain, root).test]

@@ -36,11 +36,6 @@ def read_bilingual(path: Path) -> dict[str, frozenset[str]]:
     return {headword: frozenset(translations) for headword, translations in found.items()}
 
 
-def read_nouns(path: Path, frequency: Callable[[str], int] | None = None) -> dict[str, str]:
-    """One-word English nouns in lower case -> the first of their read_noun_senses."""
-    return {headword: senses[0] for headword, senses in read_noun_senses(path, frequency).items()}
-
-
 def read_noun_senses(
     path: Path, frequency: Callable[[str], int] | None = None
 ) -> dict[str, tuple[str, ...]]:

@@ -10,7 +10,6 @@ a full evaluation almost every time (28 s for 24k pairs on 2 cores; 3,000 pairs 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -22,11 +21,9 @@ from mt.data.feed.batching import EncodedPairs
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors
 from mt.model.loss import TokenStats, evaluate_teacher_forced
-from mt.model.rundir import save_weights
+from mt.model.rundir import save_weights, step_files
 from mt.model.transformer import make_model
 from mt.storage.files import BEST_WEIGHTS, SNAPSHOTS
-
-_SNAPSHOT_FILE = re.compile(r"step-(\d+)\.safetensors")
 
 
 class Selection:
@@ -81,43 +78,35 @@ class Selection:
 
     def keep_snapshot(self, model: nn.Module, step: int) -> None:
         """A copy of the weights, of which the last ``average_last`` are kept for averaging, in
-        memory and in the run's snapshot folder."""
+        memory and on disk (for a resume)."""
         keep = self.config.average_last
         if keep < 2:
             return
         self.snapshots.append({k: v.detach().clone() for k, v in model.state_dict().items()})
         del self.snapshots[:-keep]
         if self.writes:
-            save_weights(self.snapshot_dir / f"step-{step:08d}.safetensors", model)
-            for old in self._snapshot_steps()[:-keep]:
-                (self.snapshot_dir / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
+            save_weights(self._snapshot(step), model)
+            for old in step_files(self.snapshot_dir, ".safetensors")[:-keep]:
+                self._snapshot(old).unlink()
 
     def restore_snapshots(self, step: int) -> list[str]:
-        """The snapshots a resumed run had kept up to its checkpoint's ``step``; any newer one
-        (written before a crash cut the checkpoint short) is dropped, as the run redoes it.
-        Returns a warning for each one that no longer loads (the average then has fewer)."""
+        """The snapshots a resumed run kept up to its checkpoint's ``step`` (a newer one, written
+        before a crash cut its checkpoint short, is redone); a warning for each that won't load."""
         self.snapshots, warnings = [], []
-        for saved in self._snapshot_steps():
-            path = self.snapshot_dir / f"step-{saved:08d}.safetensors"
-            if saved > step:
-                if self.writes:
-                    path.unlink(missing_ok=True)
-                continue
+        for saved in step_files(self.snapshot_dir, ".safetensors"):
             try:
-                tensors, _ = load_tensors(path)
-            except MtError as error:
+                if saved > step and self.writes:
+                    self._snapshot(saved).unlink(missing_ok=True)
+                elif saved <= step and self.config.average_last >= 2:
+                    tensors, _ = load_tensors(self._snapshot(saved))
+                    self.snapshots.append({k: v.to(self.device) for k, v in tensors.items()})
+            except (MtError, OSError) as error:
                 warnings.append(f"skipping a snapshot for the final average: {error}")
-                continue
-            self.snapshots.append({k: v.to(self.device) for k, v in tensors.items()})
-        keep = self.config.average_last
-        self.snapshots = self.snapshots[-keep:] if keep >= 2 else []
+        del self.snapshots[: -self.config.average_last or None]
         return warnings
 
-    def _snapshot_steps(self) -> list[int]:
-        if not self.snapshot_dir.is_dir():
-            return []
-        found = (_SNAPSHOT_FILE.fullmatch(p.name) for p in self.snapshot_dir.iterdir())
-        return sorted(int(m.group(1)) for m in found if m)
+    def _snapshot(self, step: int) -> Path:
+        return self.snapshot_dir / f"step-{step:08d}.safetensors"
 
     def average(self, model: nn.Module, best_loss: float) -> str:
         """Average the kept snapshots; save them as best if they beat ``best_loss``. Returns a
