@@ -10,8 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.quality.dev_curve import COLUMNS, append_rows, last_step, plot_curve
+import torch
+
+from benchmarks.quality.dev_curve import (
+    COLUMNS,
+    append_rows,
+    averaged_copy,
+    last_step,
+    plot_curve,
+)
 from benchmarks.quality.student import BASE, GROWTH, train_command, tree_cpu_seconds
+from mt.model.checkpoint import load_tensors, save_tensors
 
 
 def options(run: Path) -> argparse.Namespace:
@@ -60,10 +69,34 @@ def test_the_curve_keeps_its_points_and_is_drawn(tmp_path: Path) -> None:
     (tmp_path / "metrics.csv").write_text("step,epoch\n250,0.1\n500,0.2\n")
     assert last_step(tmp_path) == 500
     row = {"utc": "t", "step": 250, "cpu_hours": 1.0, "set": "news", "pairs": 9}
-    append_rows(tmp_path / "dev-curve.csv", [{**row, "bleu": 10.0, "chrf": 40.0}])
-    append_rows(tmp_path / "dev-curve.csv", [{**row, "cpu_hours": 2.0, "bleu": 11.5, "chrf": 41}])
-    lines = (tmp_path / "dev-curve.csv").read_text().splitlines()
-    assert lines[0] == ",".join(COLUMNS) and len(lines) == 3
-    assert lines[2].split(",")[2:6] == ["2.0", "news", "9", "11.5"]
+    curve = tmp_path / "dev-curve.csv"  # one written before the weights column
+    curve.write_text(",".join(COLUMNS[:-1]) + "\nt,0,0.0,news,9,9.5,39.0\n")
+    append_rows(curve, [{**row, "bleu": 10.0, "chrf": 40.0, "weights": "last"}])
+    average = "average of steps 250/500"
+    append_rows(curve, [{**row, "cpu_hours": 2.0, "bleu": 11.5, "chrf": 41, "weights": average}])
+    lines = curve.read_text().splitlines()
+    assert lines[0] == ",".join(COLUMNS) and len(lines) == 4
+    assert lines[1].endswith(",9.5,39.0,last")
+    assert lines[3].split(",")[2:] == ["2.0", "news", "9", "11.5", "41", average]
     plot_curve(tmp_path / "dev-curve.csv", tmp_path / "curve.png")
     assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_averaged_copy_is_a_model_whose_best_weights_are_the_snapshots_mean(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    (run / "snapshots").mkdir(parents=True)
+    (run / "model.json").write_text("{}")
+    (run / "words.tsv").write_text("a\t1\n")
+    (run / "metrics.csv").write_text("step\n")
+    assert averaged_copy(run, tmp_path) is None  # no snapshots: the last checkpoint is scored
+    for step, value in ((250, 1.0), (500, 3.0)):
+        tensors = {"w": torch.full((2, 2), value)}
+        save_tensors(run / "snapshots" / f"step-{step:08d}.safetensors", tensors)
+    (tmp_path / "out").mkdir()
+    copy, weights = averaged_copy(run, tmp_path / "out")
+    assert weights == "average of steps 250/500"
+    assert sorted(p.name for p in copy.iterdir()) == ["best.safetensors", "model.json", "words.tsv"]
+    best, metadata = load_tensors(copy / "best.safetensors")
+    assert torch.equal(best["w"], torch.full((2, 2), 2.0)) and metadata["format_version"]
