@@ -22,7 +22,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: student student-pack student-link bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
+.PHONY: student student-anneal student-pack student-link bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -330,6 +330,16 @@ student: corpus sources runs/student-data/prepare.json  ## start or resume the s
 	nohup nice -n 19 $(BIN)/python -m benchmarks.quality.student --data runs/student-data \
 		--run $(STUDENT_RUN) > $(STUDENT_RUN).log 2>&1 &
 	@echo "the student runs in the background: tail -f $(STUDENT_RUN).log; its curve: $(STUDENT_RUN)/dev-curve.csv"
+
+# A ship candidate: a branch of the student whose rate falls from where the run is to 0 over
+# ANNEAL_STEPS (benchmarks/quality/student.py --anneal-from); started or resumed like the student.
+ANNEAL_STEPS ?= 1500
+ANNEAL_RUN ?= $(STUDENT_RUN)-anneal
+student-anneal: runs/student-data/prepare.json  ## a branch of the student annealed to rate 0, in the background
+	nohup nice -n 19 $(BIN)/python -m benchmarks.quality.student --data runs/student-data \
+		--run $(ANNEAL_RUN) --anneal-from $(STUDENT_RUN) --anneal-steps $(ANNEAL_STEPS) --seed 12 \
+		> $(ANNEAL_RUN).log 2>&1 &
+	@echo "the branch runs in the background: tail -f $(ANNEAL_RUN).log"
 
 # Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.

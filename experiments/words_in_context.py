@@ -36,7 +36,7 @@ from pathlib import Path
 from mt.catalog.modelinfo import DEFAULT_MODEL, resolve
 from mt.evaluate import words
 from mt.storage.files import WORD_STATS
-from mt.text.bilingual import english_singulars, read_bilingual, read_nouns
+from mt.text.bilingual import english_singulars, read_bilingual, read_noun_senses
 from mt.text.sentences import sentence_spans
 from mt.text.words import ANY_WORD
 from mt.text.wordstats import read_word_stats, words_of
@@ -145,7 +145,7 @@ def entries(args: argparse.Namespace) -> None:
     rare = {english for found in index.values() for english in found}
     written = 0
     with open(args.out, "w", encoding="utf-8") as out:
-        for english, spanish in read_nouns(args.lexicon).items():
+        for english, (spanish, *_) in read_noun_senses(args.lexicon).items():
             if english in rare:
                 out.write(f"{english}\t{spanish}\n")
                 written += 1

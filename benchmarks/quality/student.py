@@ -10,11 +10,17 @@ the background, and let it end with the session: `mt train --resume` goes on fro
 evaluation, bit for bit.
 
     nohup python -m benchmarks.quality.student --data runs/student-data --run runs/student &
+
+A ship candidate is a branch of it whose rate falls to 0 (`make student-anneal`): --anneal-from
+RUN --anneal-steps N starts `mt train --init-from RUN` (its best weights, a new seed so the data
+comes in a new order) at the rate RUN has reached and ends it N steps later; it is resumed,
+counted and scored the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import subprocess
@@ -25,6 +31,7 @@ from pathlib import Path
 from benchmarks import harness
 from mt.catalog.modelinfo import DEFAULT_MODEL
 from mt.storage.atomic import atomic_write_text
+from mt.train.run_config import FINETUNE_WARMUP
 
 BASE = DEFAULT_MODEL
 GROWTH = ("--encoder-layers", "6", "--ff", "1536")
@@ -61,11 +68,26 @@ def read_ledger(run: Path) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {"seconds": 0.0, "scored": 0}
 
 
+def annealing_lr(base: Path) -> float:
+    """--lr for a fine-tuning run whose peak, after its warmup, is the rate `base` has reached
+    (the peak is lr·warmup^-0.5, mt.train.schedule)."""
+    rows = list(csv.DictReader((base / "metrics.csv").open(encoding="utf-8")))
+    return float(rows[-1]["lr"]) * FINETUNE_WARMUP**0.5
+
+
 def train_command(args: argparse.Namespace) -> list[str]:
-    """`mt train --resume` once the run is claimed, else the grown student's first start."""
+    """`mt train --resume` once the run is claimed, else the grown student's first start (or
+    an annealed branch's)."""
     mt = [sys.executable, "-m", "mt"]
     if (args.run / "train.json").is_file():
         return [*mt, "train", "--resume", str(args.run), "--threads", str(args.threads)]
+    if args.anneal_from:
+        return [
+            *mt, "train", str(args.data), "--init-from", str(args.anneal_from),
+            "--lr", f"{annealing_lr(args.anneal_from):.6g}", "--max-steps", str(args.anneal_steps),
+            "--lr-decay", "budget", "--out", str(args.run), "--eval-every", str(args.eval_every),
+            "--seed", str(args.seed), "--threads", str(args.threads),
+        ]  # fmt: skip
     return [
         *mt, "train", str(args.data), "--init-from", BASE, *GROWTH, "--out", str(args.run),
         "--batch-size", str(args.batch_size), "--eval-every", str(args.eval_every),
@@ -92,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--anneal-from", type=Path, help="start as a branch of this run, annealed")
+    parser.add_argument("--anneal-steps", type=int, default=1500, help="the branch's length")
     args = parser.parse_args(argv)
     os.nice(19)  # the run takes what the machine leaves
     ledger = read_ledger(args.run)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from benchmarks.quality.dev_curve import (
@@ -21,12 +22,14 @@ from benchmarks.quality.dev_curve import (
 )
 from benchmarks.quality.student import BASE, GROWTH, train_command, tree_cpu_seconds
 from mt.model.checkpoint import load_tensors, save_tensors
+from mt.train.run_config import FINETUNE_WARMUP
 
 
-def options(run: Path) -> argparse.Namespace:
+def options(run: Path, anneal_from: Path | None = None) -> argparse.Namespace:
     return argparse.Namespace(
-        data=Path("prepared"), run=run, batch_size=128, eval_every=250, seed=11, threads=2
-    )
+        data=Path("prepared"), run=run, batch_size=128, eval_every=250, seed=11, threads=2,
+        anneal_from=anneal_from, anneal_steps=1500,
+    )  # fmt: skip
 
 
 def test_the_run_starts_grown_from_the_shipped_model_and_resumes_once_claimed(
@@ -40,6 +43,18 @@ def test_the_run_starts_grown_from_the_shipped_model_and_resumes_once_claimed(
     again = train_command(options(tmp_path / "student"))
     assert again[again.index("--resume") + 1] == str(tmp_path / "student")
     assert "--init-from" not in again
+
+
+def test_an_annealed_branch_starts_at_the_rate_its_run_has_reached(tmp_path: Path) -> None:
+    base = tmp_path / "student"
+    base.mkdir()
+    (base / "metrics.csv").write_text("step,lr\n250,0.0004\n500,0.0003\n")
+    first = train_command(options(tmp_path / "anneal", anneal_from=base))
+    assert first[first.index("--init-from") + 1] == str(base)
+    peak = float(first[first.index("--lr") + 1]) * FINETUNE_WARMUP**-0.5
+    assert peak == pytest.approx(0.0003)
+    assert first[first.index("--max-steps") + 1] == "1500"
+    assert first[first.index("--lr-decay") + 1] == "budget" and "--encoder-layers" not in first
 
 
 def test_the_cpu_of_a_working_child_counts() -> None:
