@@ -335,9 +335,11 @@ student: corpus sources runs/student-data/prepare.json  ## start or resume the s
 # ANNEAL_STEPS (benchmarks/quality/student.py --anneal-from); started or resumed like the student.
 ANNEAL_STEPS ?= 1500
 ANNEAL_RUN ?= $(STUDENT_RUN)-anneal
+ANNEAL_FROM ?= $(STUDENT_RUN)
+ANNEAL_SEED ?= 12
 student-anneal: runs/student-data/prepare.json  ## a branch of the student annealed to rate 0, in the background
 	nohup nice -n 19 $(BIN)/python -m benchmarks.quality.student --data runs/student-data \
-		--run $(ANNEAL_RUN) --anneal-from $(STUDENT_RUN) --anneal-steps $(ANNEAL_STEPS) --seed 12 \
+		--run $(ANNEAL_RUN) --anneal-from $(ANNEAL_FROM) --anneal-steps $(ANNEAL_STEPS) --seed $(ANNEAL_SEED) \
 		> $(ANNEAL_RUN).log 2>&1 &
 	@echo "the branch runs in the background: tail -f $(ANNEAL_RUN).log"
 
