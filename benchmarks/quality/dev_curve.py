@@ -32,9 +32,15 @@ from mt.decode.translator import open_translator
 from mt.errors import MtError
 from mt.evaluate.scores import corpus_scores
 from mt.model.checkpoint import load_tensors, save_tensors
-from mt.model.rundir import step_files
+from mt.model.rundir import step_file, step_files
 from mt.storage.atomic import atomic_write_text
-from mt.storage.files import BEST_WEIGHTS, LAST_WEIGHTS, SNAPSHOTS, WEIGHTS_FORMAT
+from mt.storage.files import (
+    BEST_WEIGHTS,
+    LAST_WEIGHTS,
+    SNAPSHOTS,
+    WEIGHTS_FORMAT,
+    read_metrics,
+)
 from mt.train.selection import average_weights
 
 CURVE = "dev-curve.csv"
@@ -44,10 +50,7 @@ LAST = "last"  # the weights column of a point scored on the last checkpoint (ev
 
 def last_step(run: Path) -> int:
     """The step of the run's newest evaluation (metrics.csv's last row), 0 before the first."""
-    metrics = run / "metrics.csv"
-    if not metrics.is_file():
-        return 0
-    rows = list(csv.DictReader(metrics.open(encoding="utf-8")))
+    rows = read_metrics(run)
     return int(rows[-1]["step"]) if rows else 0
 
 
@@ -62,7 +65,7 @@ def averaged_copy(run: Path, into: Path) -> tuple[Path, str] | None:
     for path in run.iterdir():
         if path.is_file() and path.suffix in (".json", ".tsv"):
             shutil.copy2(path, copy / path.name)
-    snapshots = [load_tensors(run / SNAPSHOTS / f"step-{s:08d}.safetensors")[0] for s in steps]
+    snapshots = [load_tensors(step_file(run / SNAPSHOTS, s, ".safetensors"))[0] for s in steps]
     metadata = {"format_version": str(WEIGHTS_FORMAT)}
     save_tensors(copy / BEST_WEIGHTS, average_weights(snapshots), metadata=metadata)
     return copy, f"average of steps {'/'.join(map(str, steps))}"
@@ -73,13 +76,11 @@ def newest_weights(run: Path, scratch: Path, *, average: bool) -> tuple[ModelInf
     false, its last checkpoint); a snapshot the running run drops while it is read is a second
     try."""
     averaged = None
-    for attempt in range(2 if average else 0):
+    if average:
         try:
             averaged = averaged_copy(run, Path(tempfile.mkdtemp(dir=scratch)))
-            break
-        except MtError:
-            if attempt:
-                raise
+        except MtError:  # a snapshot dropped between listing and reading: list them again
+            averaged = averaged_copy(run, Path(tempfile.mkdtemp(dir=scratch)))
     if averaged is not None:
         return resolve(averaged[0]), "best", averaged[1]
     info = resolve(run)

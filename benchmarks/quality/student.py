@@ -20,7 +20,6 @@ counted and scored the same way.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import subprocess
@@ -31,6 +30,7 @@ from pathlib import Path
 from benchmarks import harness
 from mt.catalog.modelinfo import DEFAULT_MODEL
 from mt.storage.atomic import atomic_write_text
+from mt.storage.files import read_metrics
 from mt.train.run_config import FINETUNE_WARMUP
 
 BASE = DEFAULT_MODEL
@@ -71,8 +71,7 @@ def read_ledger(run: Path) -> dict:
 def annealing_lr(base: Path) -> float:
     """--lr for a fine-tuning run whose peak, after its warmup, is the rate `base` has reached
     (the peak is lr·warmup^-0.5, mt.train.schedule)."""
-    rows = list(csv.DictReader((base / "metrics.csv").open(encoding="utf-8")))
-    return float(rows[-1]["lr"]) * FINETUNE_WARMUP**0.5
+    return read_metrics(base)[-1]["lr"] * FINETUNE_WARMUP**0.5
 
 
 def train_command(args: argparse.Namespace) -> list[str]:

@@ -160,11 +160,15 @@ def save_checkpoint(
 ) -> None:
     """Write the tensor file, then the JSON that names it, then drop all but the newest few."""
     folder = run_dir / CHECKPOINTS
-    save_tensors(folder / f"step-{step:08d}.safetensors", tensors)
-    write_json(folder / f"step-{step:08d}.json", {"format_version": WEIGHTS_FORMAT, **state})
+    save_tensors(step_file(folder, step, ".safetensors"), tensors)
+    write_json(step_file(folder, step), {"format_version": WEIGHTS_FORMAT, **state})
     for old in step_files(folder)[:-KEEP_CHECKPOINTS]:
-        (folder / f"step-{old:08d}.json").unlink(missing_ok=True)
-        (folder / f"step-{old:08d}.safetensors").unlink(missing_ok=True)
+        step_file(folder, old).unlink(missing_ok=True)
+        step_file(folder, old, ".safetensors").unlink(missing_ok=True)
+
+
+def step_file(folder: Path, step: int, suffix: str = ".json") -> Path:
+    return folder / f"step-{step:08d}{suffix}"
 
 
 def step_files(folder: Path, suffix: str = ".json") -> list[int]:
@@ -186,8 +190,8 @@ def load_latest_checkpoint(
     warnings: list[str] = []
     for step in reversed(step_files(folder)):
         try:
-            state = _read_checkpoint_state(folder / f"step-{step:08d}.json")
-            path = folder / f"step-{step:08d}.safetensors"
+            state = _read_checkpoint_state(step_file(folder, step))
+            path = step_file(folder, step, ".safetensors")
             tensors, _ = load_tensors(path)
             if model_state is not None:
                 check_fits(path, model_tensors(tensors), model_state)
@@ -208,7 +212,7 @@ def latest_checkpoint_state(run_dir: Path) -> dict[str, Any] | None:
     if not steps:
         return None
     try:
-        return _read_checkpoint_state(run_dir / CHECKPOINTS / f"step-{max(steps):08d}.json")
+        return _read_checkpoint_state(step_file(run_dir / CHECKPOINTS, max(steps)))
     except MtError:
         return None
 

@@ -21,7 +21,7 @@ from mt.data.feed.batching import EncodedPairs
 from mt.errors import MtError
 from mt.model.checkpoint import load_tensors
 from mt.model.loss import TokenStats, evaluate_teacher_forced
-from mt.model.rundir import save_weights, step_files
+from mt.model.rundir import save_weights, step_file, step_files
 from mt.model.transformer import make_model
 from mt.storage.files import BEST_WEIGHTS, SNAPSHOTS
 
@@ -106,7 +106,7 @@ class Selection:
         return warnings
 
     def _snapshot(self, step: int) -> Path:
-        return self.snapshot_dir / f"step-{step:08d}.safetensors"
+        return step_file(self.snapshot_dir, step, ".safetensors")
 
     def average(self, model: nn.Module, best_loss: float) -> str:
         """Average the kept snapshots; save them as best if they beat ``best_loss``. Returns a
