@@ -30,12 +30,12 @@ from pathlib import Path
 from benchmarks import harness
 from mt.catalog.modelinfo import DEFAULT_MODEL
 from mt.storage.atomic import atomic_write_text
-from mt.storage.files import read_metrics
+from mt.storage.files import CPU_LEDGER, read_metrics
 from mt.train.run_config import FINETUNE_WARMUP
 
 BASE = DEFAULT_MODEL
 GROWTH = ("--encoder-layers", "6", "--ff", "1536")
-LEDGER = "cpu.json"
+LEDGER = CPU_LEDGER
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

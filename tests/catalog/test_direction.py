@@ -13,7 +13,6 @@ from conftest import cli_output, invented_pairs, run_cli, write_corpus
 from mt.catalog.direction import FORWARD, REVERSE, direction_of
 from mt.catalog.modelinfo import resolve
 from mt.config import DecodeConfig, TrainConfig
-from mt.data.feed.noise import noisy_sources
 from mt.data.prepared_dir import load_prepared
 from mt.data.tokenization import SYNTHETIC_TAG
 from mt.decode.line_engines import ModelEngine
@@ -21,6 +20,7 @@ from mt.decode.options import TranslateOptions
 from mt.decode.translator import open_translator
 from mt.errors import MtError
 from mt.text.lexicon import read_lexicon
+from noise_support import noisy_sources
 from serve_support import model_app, wait_healthy
 
 

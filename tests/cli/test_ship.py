@@ -26,10 +26,12 @@ def _continuing(name: str | None) -> SimpleNamespace:
 
 
 def test_a_gpu_link_counts_its_minutes_and_keeps_the_cpu_hours_before_it(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     _base_card(monkeypatch, {"CPU-hours, with the versions it continues": "6.34"})
-    figures = _compute_figures(_continuing("en-es-general-7"), {"elapsed": 450.0}, "NVIDIA H200")
+    figures = _compute_figures(
+        _continuing("en-es-general-7"), tmp_path, {"elapsed": 450.0}, "NVIDIA H200"
+    )
     assert figures == {
         "CPU-hours (2 cores)": "0.00",
         "CPU-hours, with the versions it continues": "6.34",
@@ -38,7 +40,9 @@ def test_a_gpu_link_counts_its_minutes_and_keeps_the_cpu_hours_before_it(
     }
 
 
-def test_a_cpu_link_adds_two_cores_hours_to_the_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cpu_link_adds_two_cores_hours_to_the_chain(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     _base_card(
         monkeypatch,
         {
@@ -46,17 +50,47 @@ def test_a_cpu_link_adds_two_cores_hours_to_the_chain(monkeypatch: pytest.Monkey
             "GPU-minutes, with the versions it continues": "7.5",
         },
     )
-    figures = _compute_figures(_continuing("en-es-general-7"), {"elapsed": 5400.0}, None)
+    figures = _compute_figures(_continuing("en-es-general-7"), tmp_path, {"elapsed": 5400.0}, None)
     assert figures["CPU-hours (2 cores)"] == "3.00"
     assert figures["CPU-hours, with the versions it continues"] == "9.34"
     assert figures["GPU-minutes"] == "0"
     assert figures["GPU-minutes, with the versions it continues"] == "7.5"
     assert (
-        _compute_figures(_continuing(None), {"elapsed": 3600.0}, None)[
+        _compute_figures(_continuing(None), tmp_path, {"elapsed": 3600.0}, None)[
             "CPU-hours, with the versions it continues"
         ]
         == "2.00"
     )
+
+
+def test_a_branch_of_a_long_run_counts_both_ledgers_and_the_shipped_chain(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The student: grown from a shipped model, trained for hours with a CPU ledger, then a branch
+    annealed from it with its own; the branch's card counts all three, not 2 cores' wall time."""
+    trunk, branch = tmp_path / "student", tmp_path / "branch"
+    for run, seconds in ((trunk, 43_200.0), (branch, 4_824.0)):
+        run.mkdir()
+        (run / "cpu.json").write_text(f'{{"seconds": {seconds}, "scored": 1}}\n')
+    shipped = SimpleNamespace(
+        card={
+            "compute": {
+                "CPU-hours, with the versions it continues": "6.34",
+                "GPU-minutes, with the versions it continues": "7.5",
+            }
+        }
+    )
+    runs = {
+        "en-es-general-12": shipped,
+        str(trunk): SimpleNamespace(
+            card={}, directory=trunk, **vars(_continuing("en-es-general-12"))
+        ),
+    }
+    monkeypatch.setattr(mt.catalog.modelinfo, "resolve", lambda name: runs[str(name)])
+    figures = _compute_figures(_continuing(str(trunk)), branch, {"elapsed": 2537.0}, None)
+    assert figures["CPU-hours (2 cores)"] == "1.34"  # the ledger, not 2 x 42 minutes
+    assert figures["CPU-hours, with the versions it continues"] == f"{1.34 + 12.0 + 6.34:.2f}"
+    assert figures["GPU-minutes, with the versions it continues"] == "7.5"
 
 
 def test_a_version_that_keeps_its_weights_repeats_their_card_s_data_and_compute(

@@ -7,8 +7,9 @@ import pytest
 from conftest import invented_pairs
 from mt.config import ConfigError, TrainConfig
 from mt.data.feed.batching import encode_pairs, encode_parts
-from mt.data.feed.noise import casual, noisy_sources
+from mt.data.feed.noise import casual
 from mt.data.tokenization import WordPieceCodec
+from noise_support import noisy_sources
 
 SOURCES = [en for en, _ in invented_pairs()]
 

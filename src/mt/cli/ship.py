@@ -20,7 +20,7 @@ import typer
 
 from mt.cli.common import Opt, run_or_exit, say
 from mt.errors import MtError
-from mt.storage.files import BEST_WEIGHTS, read_json
+from mt.storage.files import BEST_WEIGHTS, CPU_LEDGER, read_json
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
 
@@ -128,7 +128,7 @@ def build_card(
         "training steps": f"{int(last.get('step', 0)):,}",
         "epochs": f"{last.get('epoch', 0):.2f}",
         "training minutes": f"{last.get('elapsed', 0) / 60:.1f}",
-        **_compute_figures(info, last, notes.get("gpu")),
+        **_compute_figures(info, run, last, notes.get("gpu")),
         "precision": info.train.precision,
         "best selection loss": f"{best.get('selection_loss', float('nan')):.3f} at step "
         f"{int(best.get('step', 0)):,}",
@@ -193,11 +193,11 @@ def _card(
     }
 
 
-def _compute_figures(info, last: dict[str, float], gpu: str | None) -> dict[str, str]:
-    """This link's compute and the chain's: a CPU link counts 2 cores' hours, a GPU link (the
-    notes name its `gpu`) the minutes of that card; both add what the base's card counted."""
+def _compute_figures(info, run: Path, last: dict[str, float], gpu: str | None) -> dict[str, str]:
+    """This link's compute and the chain's: a GPU link (the notes name its `gpu`) counts that
+    card's minutes, a CPU link its ledger's CPU-hours, else 2 cores' hours; both add the chain's."""
     minutes = last.get("elapsed", 0) / 60
-    hours = 0.0 if gpu else 2 * minutes / 60
+    hours = 0.0 if gpu else _ledger_hours(run) or 2 * minutes / 60
     gpu_minutes = minutes if gpu else 0.0
     before_hours, before_minutes = chain_before(info)
     return {
@@ -208,20 +208,26 @@ def _compute_figures(info, last: dict[str, float], gpu: str | None) -> dict[str,
     }
 
 
+def _ledger_hours(run: Path) -> float:
+    """What a run's processes spent, where it kept a CPU ledger (benchmarks/quality/student.py)."""
+    ledger = run / CPU_LEDGER
+    return read_json(ledger)["seconds"] / 3600 if ledger.is_file() else 0.0
+
+
 def chain_before(info) -> tuple[float, float]:
-    """(CPU-hours, GPU-minutes) of the shipped model this version continued from (its train.json
-    lineage, `--init-from NAME`) and of the versions before it, read from that model's card."""
+    """(CPU-hours, GPU-minutes) of what this version continued from (its train.json lineage,
+    `--init-from`): a shipped model's card counts its chain; a run its ledger, then its own base."""
     from mt.catalog.modelinfo import resolve
 
     base = info.lineage.get("init_from", {}).get("run")
     if not base:
         return 0.0, 0.0
-    compute = resolve(base).card.get("compute", {})
-    hours = compute.get("CPU-hours, with the versions it continues") or compute.get(
-        "CPU-hours (2 cores)", "0"
-    )
-    minutes = compute.get("GPU-minutes, with the versions it continues") or "0"
-    return float(hours), float(minutes)
+    based = resolve(base)
+    if not based.card:  # a run (a branch of a longer one): its ledger and what it continued
+        hours, minutes = chain_before(based)
+        return hours + _ledger_hours(based.directory), minutes
+    compute, chained = based.card["compute"], ", with the versions it continues"
+    return float(compute["CPU-hours" + chained]), float(compute.get("GPU-minutes" + chained, 0))
 
 
 def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[dict[str, Any]]:

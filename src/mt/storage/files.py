@@ -53,6 +53,7 @@ CHECKPOINTS = "checkpoints"
 SNAPSHOTS = "snapshots"  # the last evaluations' weights, averaged when the run ends
 METRICS_CSV = "metrics.csv"
 CURVES_PNG = "curves.png"
+CPU_LEDGER = "cpu.json"  # the CPU time a long run's processes spent (benchmarks/quality/student.py)
 CHECKSUMS = "checksums.sha256"  # in prepared and export directories, `sha256sum -c` reads it
 RUN_MARKERS = (MODEL_JSON, TRAIN_JSON, CHECKPOINTS)
 EXPORT_FORMAT = "mt-ctranslate2"  # model.json's "format" in an `mt export` directory

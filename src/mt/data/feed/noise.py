@@ -22,7 +22,6 @@ from mt.data.tokenization import SYNTHETIC_TAG
 from mt.text.casual import FINAL_PUNCTUATION, TYPO_RATE, CasualStyle, casual_variant
 from mt.text.prose import command_like, is_prose, outside_spans
 
-DEFAULT_KINDS = "lower,punctuation"
 _STREAM = 0x6E6F6973  # keeps these draws apart from the batch order's, which use (seed, epoch)
 _CASUAL_STREAM = 1  # the apostrophes and typos kinds: apart from the draws of the first two
 
@@ -90,29 +89,6 @@ class NoiseDraws:
         """Row `row`'s draws: what `made_casual` needs beside the text."""
         draws = self.draws[row]
         return float(draws[1]), float(draws[2]), int(self.casual_seeds[row])
-
-
-def noisy_sources(
-    texts: Sequence[str],
-    *,
-    rate: float,
-    seed: int,
-    epoch: int,
-    kinds: str = DEFAULT_KINDS,
-    english_source: bool = True,
-) -> list[str]:
-    """A `rate` share of `texts` made casual in the `kinds` named (see the module docstring); a
-    chosen sentence that none of them change is lowercased (with "lower"), so that `rate` is
-    what changes. Training makes the same row by row (mt.data.feed.augment)."""
-    noise = NoiseDraws.of_epoch(
-        len(texts), rate=rate, seed=seed, epoch=epoch, kinds=kinds, english_source=english_source
-    )
-    rows = np.flatnonzero(noise.chosen())
-    noisy = noise.made_casual([(texts[row], *noise.numbers(int(row))) for row in rows])
-    out = list(texts)
-    for row, text in zip(rows, noisy, strict=True):
-        out[row] = text
-    return out
 
 
 def _made_casual(
