@@ -48,7 +48,7 @@ def test_the_default_is_shipped_and_opens_by_name() -> None:
 
 def test_the_shipped_files_stay_small() -> None:
     folder = resolve(None).directory
-    assert sum(path.stat().st_size for path in folder.iterdir()) < 25_000_000
+    assert sum(path.stat().st_size for path in folder.iterdir()) < 40_000_000  # a version in git
 
 
 def test_fixed_sentences_translate_to_fixed_greedy_outputs(greedy) -> None:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import mt.catalog.modelinfo
 import mt.cli.ship
-from mt.cli.ship import _compute_figures, _kept_card, card_keeping
+from mt.cli.ship import _compute_figures, _kept_card, build_card, card_keeping
 from mt.cli.ship import app as ship_app
 from mt.errors import MtError
 
@@ -91,6 +91,27 @@ def test_a_branch_of_a_long_run_counts_both_ledgers_and_the_shipped_chain(
     assert figures["CPU-hours (2 cores)"] == "1.34"  # the ledger, not 2 x 42 minutes
     assert figures["CPU-hours, with the versions it continues"] == f"{1.34 + 12.0 + 6.34:.2f}"
     assert figures["GPU-minutes, with the versions it continues"] == "7.5"
+
+
+def test_the_notes_give_the_compute_figures_a_run_cannot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Weights averaged from two branches: one branch's metrics.csv does not say their steps."""
+    run = tmp_path / "soup"
+    run.mkdir()
+    (run / "metrics.csv").write_text("step,epoch,selection_loss,elapsed\n1500,0.29,1.749,2418\n")
+    (tmp_path / "prepare.json").write_text('{"corpora": [{"name": "spa-eng.tsv", "pairs": 9}]}')
+    monkeypatch.setattr(mt.cli.ship, "_card", lambda info, **parts: parts)
+    info = SimpleNamespace(lineage={}, train=SimpleNamespace(precision="bf16"))
+    notes = {
+        "machine": "2 cores",
+        "lineage": "two branches averaged",
+        "sources": {"spa-eng": {"name": "Tatoeba"}},
+        "compute": {"training steps": "2 x 1,500"},
+    }
+    compute = build_card(info, run=run, data=tmp_path, notes=notes, files={})["compute"]
+    assert compute["training steps"] == "2 x 1,500"
+    assert compute["epochs"] == "0.29" and compute["best selection loss"] == "1.749 at step 1,500"
 
 
 def test_a_version_that_keeps_its_weights_repeats_their_card_s_data_and_compute(

@@ -116,7 +116,7 @@ def build_card(
 ) -> dict[str, Any]:
     """card.json: the figures from the files the benchmarks and training wrote (`files`: the
     folder's name for each benchmark file -> where it is now), the words from `notes` (written
-    by the person who ships it)."""
+    by the person who ships it, with any compute figure the run's files cannot give)."""
     from mt.storage.files import read_metrics
 
     metrics = read_metrics(run)
@@ -133,6 +133,7 @@ def build_card(
         "best selection loss": f"{best.get('selection_loss', float('nan')):.3f} at step "
         f"{int(best.get('step', 0)):,}",
         "lineage": notes["lineage"],
+        **notes.get("compute", {}),  # what the run's files cannot say (weights averaged from two)
     }
     rows = _data(read_json(data / "prepare.json"), notes["sources"])
     return _card(info, data=rows, compute=compute, notes=notes, files=files)

@@ -1,12 +1,12 @@
 """The shipped model's CTranslate2 int8 copy: what `mt translate` and `mt serve` search with by
 default (the same BLEU as the stored bf16 at 1.6x the speed on 2 AVX2 cores, and no torch import).
 
-Both in the package would pass its 25 MB, so the copy is converted once, on first use, into
-ModelInfo.writable_directory, stamped with what it was made from (model, mt, CTranslate2). It is a
-cache that mends itself: each use checks every byte against its checksums.sha256 (9 ms, where sizes
-and times would miss a byte changed in place); a copy that fails or does not load is made again
-once, with one note, else the caller searches with PyTorch. Concurrent starts convert in folders of
-their own and rename into place; the loser of the race uses the winner's copy.
+Both in the package would pass the 40 MB a version may add, so the copy is converted once, on first
+use, into ModelInfo.writable_directory, stamped with what it was made from (model, mt, CTranslate2).
+It is a cache that mends itself: each use checks every byte against its checksums.sha256 (9 ms,
+where sizes and times would miss a byte changed in place); a copy that fails or does not load is
+made again once, with one note, else the caller searches with PyTorch. Concurrent starts convert in
+folders of their own and rename into place; the loser of the race uses the winner's copy.
 """
 
 from __future__ import annotations
