@@ -22,7 +22,7 @@ RECIPE ?= default
 DEMO_STEPS ?= 2000
 DEMO_BUDGET ?=
 
-.PHONY: student student-anneal student-pack student-link bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
+.PHONY: student student-anneal student-soup student-pack student-link bench-fit help setup test test-compile test-tools lint demo bench bench-train bench-train-start bench-everyday model-gpu-teacher bench-translate bench-arch bench-text bench-formats bench-documents bench-domain bench-domain-union bench-serve bench-export bench-evaluate bench-student-shape bench-scale bench-trust bench-peer bench-general bench-memory bench-shipped model model-gpu gpu-pack gpu-link release corpus sources clean
 
 help:  ## these targets, a line each
 	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
@@ -342,6 +342,13 @@ student-anneal: runs/student-data/prepare.json  ## a branch of the student annea
 		--run $(ANNEAL_RUN) --anneal-from $(ANNEAL_FROM) --anneal-steps $(ANNEAL_STEPS) --seed $(ANNEAL_SEED) \
 		> $(ANNEAL_RUN).log 2>&1 &
 	@echo "the branch runs in the background: tail -f $(ANNEAL_RUN).log"
+
+# Annealed branches of one start (seeds) averaged into one model, their CPU ledgers summed
+# (benchmarks/quality/soup.py): version 13 is runs/student-anneal and runs/student-anneal-13 so.
+SOUP_BRANCHES ?= $(STUDENT_RUN)-anneal $(STUDENT_RUN)-anneal-13
+SOUP_RUN ?= $(STUDENT_RUN)-soup
+student-soup: $(STAMP)  ## the student's annealed branches averaged into one model, to release
+	$(BIN)/python -m benchmarks.quality.soup $(SOUP_BRANCHES) --out $(SOUP_RUN)
 
 # Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.

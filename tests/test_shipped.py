@@ -27,6 +27,8 @@ GREEDY = {
     "The committee approved the report on Tuesday.": "El comité aprobó el informe el martes.",
     "Save the document before closing it.": "Guarde el documento antes de cerrarlo.",
     "Tom is reading a book in the garden.": "Tom está leyendo un libro en el jardín.",
+    "Congratulations!": "¡Felicitaciones!",  # version 12: "¡Felulaciones!"
+    "Please stop.": "Por favor, para.",  # version 12: "Por favor, pareja."
 }
 """Fixed sentences and the shipped model's greedy output (fp32 on a CPU): a change in the model,
 its tokenizers or the search shows here."""

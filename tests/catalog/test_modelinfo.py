@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from mt.catalog.modelinfo import DEFAULT_MODEL, ModelInfo, describe, local_models, resolve
+from mt.catalog.modelinfo import (
+    DEFAULT_MODEL,
+    ModelInfo,
+    describe,
+    local_models,
+    read_model_config,
+    resolve,
+)
 from mt.errors import MtError
 from mt.model.ship import ship_run
 from mt.storage.checksums import write_checksums
@@ -217,10 +224,11 @@ def test_unequal_stacks_round_trip_through_model_json(tmp_path: Path) -> None:
     assert read == deep and (read.encoder_depth, read.decoder_depth) == (3, 1)
 
 
-def test_a_model_json_from_before_the_stack_depths_opens_as_equal_stacks() -> None:
-    """The shipped model's model.json has only `layers` (2): it opens as 2+2, unchanged."""
-    info = resolve()
-    stored = json.loads((info.directory / "model.json").read_text(encoding="utf-8"))["model"]
-    assert "encoder_layers" not in stored and "decoder_layers" not in stored
-    assert (info.config.encoder_depth, info.config.decoder_depth) == (stored["layers"],) * 2
-    assert info.config.to_dict() == stored
+def test_a_model_json_from_before_the_stack_depths_opens_as_equal_stacks(tmp_path: Path) -> None:
+    """Versions 1 to 12 wrote only `layers` (2): such a model.json opens as 2+2, unchanged."""
+    shipped = json.loads((resolve().directory / "model.json").read_text(encoding="utf-8"))
+    old = {k: v for k, v in shipped["model"].items() if not k.endswith("coder_layers")}
+    (tmp_path / "model.json").write_text(json.dumps({**shipped, "model": {**old, "layers": 2}}))
+    config = read_model_config(tmp_path)
+    assert (config.encoder_depth, config.decoder_depth) == (2, 2)
+    assert config.to_dict() == {**old, "layers": 2}

@@ -34,7 +34,7 @@ from mt.storage.files import (
     write_json,
 )
 
-DEFAULT_MODEL = "en-es-general-12"
+DEFAULT_MODEL = "en-es-general-13"
 """The model every command uses when none is given: the release model installed with mt."""
 SHIPPED = "shipped"
 """The package folder of the release models, one folder a model, named as the model."""
