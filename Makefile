@@ -343,12 +343,12 @@ student-anneal: runs/student-data/prepare.json  ## a branch of the student annea
 		> $(ANNEAL_RUN).log 2>&1 &
 	@echo "the branch runs in the background: tail -f $(ANNEAL_RUN).log"
 
-# Annealed branches of one start (seeds) averaged into one model, their CPU ledgers summed
-# (benchmarks/quality/soup.py): version 13 is runs/student-anneal and runs/student-anneal-13 so.
-SOUP_BRANCHES ?= $(STUDENT_RUN)-anneal $(STUDENT_RUN)-anneal-13
+# Two annealed branches of one start (seeds) averaged into one model, the first's files, their CPU
+# ledgers summed (benchmarks/quality/average_runs.py): version 13 is these two so averaged.
+SOUP_BRANCHES ?= $(STUDENT_RUN)-anneal-13 $(STUDENT_RUN)-anneal
 SOUP_RUN ?= $(STUDENT_RUN)-soup
-student-soup: $(STAMP)  ## the student's annealed branches averaged into one model, to release
-	$(BIN)/python -m benchmarks.quality.soup $(SOUP_BRANCHES) --out $(SOUP_RUN)
+student-soup: $(STAMP)  ## the student's two annealed branches averaged into one model, to release
+	$(BIN)/python -m benchmarks.quality.average_runs $(SOUP_BRANCHES) $(SOUP_RUN)
 
 # Resident memory of a bf16 training run on MEMORY_DATA (make model's prepared data) over
 # MEMORY_MINUTES, sampled every 5 s; exits 1 when it grows over 10% after the warm-up.

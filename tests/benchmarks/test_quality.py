@@ -92,3 +92,19 @@ def test_average_runs_writes_the_mean_of_two_runs_weights(
     assert (tmp_path / "soup" / "model.json").read_text() == (
         trained_run / "model.json"
     ).read_text()
+
+
+def test_averaged_branches_count_both_ledgers_and_leave_what_one_alone_scored(
+    tmp_path: Path, trained_run: Path
+) -> None:
+    """Version 13: two annealed branches of the student, each with its CPU ledger and dev curve."""
+    branches = [tmp_path / "seed-12", tmp_path / "seed-13"]
+    for branch, seconds in zip(branches, (4811.37, 4558.57), strict=True):
+        shutil.copytree(trained_run, branch)
+        (branch / "cpu.json").write_text(json.dumps({"seconds": seconds, "scored": 1}))
+        (branch / "dev-curve.csv").write_text("utc,step\n")
+    run_main(average_runs.main, *branches, tmp_path / "soup")
+    soup = tmp_path / "soup"
+    assert json.loads((soup / "cpu.json").read_text())["seconds"] == 9369.94
+    assert not (soup / "dev-curve.csv").exists() and not (soup / "checkpoints").exists()
+    assert (soup / "train.json").read_text() == (branches[0] / "train.json").read_text()

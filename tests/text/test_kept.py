@@ -24,8 +24,13 @@ def kinds(text: str) -> list[tuple[str, str]]:
         ("He said Привет, мир! twice", [("foreign", "Привет, мир")]),
         ("你好世界 and 東京", [("foreign", "你好世界"), ("foreign", "東京")]),
         ("a 5 μm gap, α 1.4", [("number", "5"), ("number", "1.4")]),  # a lone letter is a symbol
-        ("<script>alert(1)</script> Hello", [("markup", "<script>"), ("number", "1"),
-                                             ("markup", "</script>")]),
+        # a script or style element is code, whole: version 13 gave "<script>Alert(1)</script>"
+        ("<script>alert(1)</script> Hello", [("markup", "<script>alert(1)</script>")]),
+        ("<b>Hi</b> <STYLE>p{color:red}</STYLE>", [("markup", "<b>"), ("markup", "</b>"),
+                                                   ("markup", "<STYLE>p{color:red}</STYLE>")]),
+        # a number inside a foreign run stays in it: the run was lost whole before
+        ("Привет мир 0 Привет мир", [("foreign", "Привет мир 0 Привет мир")]),
+        ("Привет 2024", [("foreign", "Привет"), ("number", "2024")]),
     ],
 )  # fmt: skip
 def test_symbols_other_scripts_and_tags_are_spans(text: str, expected: list) -> None:

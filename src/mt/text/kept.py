@@ -13,6 +13,7 @@ import bisect
 import re
 
 KINDS = frozenset(("symbol", "foreign", "identifier", "long"))
+HOLD_NUMBERS = ("identifier", "foreign")  # "3.0.1-rc2", "Привет мир 0 Привет мир": one piece
 """The kinds of span found here (mt.quality.flags: a line holding one is flagged `kept`)."""
 LONGEST_LEARNED = 31
 """The longest word of the shipped model's training English ("HTTPPasswordMgrWithDefaultRealm",
@@ -73,8 +74,8 @@ def kept_pieces(
     text: str, taken: list[tuple[int, int]], numbers: list[tuple[int, int]]
 ) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each piece of `text` to carry through, outside the `taken` spans; an
-    identifier may hold `numbers` ("3.0.1-rc2"); touching pieces are one; a foreign run of fewer
-    than MIN_FOREIGN characters is left to the model."""
+    identifier or a foreign run may hold `numbers` (HOLD_NUMBERS); touching pieces are one; a
+    foreign run of fewer than MIN_FOREIGN characters is left to the model."""
     found: list[tuple[int, int, str]] = []
     for match in () if text.isascii() else _KEPT.finditer(text):
         kind = match.lastgroup or ""
@@ -88,7 +89,7 @@ def kept_pieces(
     kept: list[tuple[int, int, str]] = []
     end = 0
     for start, stop, kind in found:
-        spans = taken if kind == "identifier" else everything
+        spans = taken if kind in HOLD_NUMBERS else everything
         if start >= end and not overlaps(start, stop, spans):
             if kept and kept[-1][1] == start:  # "Привет😀мир": one piece, kept as it is glued
                 before = kept.pop()

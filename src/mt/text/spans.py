@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mt.errors import MtError
 from mt.storage.files import listed_lines
-from mt.text.kept import kept_pieces, overlaps
+from mt.text.kept import HOLD_NUMBERS, kept_pieces, overlaps
 from mt.text.lexicon import CAPITALISED
 from mt.text.words import ANY_WORD
 
@@ -55,8 +55,12 @@ _NUMBER = (
     r"\d+(?:[.,:/-]\d+)*(?:%|\b)"  # 555-1234, 3.5%, 1,000.50, 10:30, 2024-01-31
     r"(?![\w%]|[.,:/-]\d)"
 )
-_MARKUP = r"</?[A-Za-z][\w:.-]*(?:\s[^<>\n]{0,300})?/?>"
-"""A tag in plain text ("<script>", "</b>", "<br/>"): copied as typed, never "<Script>"."""
+_MARKUP = (
+    r"<(?i:script|style)\b[^<>]{0,300}>[^<]{0,2000}</(?i:script|style)\s*>"  # code, not prose
+    r"|</?[A-Za-z][\w:.-]*(?:\s[^<>\n]{0,300})?/?>"
+)
+"""A tag in plain text ("<script>", "</b>", "<br/>"): copied as typed, never "<Script>"; a script
+or style element whole ("<script>alert(1)</script>"): what it holds is code."""
 _PATTERNS = {
     "markup": _MARKUP,  # before URLs: "<https://x.org>" is none (a scheme's "//" ends a name)
     "url": _URL,
@@ -146,8 +150,8 @@ def _detected(text: str) -> tuple[Span, ...]:
     numbers = [(m.start(), m.end()) for m in matches if m.lastgroup == "number"]
     taken = [(m.start(), m.end()) for m in matches if m.lastgroup != "number"]  # {{words}} too
     kept = kept_pieces(text, taken, numbers)
-    identifiers = sorted((a, b) for a, b, kind in kept if kind == "identifier")
-    spans = [s for s in spans if s.kind != "number" or not overlaps(s.start, s.end, identifiers)]
+    holders = sorted((a, b) for a, b, kind in kept if kind in HOLD_NUMBERS)
+    spans = [s for s in spans if s.kind != "number" or not overlaps(s.start, s.end, holders)]
     spans += [Span(a, b, kind, text[a:b]) for a, b, kind in kept]
     return tuple(sorted(spans, key=lambda span: span.start))
 
