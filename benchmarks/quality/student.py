@@ -35,7 +35,6 @@ from mt.train.run_config import FINETUNE_WARMUP
 
 BASE = DEFAULT_MODEL
 GROWTH = ("--encoder-layers", "6", "--ff", "1536")
-LEDGER = CPU_LEDGER
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -64,7 +63,7 @@ def tree_cpu_seconds(pid: int) -> float:
 
 
 def read_ledger(run: Path) -> dict:
-    path = run / LEDGER
+    path = run / CPU_LEDGER
     return json.loads(path.read_text()) if path.is_file() else {"seconds": 0.0, "scored": 0}
 
 
@@ -129,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         due = int(hours) > ledger["scored"] and (args.run / "metrics.csv").is_file()
         if due:
             ledger["scored"] = int(hours)
-        atomic_write_text(args.run / LEDGER, json.dumps(ledger) + "\n")
+        atomic_write_text(args.run / CPU_LEDGER, json.dumps(ledger) + "\n")
         if due:
             score(args, hours)
     return process.returncode

@@ -13,8 +13,8 @@ import bisect
 import re
 
 KINDS = frozenset(("symbol", "foreign", "identifier", "long"))
-HOLD_NUMBERS = ("identifier", "foreign")  # "3.0.1-rc2", "Привет мир 0 Привет мир": one piece
 """The kinds of span found here (mt.quality.flags: a line holding one is flagged `kept`)."""
+HOLD_NUMBERS = ("identifier", "foreign")  # "3.0.1-rc2", "Привет мир 0 Привет мир": one piece
 LONGEST_LEARNED = 31
 """The longest word of the shipped model's training English ("HTTPPasswordMgrWithDefaultRealm",
 words.tsv): a run of letters, digits or underscores longer than this is no word the model knows."""
