@@ -264,7 +264,8 @@ release: corpus  ## runs/model into the package as the shipped model, scored, wi
 	$(BIN)/python -m mt.cli.ship card $(RELEASE_NAME) --run $(RELEASE_RUN) \
 		$(if $(RELEASE_WEIGHTS_OF),--weights-of $(RELEASE_WEIGHTS_OF),--data $(RELEASE_DATA)) \
 		--dev bench/release/dev.json --test bench/release/test.json \
-		--speed bench/release/shipped/results.json --notes docs/release/$(RELEASE_NAME).json
+		--speed bench/release/shipped/results.json --notes docs/release/$(RELEASE_NAME).json \
+		$(if $(RELEASE_CURVE),--curve $(RELEASE_CURVE))
 
 # What a person feels of the shipped model (cold `mt translate`, `mt serve` to its first answer)
 # and what bf16 storage costs beside the float32 run and an int8 export, on SHIPPED_DEV (a dev set);

@@ -47,6 +47,14 @@ def test_a_card_made_before_the_peers_renders_as_it_did() -> None:
     assert "Published peers" in render_card(shipped_card())  # version 8's card has them
 
 
+def test_the_dev_curve_is_a_row_with_its_plot_and_none_on_a_card_made_before_it() -> None:
+    curve = {"note": "BLEU every CPU-hour", "sets": ["news"], "points": [[0.0, 0, 9.35]]}
+    text = render_card({**shipped_card(), "curve": curve})
+    assert "| dev curve (BLEU every CPU-hour) | ![dev curve](dev-curve.png) |" in text
+    older = {key: value for key, value in shipped_card().items() if key != "curve"}
+    assert "dev curve" not in render_card(older)
+
+
 def test_the_shipped_card_is_one_page_with_a_short_title_and_a_three_sentence_summary() -> None:
     text = (shipped_root() / DEFAULT_MODEL / CARD_MD).read_text(encoding="utf-8")
     lines = text.splitlines()

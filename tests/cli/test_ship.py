@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import mt.catalog.modelinfo
 import mt.cli.ship
-from mt.cli.ship import _compute_figures, _kept_card, build_card, card_keeping
+from mt.cli.ship import _compute_figures, _kept_card, build_card, card_keeping, curve_points
 from mt.cli.ship import app as ship_app
 from mt.errors import MtError
 
@@ -180,3 +180,16 @@ def test_readme_renders_the_card_again_and_lists_it_in_the_checksums(
     assert (tmp_path / CARD_MD).read_text(encoding="utf-8") == render_card(card)
     listed = (tmp_path / CHECKSUMS).read_text(encoding="utf-8")
     assert f"  {CARD_MD}\n" in listed and f"  {CARD_JSON}\n" in listed
+
+
+def test_the_dev_curve_is_one_row_a_point_and_a_column_a_set_in_the_order_scored(
+    tmp_path: Path,
+) -> None:
+    rows = ["t,0,0.0,tico,140,30.95,57.7,last", "t,0,0.0,news,200,9.35,39.4,last"]
+    rows += ["t,500,1.03,tico,140,28.3,55.0,average", "t,500,1.03,news,200,8.83,38.1,average"]
+    curve = tmp_path / "dev-curve.csv"
+    curve.write_text("utc,step,cpu_hours,set,pairs,bleu,chrf,weights\n" + "\n".join(rows) + "\n")
+    assert curve_points(curve) == {
+        "sets": ["tico", "news"],
+        "points": [[0.0, 0, 30.95, 9.35], [1.03, 500, 28.3, 8.83]],
+    }

@@ -12,6 +12,8 @@ SCORES = {"dev": "scores-dev.json", "test": "scores-test.json"}
 """The benchmark files (`make bench-general` on the shipped model) a card's scores come from."""
 SPEED = "speed.json"
 """bench_shipped.py's file (`make bench-shipped`): the start-up a person feels."""
+CURVE_PLOT = "dev-curve.png"
+"""The training run's dev curve (dev_curve.py), drawn; card.json keeps the points."""
 COLD_CALL = '`mt translate "…"`, cold (median of 3)'
 """The speed row a card's summary quotes."""
 SET_NAMES = {
@@ -106,7 +108,7 @@ def render_card(card: dict[str, Any]) -> str:
     lines = [card_title(card), "", card_summary(card), ""]
     lines += ["```sh", *card["usage"], "```", ""]
     compute = {key: value for key, value in card["compute"].items() if key != "lineage"}
-    facts = {**card["model"], **compute, **card["speed"]}
+    facts = {**card["model"], **compute, **_curve(card.get("curve")), **card["speed"]}
     lines += ["## Model, compute and speed", "", _pairs(facts), ""]
     rows = [(d["name"], f"{d['pairs']:,}", d["source"], d["licence"]) for d in card["data"]]
     lines += ["## Data and licences", "", _table(("corpus", "pairs", "source", "licence"), rows)]
@@ -243,6 +245,12 @@ def _peers(peers: dict[str, Any] | None) -> list[str]:
         f"{peers['note']} Source: {peers['source']}.",
         "",
     ]
+
+
+def _curve(curve: dict[str, Any] | None) -> dict[str, str]:
+    """The training run's dev curve as one row of the compute table: its plot (card.json keeps its
+    points); none on an older card."""
+    return {f"dev curve ({curve['note']})": f"![dev curve]({CURVE_PLOT})"} if curve else {}
 
 
 def _pairs(values: dict[str, Any]) -> str:

@@ -5,7 +5,8 @@ who make mt's releases (`make release`); users get the model with the package.
     python -m mt.cli.ship model runs/gpu --name gpu --into "$OUT"     # a device call's result
     python -m mt.cli.ship card NAME --run runs/model --data runs/model-data \
         --dev bench/release/dev.json --test bench/release/test.json \
-        --speed bench/release/shipped.json --notes docs/release/NAME.json
+        --speed bench/release/shipped.json --notes docs/release/NAME.json \
+        [--curve runs/student/dev-curve.csv]
     python -m mt.cli.ship card NAME --run runs/vN --weights-of OLDER-NAME ...
     python -m mt.cli.ship readme NAME    # README.md again from card.json
 """
@@ -64,11 +65,15 @@ def ship_card(
             "training link), whose card's training data and compute it repeats."
         ),
     ] = None,
+    curve: Annotated[
+        Path | None,
+        Opt(help="The run's dev-curve.csv (benchmarks.quality.dev_curve), its plot beside it."),
+    ] = None,
 ) -> None:
     """Write card.json and README.md of the shipped model NAME from the benchmark files."""
 
     def action() -> None:
-        from mt.catalog.cards import SCORES, SPEED, render_card
+        from mt.catalog.cards import CURVE_PLOT, SCORES, SPEED, render_card
         from mt.catalog.modelinfo import resolve
         from mt.model.ship import seal
 
@@ -84,6 +89,9 @@ def ship_card(
             card = build_card(info, run=run, data=data, notes=notes_read, files=files)
         else:
             card = card_keeping(info, kept=_kept_card(weights_of), notes=notes_read, files=files)
+        if curve is not None:
+            card["curve"] = {"note": notes_read["curve"], **curve_points(curve)}
+            files[CURVE_PLOT] = curve.with_suffix(".png")
         for target, path in files.items():
             shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
@@ -207,6 +215,16 @@ def _compute_figures(info, run: Path, last: dict[str, float], gpu: str | None) -
         "GPU-minutes": f"{gpu_minutes:.1f} ({gpu})" if gpu else "0",
         "GPU-minutes, with the versions it continues": f"{gpu_minutes + before_minutes:.1f}",
     }
+
+
+def curve_points(path: Path) -> dict[str, Any]:
+    """dev_curve.py's CSV (a row a set and point) as one row a point, a column a set."""
+    import pandas as pd
+
+    table = pd.read_csv(path).pivot_table("bleu", ["cpu_hours", "step"], "set", sort=False)
+    rows = zip(table.index, table.values.tolist(), strict=True)
+    points = [[hours, int(step), *row] for (hours, step), row in rows]
+    return {"sets": list(table.columns), "points": points}
 
 
 def _ledger_hours(run: Path) -> float:
