@@ -143,10 +143,8 @@ def card_summary(card: dict[str, Any]) -> str:
         f"On its test part it is ahead of Apertium on {ahead} of {len(gaps)} sets, by "
         f"{min(gaps):+.1f} to {max(gaps):+.1f} BLEU (beam {test['beam']})."
     )
-    compute = card["compute"]
-    hours = compute.get("CPU-hours, with the versions it continues") or compute.get(
-        "CPU-hours (2 cores)"
-    )
+    compute, chained = card["compute"], "CPU-hours, with the versions it continues"
+    hours = compute.get(chained) or compute.get("CPU-hours (2 cores)")
     minutes = compute.get("GPU-minutes, with the versions it continues", "0")
     cost = f"It was trained in {hours} CPU-hours on 2 cores and {minutes} GPU-minutes"
     cold = card["speed"].get(COLD_CALL)
@@ -248,8 +246,7 @@ def _peers(peers: dict[str, Any] | None) -> list[str]:
 
 
 def _curve(curve: dict[str, Any] | None) -> dict[str, str]:
-    """The training run's dev curve as one row of the compute table: its plot (card.json keeps its
-    points); none on an older card."""
+    """The run's dev curve as a row of the compute table, its plot; none on an older card."""
     return {f"dev curve ({curve['note']})": f"![dev curve]({CURVE_PLOT})"} if curve else {}
 
 

@@ -141,9 +141,8 @@ class DecodeFlags:
         bool | None,
         Opt(
             "--first-words/--no-first-words",
-            help="Give the model a sentence's first word in lower case where it knows that "
-            'spelling better ("Happy birthday!", docs/general.md); default: the model\'s own '
-            "choice.",
+            help="Give the model a sentence's first word in lower case where it knows it better "
+            '("Happy birthday!", docs/general.md); default: the model\'s own choice.',
             rich_help_panel=SEARCH,
             show_default=False,
         ),
@@ -153,8 +152,7 @@ class DecodeFlags:
         Opt(
             "--titles/--no-titles",
             help='With first words: a line in title case ("Banks Want to Solve Crisis") gets each '
-            "capitalised word in the spelling the model knows (docs/general.md); default: the "
-            "model's own choice.",
+            "capitalised word in the spelling the model knows (docs/general.md); default: its own.",
             rich_help_panel=SEARCH,
             show_default=False,
         ),

@@ -31,8 +31,7 @@ def ship_model(
     run: Annotated[Path, typer.Argument(help="The run to ship (its best weights).")],
     name: Annotated[str, Opt(help="The shipped model's name, with its version.")],
     into: Annotated[
-        Path | None,
-        Opt(help="Write INTO/NAME instead (a device call's $OUT: bfloat16, a third of the run)."),
+        Path | None, Opt(help="Write INTO/NAME instead (a device call's $OUT), in bfloat16.")
     ] = None,
 ) -> None:
     """Write RUN as the shipped model NAME in src/mt/shipped/ (mt.model.ship)."""
@@ -55,19 +54,12 @@ def ship_card(
     test: Annotated[Path, Opt(help="bench_general.py's JSON on the test part.")],
     speed: Annotated[Path, Opt(help="bench_shipped.py's JSON: cold start-up of translate, serve.")],
     notes: Annotated[Path, Opt(help="JSON: summary, description, weaknesses, data sources.")],
-    data: Annotated[
-        Path | None, Opt(help="The prepared data it was trained on (its prepare.json).")
-    ] = None,
+    data: Annotated[Path | None, Opt(help="Its training data, prepared (prepare.json).")] = None,
     weights_of: Annotated[
-        str | None,
-        Opt(
-            help="Instead of --data: the shipped model whose weights this version keeps (no "
-            "training link), whose card's training data and compute it repeats."
-        ),
+        str | None, Opt(help="Instead of --data: the shipped model whose weights it keeps.")
     ] = None,
     curve: Annotated[
-        Path | None,
-        Opt(help="The run's dev-curve.csv (benchmarks.quality.dev_curve), its plot beside it."),
+        Path | None, Opt(help="The run's dev-curve.csv (dev_curve.py), its plot beside it.")
     ] = None,
 ) -> None:
     """Write card.json and README.md of the shipped model NAME from the benchmark files."""
@@ -223,8 +215,7 @@ def curve_points(path: Path) -> dict[str, Any]:
 
     table = pd.read_csv(path).pivot_table("bleu", ["cpu_hours", "step"], "set", sort=False)
     rows = zip(table.index, table.values.tolist(), strict=True)
-    points = [[hours, int(step), *row] for (hours, step), row in rows]
-    return {"sets": list(table.columns), "points": points}
+    return {"sets": list(table.columns), "points": [[h, int(s), *row] for (h, s), row in rows]}
 
 
 def _ledger_hours(run: Path) -> float:
