@@ -193,3 +193,32 @@ def test_the_dev_curve_is_one_row_a_point_and_a_column_a_set_in_the_order_scored
         "sets": ["tico", "news"],
         "points": [[0.0, 0, 30.95, 9.35], [1.03, 500, 28.3, 8.83]],
     }
+
+
+def test_a_curve_without_its_columns_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    curve = tmp_path / "dev-curve.csv"
+    curve.write_text("utc,step,bleu\nt,0,9.35\n")
+    with pytest.raises(MtError, match=r"dev-curve.csv: line 1: no column cpu_hours, set"):
+        curve_points(curve)
+
+
+def test_a_curve_without_its_plot_or_words_leaves_the_model_folder_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    monkeypatch.setattr(
+        mt.catalog.modelinfo, "resolve", lambda name: SimpleNamespace(directory=folder)
+    )
+    monkeypatch.setattr(mt.cli.ship, "build_card", lambda *args, **kwargs: {})
+    (tmp_path / "notes.json").write_text("{}")
+    (tmp_path / "dev-curve.csv").write_text("utc,step,cpu_hours,set,pairs,bleu\n")
+    files = [f"--{part}={tmp_path / 'notes.json'}" for part in ("dev", "test", "speed", "notes")]
+    result = CliRunner().invoke(
+        ship_app,
+        ["card", "m", f"--run={tmp_path}", f"--data={tmp_path}", *files,
+         f"--curve={tmp_path / 'dev-curve.csv'}"],
+    )  # fmt: skip
+    assert result.exit_code == 2  # bad input (mt.errors)
+    assert "needs dev-curve.png beside it" in result.output
+    assert list(folder.iterdir()) == []

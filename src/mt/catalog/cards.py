@@ -148,9 +148,8 @@ def card_summary(card: dict[str, Any]) -> str:
     minutes = compute.get("GPU-minutes, with the versions it continues", "0")
     cost = f"It was trained in {hours} CPU-hours on 2 cores and {minutes} GPU-minutes"
     cold = card["speed"].get(COLD_CALL)
-    return " ".join(
-        (what, scores, cost + (f"; a cold `mt translate` takes {cold}." if cold else "."))
-    )
+    cost += f"; a cold `mt translate` takes {cold}." if cold else "."
+    return " ".join((what, scores, cost))
 
 
 def lineage(card: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -222,12 +221,8 @@ def _score_cells(found: dict[str, Any] | None) -> tuple[str, ...]:
     """(pairs, mt, Apertium) of one set in one part; dashes where the part lacks the set."""
     if found is None:
         return ("–", "–", "–")
-    mt, apertium = found["mt"], found["apertium"]
-    return (
-        f"{found['pairs']:,}",
-        f"{mt['bleu']:.1f} / {mt['chrf']:.1f}",
-        f"{apertium['bleu']:.1f} / {apertium['chrf']:.1f}",
-    )
+    scores = (f"{by['bleu']:.1f} / {by['chrf']:.1f}" for by in (found["mt"], found["apertium"]))
+    return (f"{found['pairs']:,}", *scores)
 
 
 def _peers(peers: dict[str, Any] | None) -> list[str]:

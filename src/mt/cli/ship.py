@@ -75,15 +75,16 @@ def ship_card(
         folder = info.directory
         files = {SCORES["dev"]: dev, SCORES["test"]: test, SPEED: speed}
         notes_read = read_json(notes)
-        # every figure is read before anything is written: a card that can't be made leaves the
-        # folder as it was, its checksums true
+        # every figure is read before a file is written: a card that can't be made changes nothing
         if weights_of is None:
             card = build_card(info, run=run, data=data, notes=notes_read, files=files)
         else:
             card = card_keeping(info, kept=_kept_card(weights_of), notes=notes_read, files=files)
         if curve is not None:
-            card["curve"] = {"note": notes_read["curve"], **curve_points(curve)}
-            files[CURVE_PLOT] = curve.with_suffix(".png")
+            files[CURVE_PLOT], note = curve.with_suffix(".png"), notes_read.get("curve")
+            if not files[CURVE_PLOT].is_file() or not note:
+                raise MtError(f"{curve}: the card needs {CURVE_PLOT} beside it and {notes} a curve")
+            card["curve"] = {"note": note, **curve_points(curve)}
         for target, path in files.items():
             shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
@@ -114,9 +115,8 @@ def ship_readme(name: Annotated[str, typer.Argument(help="The shipped model.")])
 def build_card(
     info, *, run: Path, data: Path, notes: dict[str, Any], files: dict[str, Path]
 ) -> dict[str, Any]:
-    """card.json: the figures from the files the benchmarks and training wrote (`files`: the
-    folder's name for each benchmark file -> where it is now), the words from `notes` (written
-    by the person who ships it, with any compute figure the run's files cannot give)."""
+    """card.json: the figures from what benchmarks and training wrote (`files`: the folder's name
+    of each benchmark file -> where it is), the words and any compute figure from `notes`."""
     from mt.storage.files import read_metrics
 
     metrics = read_metrics(run)
@@ -142,9 +142,8 @@ def build_card(
 def card_keeping(
     info, *, kept: dict[str, Any], notes: dict[str, Any], files: dict[str, Path]
 ) -> dict[str, Any]:
-    """card.json of a version that keeps the weights of the shipped model whose card is `kept`
-    (its rules or tables changed, no step was trained): that card's training data and compute,
-    with the lineage and machine its notes give, and its own scores, speed and words."""
+    """card.json of a version that keeps the weights (and so the data and compute) of the card
+    `kept`, as its rules or tables changed; its machine, lineage, scores and words are its own."""
     compute = {**kept["compute"], "machine": notes["machine"], "lineage": notes["lineage"]}
     return _card(info, data=kept["data"], compute=compute, notes=notes, files=files)
 
@@ -213,7 +212,12 @@ def curve_points(path: Path) -> dict[str, Any]:
     """dev_curve.py's CSV (a row a set and point) as one row a point, a column a set."""
     import pandas as pd
 
-    table = pd.read_csv(path).pivot_table("bleu", ["cpu_hours", "step"], "set", sort=False)
+    frame = pd.read_csv(path)
+    if missing := {"cpu_hours", "step", "set", "bleu"} - set(frame.columns):
+        raise MtError(
+            f"{path}: line 1: no column {', '.join(sorted(missing))} (dev_curve.py's CSV)"
+        )
+    table = frame.pivot_table("bleu", ["cpu_hours", "step"], "set", sort=False)
     rows = zip(table.index, table.values.tolist(), strict=True)
     return {"sets": list(table.columns), "points": [[h, int(s), *row] for (h, s), row in rows]}
 
@@ -253,8 +257,7 @@ def _data(prepared: dict[str, Any], sources: dict[str, dict[str, str]]) -> list[
 
 
 def _kept_card(name: str) -> dict[str, Any]:
-    """The card of the shipped model whose weights a version keeps; it must list its training
-    data and compute."""
+    """The card of the weights a version keeps: it must list their training data and compute."""
     from mt.catalog.modelinfo import resolve
 
     card = resolve(name).card
