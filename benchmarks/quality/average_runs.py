@@ -14,7 +14,6 @@ cost (mt.cli.ship).
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 from benchmarks import harness
 from mt.catalog.modelinfo import resolve
 from mt.model.checkpoint import load_tensors, save_tensors
-from mt.storage.files import BEST_WEIGHTS, CHECKSUMS, CPU_LEDGER, read_json
+from mt.storage.files import BEST_WEIGHTS, CHECKSUMS, CPU_LEDGER, read_json, write_json
 
 NOT_COPIED = (CHECKSUMS, CPU_LEDGER)
 ALONE = "dev-curve"  # benchmarks.quality.dev_curve's files: what the first run alone scored
@@ -57,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ledgers = [run / CPU_LEDGER for run in (first, second) if (run / CPU_LEDGER).is_file()]
     if ledgers:
         seconds = round(sum(read_json(ledger)["seconds"] for ledger in ledgers), 2)
-        (args.out / CPU_LEDGER).write_text(json.dumps({"seconds": seconds, "scored": 0}) + "\n")
+        write_json(args.out / CPU_LEDGER, {"seconds": seconds, "scored": 0})
     print(f"{args.out}: {1 - args.share:g} x {first} + {args.share:g} x {second}")
     return 0
 

@@ -81,10 +81,10 @@ def ship_card(
         else:
             card = card_keeping(info, kept=_kept_card(weights_of), notes=notes_read, files=files)
         if curve is not None:
-            files[CURVE_PLOT], note = curve.with_suffix(".png"), notes_read.get("curve")
-            if not files[CURVE_PLOT].is_file() or not note:
-                raise MtError(f"{curve}: the card needs {CURVE_PLOT} beside it and {notes} a curve")
-            card["curve"] = {"note": note, **curve_points(curve)}
+            plot, note = curve.with_suffix(".png"), notes_read.get("curve")
+            if not plot.is_file() or not note:
+                raise MtError(f'{curve}: the card needs {CURVE_PLOT} beside it, {notes} a "curve"')
+            card["curve"], files[CURVE_PLOT] = {"note": note, **curve_points(curve)}, plot
         for target, path in files.items():
             shutil.copyfile(path, folder / target)
         seal(folder, card, render_card(card))
